@@ -1,0 +1,31 @@
+package auth
+
+import (
+	"context"
+	"net/netip"
+)
+
+// ServiceAccount is a user-API caller (spec 5.2): a public id, one or more
+// keys (kept as hashes), and an optional IP allowlist.
+type ServiceAccount struct {
+	ID        string
+	Community string
+	Keys      []Key
+	// AllowedIPs, when not empty, lists the networks requests must come
+	// from; a single address is a /32 or /128 prefix.
+	AllowedIPs []netip.Prefix
+}
+
+// Key is one API key of a service account. Several may be active at once,
+// so that callers can move to a new key before the old one is deactivated.
+type Key struct {
+	Hash   Hash
+	Active bool
+}
+
+// KeyStore finds service accounts by their public id.
+type KeyStore interface {
+	// ServiceAccount returns the account with that id, or an error
+	// matching ErrUnknown. It is safe for concurrent use.
+	ServiceAccount(ctx context.Context, id string) (ServiceAccount, error)
+}

@@ -1,0 +1,294 @@
+// Package datafile reads the JSON data file that seeds a store
+// (DECISIONS.md "Data files"): communities with their bearer tokens,
+// service accounts, auto-roles, suppliers, users and budgets.
+//
+// Secrets in a data file are plain text; stores hash them on load and keep
+// only the hashes. Errors name the offending entry by its JSON path
+// ("communities[0].suppliers[12].emails.ordersEmailAddress: must be a valid
+// email address") or, for malformed JSON, by line and column.
+package datafile
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/netip"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/procurekit/procure"
+	"github.com/procurekit/procure/supplier"
+	"github.com/procurekit/procure/user"
+)
+
+// File is a whole data file.
+type File struct {
+	Communities []Community `json:"communities"`
+}
+
+// Region is one of the service's regional tenants (spec 1).
+type Region string
+
+// The regions.
+const (
+	AU   Region = "AU"
+	NZ   Region = "NZ"
+	US   Region = "US"
+	DEMO Region = "DEMO"
+)
+
+// Community is a customer organisation and everything it owns.
+type Community struct {
+	ID              string            `json:"id"`
+	Name            string            `json:"name"`
+	Region          Region            `json:"region"`
+	Tokens          []Token           `json:"tokens,omitempty"`
+	ServiceAccounts []ServiceAccount  `json:"serviceAccounts,omitempty"`
+	AutoRoles       []string          `json:"autoRoles,omitempty"`
+	Suppliers       []supplier.Record `json:"suppliers,omitempty"`
+	Users           []user.User       `json:"users,omitempty"`
+	Budgets         []Budget          `json:"budgets,omitempty"`
+}
+
+// Token is a bearer token of the supplier API.
+type Token struct {
+	Token   string     `json:"token"`
+	Scopes  []string   `json:"scopes"`
+	Expires *time.Time `json:"expires,omitempty"`
+	Revoked bool       `json:"revoked,omitempty"`
+}
+
+// ServiceAccount is a user-API caller with its keys and IP allowlist.
+type ServiceAccount struct {
+	ID         string   `json:"id"`
+	Keys       []Key    `json:"keys"`
+	AllowedIPs []string `json:"allowedIPs,omitempty"`
+}
+
+// Key is one API key of a service account.
+type Key struct {
+	Key    string `json:"key"`
+	Active bool   `json:"active"`
+}
+
+// Budget is one row of a community's budget table.
+type Budget struct {
+	Account string          `json:"account"`
+	Budget  decimal.Decimal `json:"budget"`
+}
+
+// ReadFile reads and validates the data file at path. Errors start with the
+// path.
+func ReadFile(path string) (*File, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	file, err := Parse(bufio.NewReaderSize(f, 1<<20))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return file, nil
+}
+
+// Parse decodes and validates a data file. Supplier date-times are
+// normalised (supplier.Record.Normalize).
+func Parse(r io.Reader) (*File, error) {
+	// encoding/json buffers a whole top-level value before decoding it, so
+	// reading everything first costs no more memory, and keeps the bytes
+	// that turn a syntax error's offset into a line and column.
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, err
+	}
+	var f File
+	if err := json.Unmarshal(data, &f); err != nil {
+		return nil, positioned(err, data)
+	}
+	if err := f.Validate(); err != nil {
+		return nil, err
+	}
+	for ci := range f.Communities {
+		for si := range f.Communities[ci].Suppliers {
+			f.Communities[ci].Suppliers[si].Normalize()
+		}
+	}
+	return &f, nil
+}
+
+// positioned adds the line and column to a JSON decoding error.
+func positioned(err error, data []byte) error {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syn):
+		return fmt.Errorf("line %s: malformed JSON: %w", lineCol(data, syn.Offset), err)
+	case errors.As(err, &typ):
+		field := typ.Field
+		if field == "" {
+			field = "value"
+		}
+		return fmt.Errorf("line %s: %s: must be a JSON %s (got %s)", lineCol(data, typ.Offset), field, jsonType(typ.Type.Kind().String()), typ.Value)
+	}
+	// Errors from a type's own UnmarshalJSON (an unknown enum value, a
+	// malformed UUID or date-time) carry no offset.
+	return err
+}
+
+func jsonType(kind string) string {
+	switch {
+	case strings.HasPrefix(kind, "int"), strings.HasPrefix(kind, "uint"), strings.HasPrefix(kind, "float"):
+		return "number"
+	case kind == "slice", kind == "array":
+		return "array"
+	case kind == "struct", kind == "map":
+		return "object"
+	case kind == "bool":
+		return "boolean"
+	}
+	return kind
+}
+
+// lineCol renders the 1-based line and column of byte offset off.
+func lineCol(data []byte, off int64) string {
+	if off > int64(len(data)) {
+		off = int64(len(data))
+	}
+	if off < 0 {
+		off = 0
+	}
+	before := data[:off]
+	line := bytes.Count(before, []byte("\n")) + 1
+	col := int(off) - (bytes.LastIndexByte(before, '\n') + 1) + 1
+	return strconv.Itoa(line) + ":" + strconv.Itoa(col)
+}
+
+// Validate checks the rules a file must keep beyond JSON types: required
+// ids, known regions, unique ids, valid suppliers (supplier.Record.Validate),
+// users with a username, valid CIDRs. The first broken entry is reported.
+func (f *File) Validate() error {
+	if len(f.Communities) == 0 {
+		return errors.New("communities: must hold at least one community")
+	}
+	communityIDs := map[string]bool{}
+	tokens := map[string]bool{}
+	accounts := map[string]bool{}
+	userIDs := map[string]bool{}
+	for ci, c := range f.Communities {
+		at := fmt.Sprintf("communities[%d]", ci)
+		if strings.TrimSpace(c.ID) == "" {
+			return fmt.Errorf("%s.id: is required", at)
+		}
+		if communityIDs[c.ID] {
+			return fmt.Errorf("%s.id: duplicate community id %q", at, c.ID)
+		}
+		communityIDs[c.ID] = true
+		switch c.Region {
+		case AU, NZ, US, DEMO:
+		default:
+			return fmt.Errorf("%s.region: must be one of AU, NZ, US, DEMO (got %q)", at, c.Region)
+		}
+		for ti, t := range c.Tokens {
+			tat := fmt.Sprintf("%s.tokens[%d]", at, ti)
+			if t.Token == "" {
+				return fmt.Errorf("%s.token: is required", tat)
+			}
+			if tokens[t.Token] {
+				// Never echo the secret itself.
+				return fmt.Errorf("%s.token: the same token appears twice", tat)
+			}
+			tokens[t.Token] = true
+		}
+		for ai, a := range c.ServiceAccounts {
+			aat := fmt.Sprintf("%s.serviceAccounts[%d]", at, ai)
+			if a.ID == "" {
+				return fmt.Errorf("%s.id: is required", aat)
+			}
+			if accounts[a.ID] {
+				return fmt.Errorf("%s.id: duplicate service account id %q", aat, a.ID)
+			}
+			accounts[a.ID] = true
+			for ki, k := range a.Keys {
+				if k.Key == "" {
+					return fmt.Errorf("%s.keys[%d].key: is required", aat, ki)
+				}
+			}
+			for ii, ip := range a.AllowedIPs {
+				if _, err := ParsePrefix(ip); err != nil {
+					return fmt.Errorf("%s.allowedIPs[%d]: must be an IP address or CIDR (got %q)", aat, ii, ip)
+				}
+			}
+		}
+		supplierIDs := map[[16]byte]bool{}
+		for si := range c.Suppliers {
+			s := &c.Suppliers[si]
+			sat := fmt.Sprintf("%s.suppliers[%d]", at, si)
+			if err := s.Validate(); err != nil {
+				var v *procure.ValidationError
+				if errors.As(err, &v) {
+					return fmt.Errorf("%s", v.Prefix(sat).Error())
+				}
+				return fmt.Errorf("%s: %w", sat, err)
+			}
+			if supplierIDs[s.ID] {
+				return fmt.Errorf("%s.id: duplicate supplier id %s", sat, s.ID)
+			}
+			supplierIDs[s.ID] = true
+		}
+		usernames := map[string]bool{}
+		for ui, u := range c.Users {
+			uat := fmt.Sprintf("%s.users[%d]", at, ui)
+			if strings.TrimSpace(u.ID) == "" {
+				return fmt.Errorf("%s.id: is required", uat)
+			}
+			if strings.TrimSpace(u.Username) == "" {
+				return fmt.Errorf("%s.username: is required", uat)
+			}
+			if userIDs[u.ID] {
+				return fmt.Errorf("%s.id: duplicate user id %q", uat, u.ID)
+			}
+			userIDs[u.ID] = true
+			key := strings.ToLower(u.Username)
+			if usernames[key] {
+				return fmt.Errorf("%s.username: duplicate username %q", uat, u.Username)
+			}
+			usernames[key] = true
+		}
+		accountsSeen := map[string]bool{}
+		for bi, b := range c.Budgets {
+			if strings.TrimSpace(b.Account) == "" {
+				return fmt.Errorf("%s.budgets[%d].account: is required", at, bi)
+			}
+			if accountsSeen[b.Account] {
+				return fmt.Errorf("%s.budgets[%d].account: duplicate account %q", at, bi, b.Account)
+			}
+			accountsSeen[b.Account] = true
+		}
+	}
+	return nil
+}
+
+// ParsePrefix reads an allowlist entry: a CIDR, or a single address that
+// stands for a /32 (IPv4) or /128 (IPv6) prefix.
+func ParsePrefix(s string) (netip.Prefix, error) {
+	if strings.Contains(s, "/") {
+		p, err := netip.ParsePrefix(s)
+		if err != nil {
+			return netip.Prefix{}, err
+		}
+		return p.Masked(), nil
+	}
+	a, err := netip.ParseAddr(s)
+	if err != nil {
+		return netip.Prefix{}, err
+	}
+	return netip.PrefixFrom(a, a.BitLen()), nil
+}

@@ -1,0 +1,92 @@
+package httpapi
+
+import (
+	"errors"
+	"log/slog"
+	"net/http"
+
+	"github.com/procurekit/procure"
+	"github.com/procurekit/procure/auth"
+	"github.com/procurekit/procure/supplier"
+	"github.com/procurekit/procure/user"
+)
+
+// Error codes: the stable `code` of every error body. The OpenAPI documents
+// list them; clients switch on them.
+const (
+	CodeInvalidParameter     = "INVALID_PARAMETER"      // 400: a query or path parameter broke a rule
+	CodeInvalidField         = "INVALID_FIELD"          // 400: a body field broke a rule
+	CodeMalformedRequest     = "MALFORMED_REQUEST"      // 400: a body that is not valid JSON or has a wrong type
+	CodeDuplicateUsername    = "DUPLICATE_USERNAME"     // 400: the username is taken in the community
+	CodeDuplicateID          = "DUPLICATE_ID"           // 400: the user id exists
+	CodeUnauthorized         = "UNAUTHORIZED"           // 401: missing or bad credentials
+	CodeForbidden            = "FORBIDDEN"              // 403: authenticated, but lacking the scope
+	CodeNotFound             = "NOT_FOUND"              // 404: no such route
+	CodeSupplierNotFound     = "SUPPLIER_NOT_FOUND"     // 404: no such supplier in the caller's community
+	CodeUserNotFound         = "USER_NOT_FOUND"         // 404: no such user in the caller's community
+	CodeMethodNotAllowed     = "METHOD_NOT_ALLOWED"     // 405: a known path with another method
+	CodePayloadTooLarge      = "PAYLOAD_TOO_LARGE"      // 413: a body over 1 MiB
+	CodeUnsupportedMediaType = "UNSUPPORTED_MEDIA_TYPE" // 415: a body that is not JSON
+	CodeInternal             = "INTERNAL_ERROR"         // 500: anything unexpected; details are logged, never shown
+)
+
+// ErrorBody is the body of every error response (spec 7.1, the operation
+// error shape; DECISIONS.md "Errors").
+type ErrorBody struct {
+	Code    string  `json:"code"`
+	Message string  `json:"message"`
+	Details *string `json:"details,omitempty"`
+}
+
+// apiError is an error that already knows its HTTP answer.
+type apiError struct {
+	status  int
+	code    string
+	message string
+}
+
+func (e *apiError) Error() string { return e.message }
+
+func newError(status int, code, message string) error {
+	return &apiError{status: status, code: code, message: message}
+}
+
+// classify is the one place that maps errors to HTTP statuses and codes.
+// Anything it does not know is a 500 whose message says nothing internal.
+func classify(err error) (status int, code, message string) {
+	var ae *apiError
+	var ve *procure.ValidationError
+	switch {
+	case errors.As(err, &ae):
+		return ae.status, ae.code, ae.message
+	case errors.As(err, &ve):
+		code := CodeInvalidParameter
+		if ve.Source == procure.SourceBody {
+			code = CodeInvalidField
+		}
+		return http.StatusBadRequest, code, ve.Error()
+	case errors.Is(err, auth.ErrUnauthenticated):
+		return http.StatusUnauthorized, CodeUnauthorized, "authentication failed"
+	case errors.Is(err, auth.ErrForbidden):
+		return http.StatusForbidden, CodeForbidden, "access denied: the credential lacks the scope " + auth.ScopeSuppliersRead
+	case errors.Is(err, supplier.ErrNotFound):
+		return http.StatusNotFound, CodeSupplierNotFound, "supplier not found"
+	case errors.Is(err, user.ErrNotFound):
+		return http.StatusNotFound, CodeUserNotFound, "user not found"
+	case errors.Is(err, user.ErrDuplicateUsername):
+		return http.StatusBadRequest, CodeDuplicateUsername, "username: is already taken by another user of the community"
+	case errors.Is(err, user.ErrDuplicateID):
+		return http.StatusBadRequest, CodeDuplicateID, "id: a user with this id already exists"
+	}
+	return http.StatusInternalServerError, CodeInternal, "internal server error"
+}
+
+// writeError answers r with the JSON error body for err. A 500 logs its
+// cause (never sent to the client).
+func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err error) {
+	status, code, message := classify(err)
+	if status == http.StatusInternalServerError {
+		log.ErrorContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path, "err", err)
+	}
+	writeJSON(w, status, ErrorBody{Code: code, Message: message})
+}

@@ -1,0 +1,77 @@
+package httpapi
+
+import (
+	"log/slog"
+	"net/http"
+	"sort"
+	"strings"
+)
+
+// recoverer turns a panic in next into a 500 with the JSON error body and
+// logs the panic value. http.ErrAbortHandler is re-raised, as net/http
+// expects.
+func recoverer(log *slog.Logger, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			v := recover()
+			if v == nil {
+				return
+			}
+			if v == http.ErrAbortHandler {
+				panic(v)
+			}
+			log.ErrorContext(r.Context(), "panic serving request", "method", r.Method, "path", r.URL.Path, "panic", v)
+			writeJSON(w, http.StatusInternalServerError, ErrorBody{Code: CodeInternal, Message: "internal server error"})
+		}()
+		next.ServeHTTP(w, r)
+	})
+}
+
+// methodNotAllowed answers any method outside allowed with 405, an Allow
+// header and the JSON error body. GET implies HEAD.
+func methodNotAllowed(allowed ...string) http.Handler {
+	set := map[string]bool{}
+	for _, m := range allowed {
+		set[m] = true
+		if m == http.MethodGet {
+			set[http.MethodHead] = true
+		}
+	}
+	list := make([]string, 0, len(set))
+	for m := range set {
+		list = append(list, m)
+	}
+	sort.Strings(list)
+	allow := strings.Join(list, ", ")
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Allow", allow)
+		writeJSON(w, http.StatusMethodNotAllowed, ErrorBody{
+			Code:    CodeMethodNotAllowed,
+			Message: "method " + r.Method + " is not allowed on this path; allowed: " + allow,
+		})
+	})
+}
+
+// notFound answers an unknown path under an API's prefix with the JSON
+// error body.
+func notFound() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusNotFound, ErrorBody{Code: CodeNotFound, Message: "no route for " + r.URL.Path})
+	})
+}
+
+// route registers h for method on path, and the 405 answer for every
+// other method on the same path.
+type router struct {
+	mux *http.ServeMux
+	log *slog.Logger
+}
+
+func (rt router) handle(path string, methods map[string]http.Handler) {
+	names := make([]string, 0, len(methods))
+	for m, h := range methods {
+		names = append(names, m)
+		rt.mux.Handle(m+" "+path, recoverer(rt.log, h))
+	}
+	rt.mux.Handle(path, methodNotAllowed(names...))
+}

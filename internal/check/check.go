@@ -1,0 +1,135 @@
+// Package check runs go-playground/validator over the library's types and
+// turns its findings into procure.ValidationError values that name each field
+// by its JSON path and say the rule in words.
+//
+// String lengths (max, min, len) are counted in characters, not bytes: that
+// is how validator measures strings (utf8.RuneCountInString).
+package check
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+	"sync"
+
+	"github.com/go-playground/validator/v10"
+
+	"github.com/procurekit/procure"
+)
+
+// validate is built once: validator caches the parsed tags of every struct
+// type it has seen, so one instance per process is how it is meant to be
+// used. It is never changed after it is built.
+var validate = sync.OnceValue(func() *validator.Validate {
+	v := validator.New(validator.WithRequiredStructEnabled())
+	v.RegisterTagNameFunc(func(f reflect.StructField) string {
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		switch name {
+		case "-":
+			return ""
+		case "":
+			return f.Name
+		}
+		return name
+	})
+	v.RegisterValidation("enum", func(fl validator.FieldLevel) bool {
+		e, ok := fl.Field().Interface().(Enum)
+		return ok && e.Valid()
+	})
+	return v
+})
+
+// Enum is implemented by the library's typed string enums. The "enum" tag
+// accepts a value whose Valid method reports true.
+type Enum interface {
+	Valid() bool
+	Allowed() []string
+}
+
+// Struct validates s (a struct or a pointer to one) and returns nil or a
+// *procure.ValidationError with one entry per broken rule. Field paths are
+// JSON names relative to s, e.g. "defaultContact.phone.prefix".
+func Struct(src procure.Source, s any) error {
+	err := validate().Struct(s)
+	if err == nil {
+		return nil
+	}
+	var verrs validator.ValidationErrors
+	if !errors.As(err, &verrs) {
+		// An InvalidValidationError: a programming mistake, not bad input.
+		return fmt.Errorf("check: %w", err)
+	}
+	out := &procure.ValidationError{Source: src}
+	for _, fe := range verrs {
+		out.Add(fieldPath(fe.Namespace()), Rule(fe))
+	}
+	return out
+}
+
+// fieldPath drops the leading struct type name of a validator namespace:
+// "Detail.emails.ordersEmailAddress" becomes "emails.ordersEmailAddress".
+func fieldPath(ns string) string {
+	if _, rest, ok := strings.Cut(ns, "."); ok {
+		return rest
+	}
+	return ns
+}
+
+// Rule words the rule a validator finding broke.
+func Rule(fe validator.FieldError) string {
+	kind := fe.Kind()
+	switch fe.Tag() {
+	case "required", "required_with", "required_without":
+		return "is required"
+	case "max":
+		if kind == reflect.String {
+			return "must be at most " + fe.Param() + " characters"
+		}
+		if kind == reflect.Slice || kind == reflect.Map {
+			return "must have at most " + fe.Param() + " entries"
+		}
+		return "must be at most " + fe.Param()
+	case "min":
+		if kind == reflect.String {
+			return "must be at least " + fe.Param() + " characters"
+		}
+		if kind == reflect.Slice || kind == reflect.Map {
+			return "must have at least " + fe.Param() + " entries"
+		}
+		return "must be at least " + fe.Param()
+	case "len":
+		return "must be exactly " + fe.Param() + " characters"
+	case "email":
+		return "must be a valid email address"
+	case "uuid", "uuid4":
+		return "must be a UUID"
+	case "unique":
+		if fe.Param() != "" {
+			return "entries must be unique by " + lowerFirst(fe.Param())
+		}
+		return "entries must be unique"
+	case "oneof":
+		return "must be one of " + strings.Join(strings.Fields(fe.Param()), ", ")
+	case "enum":
+		if e, ok := fe.Value().(Enum); ok {
+			return fmt.Sprintf("must be one of %s (got %q)", strings.Join(e.Allowed(), ", "), fe.Value())
+		}
+		return "is not an allowed value"
+	case "gte":
+		return "must be at least " + fe.Param()
+	case "lte":
+		return "must be at most " + fe.Param()
+	case "cidr", "cidrv4", "cidrv6":
+		return "must be an IP address range in CIDR notation"
+	}
+	return "breaks the rule " + fe.Tag()
+}
+
+// lowerFirst turns a Go field name ("Code") into its JSON spelling ("code").
+func lowerFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToLower(s[:1]) + s[1:]
+}

@@ -1,0 +1,325 @@
+// Package supplier defines the resources of the supplier read API
+// (Interface A, spec sections 2.1-2.8): suppliers, their contacts and
+// remittance addresses, the queries that list them, and Store, the
+// interface a backend implements to serve them.
+//
+// Types carry the spec's exact JSON names. Optional text fields are plain
+// strings that are omitted from JSON when empty (DECISIONS.md: a field the
+// spec marks "or null" may be absent when it has no value). Enums are typed
+// strings whose UnmarshalJSON rejects unknown values. Validate checks the
+// spec's lengths (in characters), email and enum rules with
+// go-playground/validator.
+package supplier
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/procurekit/procure"
+	"github.com/procurekit/procure/internal/check"
+	"github.com/procurekit/procure/paging"
+)
+
+// ErrNotFound is matched by the error a Store returns for a supplier that
+// does not exist in the caller's community (a supplier of another community
+// is not found either: DECISIONS.md "Tenancy").
+var ErrNotFound = errors.New("supplier not found")
+
+// Summary is SupplierSummary (spec 2.1): an item of the supplier list.
+type Summary struct {
+	ID                      uuid.UUID             `json:"id"`
+	CommunitySupplierID     string                `json:"communitySupplierId,omitempty" validate:"max=255"`
+	SupplierID              string                `json:"supplierId,omitempty" validate:"max=255"`
+	Name                    string                `json:"name,omitempty" validate:"max=255"`
+	ProfileType             ProfileType           `json:"profileType" validate:"enum"`
+	LegalBusinessName       string                `json:"legalBusinessName,omitempty" validate:"max=255"`
+	FirstName               string                `json:"firstName,omitempty" validate:"max=255"`
+	LastName                string                `json:"lastName,omitempty" validate:"max=255"`
+	TaxIdentificationType   TaxIdentificationType `json:"taxIdentificationType,omitempty" validate:"omitempty,enum"`
+	TaxIdentificationNumber string                `json:"taxIdentificationNumber,omitempty" validate:"max=255"`
+	TinVerificationStatus   TinVerificationStatus `json:"tinVerificationStatus,omitempty" validate:"omitempty,enum"`
+	TinLastVerifiedDate     *time.Time            `json:"tinLastVerifiedDate,omitempty"`
+	ConnectionState         ConnectionState       `json:"connectionState,omitempty" validate:"omitempty,enum"`
+	BusinessNumber          string                `json:"businessNumber,omitempty" validate:"max=255"`
+	DefaultEmailAddress     string                `json:"defaultEmailAddress,omitempty" validate:"omitempty,max=255,email"`
+	ModifiedDate            time.Time             `json:"modifiedDate" validate:"required"`
+	CreatedDate             time.Time             `json:"createdDate" validate:"required"`
+}
+
+// Detail is SupplierDetail (spec 2.2): a supplier in full.
+type Detail struct {
+	Summary
+	DefaultContact           *Contact           `json:"defaultContact,omitempty"`
+	DefaultRemittanceAddress *RemittanceAddress `json:"defaultRemittanceAddress,omitempty"`
+	BankAccount              *BankAccount       `json:"bankAccount,omitempty"`
+	Emails                   *Emails            `json:"emails,omitempty"`
+	Settings                 *Settings          `json:"settings,omitempty"`
+}
+
+// Contact is SupplierContact (spec 2.3).
+type Contact struct {
+	ID           uuid.UUID  `json:"id"`
+	Name         string     `json:"name" validate:"required,max=255"`
+	Phone        *Phone     `json:"phone,omitempty"`
+	Email        string     `json:"email,omitempty" validate:"omitempty,max=255,email"`
+	ManagedBy    TenantType `json:"managedBy,omitempty" validate:"omitempty,enum"`
+	ModifiedDate time.Time  `json:"modifiedDate" validate:"required"`
+	CreatedDate  time.Time  `json:"createdDate" validate:"required"`
+}
+
+// Phone is a contact's phone number; every part is optional.
+type Phone struct {
+	Prefix    string `json:"prefix,omitempty" validate:"max=5"`
+	Number    string `json:"number,omitempty" validate:"max=20"`
+	Extension string `json:"extension,omitempty" validate:"max=20"`
+}
+
+// RemittanceAddress is where payments to a supplier are sent (spec 2.4).
+type RemittanceAddress struct {
+	ID           uuid.UUID  `json:"id"`
+	Code         string     `json:"code,omitempty" validate:"max=255"`
+	CompanyName  string     `json:"companyName,omitempty" validate:"max=255"`
+	Address      Address    `json:"address"`
+	ManagedBy    TenantType `json:"managedBy,omitempty" validate:"omitempty,enum"`
+	ModifiedDate time.Time  `json:"modifiedDate" validate:"required"`
+	CreatedDate  time.Time  `json:"createdDate" validate:"required"`
+}
+
+// Address is a postal address (spec 2.4).
+type Address struct {
+	Line1    string  `json:"line1" validate:"required,max=200"`
+	Line2    string  `json:"line2,omitempty" validate:"max=200"`
+	Line3    string  `json:"line3,omitempty" validate:"max=200"`
+	City     string  `json:"city" validate:"required,max=200"`
+	Region   *Region `json:"region,omitempty"`
+	Postcode string  `json:"postcode,omitempty" validate:"max=20"`
+	Country  string  `json:"country" validate:"required,max=255"`
+}
+
+// Region is the state, province or county of an address.
+type Region struct {
+	Name string `json:"name,omitempty" validate:"max=255"`
+	Code string `json:"code,omitempty" validate:"max=100"`
+}
+
+// BankAccount is the account a supplier is paid into (spec 2.5).
+type BankAccount struct {
+	ID                 uuid.UUID       `json:"id"`
+	Country            string          `json:"country" validate:"required,max=255"`
+	BankName           string          `json:"bankName,omitempty" validate:"max=255"`
+	AccountName        string          `json:"accountName,omitempty" validate:"max=255"`
+	Address            *Address        `json:"address,omitempty"`
+	AccountNumber      string          `json:"accountNumber,omitempty" validate:"max=255"`
+	RoutingNumber      string          `json:"routingNumber,omitempty" validate:"max=255"`
+	LocalAccountNumber string          `json:"localAccountNumber,omitempty" validate:"max=255"`
+	BankAccountType    BankAccountType `json:"bankAccountType,omitempty" validate:"omitempty,enum"`
+	DepositFormat      DepositFormat   `json:"depositFormat,omitempty" validate:"omitempty,enum"`
+}
+
+// Emails are the addresses a supplier receives each kind of mail at (spec 2.6).
+type Emails struct {
+	DefaultEmailAddress          string `json:"defaultEmailAddress,omitempty" validate:"omitempty,max=255,email"`
+	RemittanceEmailAddress       string `json:"remittanceEmailAddress,omitempty" validate:"omitempty,max=255,email"`
+	OrdersEmailAddress           string `json:"ordersEmailAddress,omitempty" validate:"omitempty,max=255,email"`
+	InvoicingEmailAddress        string `json:"invoicingEmailAddress,omitempty" validate:"omitempty,max=255,email"`
+	RfqsEmailAddress             string `json:"rfqsEmailAddress,omitempty" validate:"omitempty,max=255,email"`
+	BidRequestsEmailAddress      string `json:"bidRequestsEmailAddress,omitempty" validate:"omitempty,max=255,email"`
+	IntegrationEmailAddress      string `json:"integrationEmailAddress,omitempty" validate:"omitempty,max=255,email"`
+	CustomerCommentsEmailAddress string `json:"customerCommentsEmailAddress,omitempty" validate:"omitempty,max=255,email"`
+}
+
+// Settings are a supplier's commercial settings (spec 2.7).
+type Settings struct {
+	PaymentTerm *PaymentTerm `json:"paymentTerm,omitempty"`
+	BuyerGroups []BuyerGroup `json:"buyerGroups,omitempty" validate:"dive"`
+	Tags        []Tag        `json:"tags,omitempty" validate:"dive"`
+}
+
+// PaymentTerm is when a supplier is paid.
+type PaymentTerm struct {
+	ID          uuid.UUID `json:"id"`
+	Code        string    `json:"code" validate:"required,max=35"`
+	Active      bool      `json:"active"`
+	Days        *int      `json:"days,omitempty"`
+	TermType    TermType  `json:"termType" validate:"enum"`
+	Description string    `json:"description,omitempty" validate:"max=2000"`
+}
+
+// BuyerGroup is a group of buyers with access to a supplier.
+type BuyerGroup struct {
+	ID   uuid.UUID `json:"id"`
+	Name string    `json:"name" validate:"required,max=255"`
+}
+
+// Tag labels a supplier.
+type Tag struct {
+	ID   uuid.UUID `json:"id"`
+	Name string    `json:"name" validate:"required,max=255"`
+}
+
+// Record is everything a store keeps for one supplier: the detail, the
+// keywords that the list's query searches, and the supplier's contacts and
+// remittance addresses. It is the supplier entry of a data file.
+type Record struct {
+	Detail
+	Keywords            []string            `json:"keywords,omitempty" validate:"dive,max=255"`
+	Contacts            []Contact           `json:"contacts,omitempty" validate:"dive"`
+	RemittanceAddresses []RemittanceAddress `json:"remittanceAddresses,omitempty" validate:"dive"`
+}
+
+// Validate checks r against the spec's field rules: lengths in characters,
+// email formats, enum values, required fields and non-nil ids. It returns
+// nil or a *procure.ValidationError whose field names are JSON paths.
+func (r *Record) Validate() error {
+	verr := &procure.ValidationError{Source: procure.SourceData}
+	if err := check.Struct(procure.SourceData, r); err != nil {
+		var v *procure.ValidationError
+		if !errors.As(err, &v) {
+			return err
+		}
+		verr.Fields = append(verr.Fields, v.Fields...)
+	}
+	nilID := func(field string, id uuid.UUID) {
+		if id == uuid.Nil {
+			verr.Add(field, "is required (a non-nil UUID)")
+		}
+	}
+	nilID("id", r.ID)
+	if c := r.DefaultContact; c != nil {
+		nilID("defaultContact.id", c.ID)
+	}
+	if a := r.DefaultRemittanceAddress; a != nil {
+		nilID("defaultRemittanceAddress.id", a.ID)
+	}
+	if b := r.BankAccount; b != nil {
+		nilID("bankAccount.id", b.ID)
+	}
+	if s := r.Settings; s != nil {
+		if s.PaymentTerm != nil {
+			nilID("settings.paymentTerm.id", s.PaymentTerm.ID)
+		}
+		for i, g := range s.BuyerGroups {
+			nilID("settings.buyerGroups["+itoa(i)+"].id", g.ID)
+		}
+		for i, t := range s.Tags {
+			nilID("settings.tags["+itoa(i)+"].id", t.ID)
+		}
+	}
+	for i, c := range r.Contacts {
+		nilID("contacts["+itoa(i)+"].id", c.ID)
+	}
+	for i, a := range r.RemittanceAddresses {
+		nilID("remittanceAddresses["+itoa(i)+"].id", a.ID)
+	}
+	return verr.Err()
+}
+
+// Normalize puts every date-time of r in UTC, truncated to microseconds
+// (what PostgreSQL keeps), so that a value read back from any store compares
+// equal and encodes as RFC 3339 with a Z (DECISIONS.md "Filters").
+func (r *Record) Normalize() {
+	norm := func(t *time.Time) { *t = NormalizeTime(*t) }
+	norm(&r.ModifiedDate)
+	norm(&r.CreatedDate)
+	if r.TinLastVerifiedDate != nil {
+		t := NormalizeTime(*r.TinLastVerifiedDate)
+		r.TinLastVerifiedDate = &t
+	}
+	if c := r.DefaultContact; c != nil {
+		norm(&c.ModifiedDate)
+		norm(&c.CreatedDate)
+	}
+	if a := r.DefaultRemittanceAddress; a != nil {
+		norm(&a.ModifiedDate)
+		norm(&a.CreatedDate)
+	}
+	for i := range r.Contacts {
+		norm(&r.Contacts[i].ModifiedDate)
+		norm(&r.Contacts[i].CreatedDate)
+	}
+	for i := range r.RemittanceAddresses {
+		norm(&r.RemittanceAddresses[i].ModifiedDate)
+		norm(&r.RemittanceAddresses[i].CreatedDate)
+	}
+}
+
+// NormalizeTime returns t in UTC truncated to microseconds.
+func NormalizeTime(t time.Time) time.Time { return t.UTC().Truncate(time.Microsecond) }
+
+// Sort fields and default orders of the three lists (spec 4.1,
+// DECISIONS.md "Paging").
+var (
+	ListPaging = paging.Spec{
+		SortFields:  []string{"name", "createdDate", "modifiedDate"},
+		DefaultSort: paging.Sort{Field: "name"},
+	}
+	ContactPaging = paging.Spec{
+		DefaultSort: paging.Sort{Field: "name"},
+	}
+	AddressPaging = paging.Spec{
+		SortFields:  []string{"companyName", "modifiedDate"},
+		DefaultSort: paging.Sort{Field: "companyName"},
+	}
+)
+
+// MaxQueryLength is the longest query the supplier list accepts.
+const MaxQueryLength = 255
+
+// ListQuery selects a page of a community's suppliers.
+type ListQuery struct {
+	// Query, when not empty, keeps suppliers whose name, legal business
+	// name, supplierId or any keyword starts with it, compared
+	// case-insensitively.
+	Query string
+	// ModifiedSince, when not zero, keeps suppliers whose modifiedDate is
+	// at or after it.
+	ModifiedSince time.Time
+	// Page is the page, size and sort; Sort.Field is one of ListPaging's.
+	Page paging.Request
+}
+
+// AddressQuery selects a page of one supplier's remittance addresses.
+type AddressQuery struct {
+	// ModifiedSince, when not zero, keeps addresses whose modifiedDate is
+	// at or after it.
+	ModifiedSince time.Time
+	// Page is the page, size and sort; Sort.Field is one of AddressPaging's.
+	Page paging.Request
+}
+
+// Store is the read side of the supplier API, scoped by community.
+//
+// Ordering (DECISIONS.md "Paging"), which every implementation follows
+// exactly: string keys compare case-insensitively (lower-cased, then byte
+// order); null or empty values sort after all others in both directions;
+// ties break on id ascending (in both directions), so paging through a list
+// meets every record exactly once. Date keys compare as instants.
+//
+// Methods are safe for concurrent use. Values returned may share memory
+// with the store: callers must treat them as read-only.
+type Store interface {
+	// ListSuppliers returns one page of the community's suppliers that
+	// match q, with the total count of matches. A page past the end has
+	// no items and the true totals.
+	ListSuppliers(ctx context.Context, community string, q ListQuery) (paging.Page[Summary], error)
+
+	// Supplier returns one supplier in full, or an error matching
+	// ErrNotFound when the community has no supplier with that id.
+	Supplier(ctx context.Context, community string, id uuid.UUID) (Detail, error)
+
+	// ListContacts returns one page of the supplier's contacts, ordered by
+	// name. It returns an error matching ErrNotFound when the community
+	// has no such supplier.
+	ListContacts(ctx context.Context, community string, supplierID uuid.UUID, p paging.Request) (paging.Page[Contact], error)
+
+	// ListRemittanceAddresses returns one page of the supplier's
+	// remittance addresses that match q. It returns an error matching
+	// ErrNotFound when the community has no such supplier.
+	ListRemittanceAddresses(ctx context.Context, community string, supplierID uuid.UUID, q AddressQuery) (paging.Page[RemittanceAddress], error)
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }
