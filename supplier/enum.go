@@ -149,7 +149,9 @@ func (v DepositFormat) Valid() bool { return slices.Contains(depositFormats, str
 func (v TermType) Valid() bool { return slices.Contains(termTypes, string(v)) }
 
 // UnmarshalJSON rejects values outside the enum.
-func (v *ProfileType) UnmarshalJSON(b []byte) error { return decodeEnum(b, "profileType", profileTypes, (*string)(v)) }
+func (v *ProfileType) UnmarshalJSON(b []byte) error {
+	return decodeEnum(b, "profileType", profileTypes, (*string)(v))
+}
 
 // UnmarshalJSON rejects values outside the enum.
 func (v *TaxIdentificationType) UnmarshalJSON(b []byte) error {
@@ -167,7 +169,9 @@ func (v *ConnectionState) UnmarshalJSON(b []byte) error {
 }
 
 // UnmarshalJSON rejects values outside the enum.
-func (v *TenantType) UnmarshalJSON(b []byte) error { return decodeEnum(b, "managedBy", tenantTypes, (*string)(v)) }
+func (v *TenantType) UnmarshalJSON(b []byte) error {
+	return decodeEnum(b, "managedBy", tenantTypes, (*string)(v))
+}
 
 // UnmarshalJSON rejects values outside the enum. JSON null is the empty value.
 func (v *BankAccountType) UnmarshalJSON(b []byte) error {
@@ -180,7 +184,9 @@ func (v *DepositFormat) UnmarshalJSON(b []byte) error {
 }
 
 // UnmarshalJSON rejects values outside the enum.
-func (v *TermType) UnmarshalJSON(b []byte) error { return decodeEnum(b, "termType", termTypes, (*string)(v)) }
+func (v *TermType) UnmarshalJSON(b []byte) error {
+	return decodeEnum(b, "termType", termTypes, (*string)(v))
+}
 
 // decodeEnum decodes a JSON string that must be one of allowed. JSON null
 // leaves the value empty (absent), as for any optional field.

@@ -1,0 +1,54 @@
+package memstore_test
+
+import (
+	"context"
+	"fmt"
+	"log"
+	"strings"
+
+	"github.com/procurekit/procure/datafile"
+	"github.com/procurekit/procure/memstore"
+	"github.com/procurekit/procure/paging"
+	"github.com/procurekit/procure/supplier"
+)
+
+// Load a data file and list a community's suppliers whose name, legal
+// name, supplierId or keyword starts with "kiwi", newest first.
+func Example() {
+	const data = `{"communities": [{
+		"id": "acme-nz", "name": "Acme NZ", "region": "NZ",
+		"tokens": [{"token": "demo-token", "scopes": ["suppliers:read"]}],
+		"suppliers": [
+			{"id": "6f1c1a52-6a5e-4c55-9d37-1f7d6c0a0001", "name": "Kiwi Plumbing", "profileType": "COMPANY",
+			 "modifiedDate": "2026-04-02T09:00:00+12:00", "createdDate": "2025-01-10T00:00:00Z"},
+			{"id": "6f1c1a52-6a5e-4c55-9d37-1f7d6c0a0002", "name": "Harbour Freight", "profileType": "COMPANY",
+			 "keywords": ["kiwifruit", "logistics"],
+			 "modifiedDate": "2026-04-05T09:00:00Z", "createdDate": "2025-02-10T00:00:00Z"},
+			{"id": "6f1c1a52-6a5e-4c55-9d37-1f7d6c0a0003", "name": "Totara Timber", "profileType": "COMPANY",
+			 "modifiedDate": "2026-04-06T09:00:00Z", "createdDate": "2025-03-10T00:00:00Z"}
+		]
+	}]}`
+	f, err := datafile.Parse(strings.NewReader(data))
+	if err != nil {
+		log.Fatal(err)
+	}
+	store, err := memstore.Load(f)
+	if err != nil {
+		log.Fatal(err)
+	}
+	page, err := store.ListSuppliers(context.Background(), "acme-nz", supplier.ListQuery{
+		Query: "KIWI",
+		Page:  paging.Request{Page: 0, Size: 20, Sort: paging.Sort{Field: "modifiedDate", Desc: true}},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, s := range page.Content {
+		fmt.Println(s.Name, s.ModifiedDate.Format("2006-01-02T15:04:05Z07:00"))
+	}
+	fmt.Printf("%d of %d, page %d of %d\n", len(page.Content), page.Page.TotalElements, page.Page.Number+1, page.Page.TotalPages)
+	// Output:
+	// Harbour Freight 2026-04-05T09:00:00Z
+	// Kiwi Plumbing 2026-04-01T21:00:00Z
+	// 2 of 2, page 1 of 1
+}

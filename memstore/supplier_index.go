@@ -1,0 +1,626 @@
+package memstore
+
+import (
+	"bytes"
+	"cmp"
+	"fmt"
+	"math"
+	"runtime"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/procurekit/procure/paging"
+	"github.com/procurekit/procure/supplier"
+)
+
+// The supplier orders a list may ask for. Each has an index (rank -> position)
+// and its inverse (position -> rank).
+const (
+	byNameAsc = iota
+	byNameDesc
+	byCreatedAsc
+	byCreatedDesc
+	byModifiedAsc
+	byModifiedDesc
+	numOrders
+)
+
+// orderOf maps a checked sort to its order.
+func orderOf(s paging.Sort) int {
+	o := byNameAsc
+	switch s.Field {
+	case "createdDate":
+		o = byCreatedAsc
+	case "modifiedDate":
+		o = byModifiedAsc
+	}
+	if s.Desc {
+		o++
+	}
+	return o
+}
+
+// supplierRec is what the store keeps of one supplier: the detail, the
+// contacts in name order and the remittance addresses in companyName order.
+// Keywords are not kept as such: only the text index needs them.
+type supplierRec struct {
+	detail   supplier.Detail
+	contacts []supplier.Contact
+	addrs    []supplier.RemittanceAddress
+	// addrIdx holds, when there are two addresses or more, three
+	// permutations of addrs one after the other: companyName descending,
+	// modifiedDate ascending, modifiedDate descending.
+	addrIdx []int32
+}
+
+// The orders of a supplier's remittance addresses.
+const (
+	addrByName = iota
+	addrByNameDesc
+	addrByDateAsc
+	addrByDateDesc
+)
+
+// addrAt is the index in rec.addrs of the i-th address in the given order.
+func (rec *supplierRec) addrAt(order, i int) int {
+	if order == addrByName || rec.addrIdx == nil {
+		return i
+	}
+	return int(rec.addrIdx[(order-1)*len(rec.addrs)+i])
+}
+
+// supplierSet is the immutable, indexed supplier data of one community.
+//
+// Records are kept in id order, so a position doubles as the id tie-break
+// of every order. For each order there is the index (rank -> position) and
+// its inverse, so a page without filters is index arithmetic.
+//
+// modifiedSince selects a suffix of the modifiedDate-ascending index (found
+// by binary search); modBy[o] is a wavelet matrix over the ranks in order o
+// of the suppliers in that index, so that the matches in order o, from the
+// k-th on, are a depth-first walk of O(log n) per item.
+//
+// query selects a range of text, the sorted lower-cased searchable terms
+// (name, legalBusinessName, supplierId, keywords) of every supplier. A
+// supplier may own several terms in one range (its name and legal name
+// both start with the query); see textIndex for how it is counted once.
+type supplierSet struct {
+	recs   []supplierRec
+	byID   map[uuid.UUID]int32
+	mod    []int64 // modifiedDate of each position, in microseconds
+	orders [numOrders][]int32
+	ranks  [numOrders][]int32
+	modBy  [byCreatedDesc + 1]*wavelet
+	text   textIndex
+}
+
+// emptySet stands for a community with no suppliers.
+var emptySet = func() *supplierSet {
+	set, err := buildSupplierSet(nil)
+	if err != nil {
+		panic(err)
+	}
+	return set
+}()
+
+func (set *supplierSet) find(id uuid.UUID) *supplierRec {
+	p, ok := set.byID[id]
+	if !ok {
+		return nil
+	}
+	return &set.recs[p]
+}
+
+// strTable is a sorted table of strings stored in one byte arena (no
+// pointers for the garbage collector to chase, and repeated strings, such
+// as a keyword shared by many suppliers, are stored once).
+type strTable struct {
+	arena  []byte
+	start  []uint32
+	length []uint16
+	// keys holds the first 8 bytes of each string (big-endian, padded
+	// with zeros), in the same order: a binary search reads this compact
+	// array instead of chasing the arena, and a query of up to 8 bytes
+	// needs nothing else.
+	keys []uint64
+}
+
+// prefixKey is the first 8 bytes of s, big-endian, padded with pad.
+func prefixKey(s string, pad byte) uint64 {
+	var k uint64
+	for i := 0; i < 8; i++ {
+		b := pad
+		if i < len(s) {
+			b = s[i]
+		}
+		k = k<<8 | uint64(b)
+	}
+	return k
+}
+
+func (t *strTable) at(i int) []byte {
+	s := t.start[i]
+	return t.arena[s : s+uint32(t.length[i])]
+}
+
+// prefixSpan is the range of entries that start with q (not empty).
+//
+// Strings starting with q have keys from prefixKey(q, 0x00) to
+// prefixKey(q, 0xFF); for a q of up to 8 bytes those are exactly the
+// strings that start with it. A longer q narrows that range by comparing
+// strings.
+func (t *strTable) prefixSpan(q string) span {
+	keys := t.keys
+	kmin, kmax := prefixKey(q, 0), prefixKey(q, 0xFF)
+	lo := sort.Search(len(keys), func(i int) bool { return keys[i] >= kmin })
+	hi := lo + sort.Search(len(keys)-lo, func(i int) bool { return keys[lo+i] > kmax })
+	if len(q) <= 8 {
+		return span{lo, hi}
+	}
+	n := hi - lo
+	first := lo + sort.Search(n, func(i int) bool { return string(t.at(lo+i)) >= q })
+	last := first + sort.Search(hi-first, func(i int) bool {
+		b := t.at(first + i)
+		return len(b) < len(q) || string(b[:len(q)]) != q
+	})
+	return span{first, last}
+}
+
+// textIndex is the index of the list's query.
+//
+// terms holds every supplier's distinct lower-cased terms, sorted, with the
+// owning position in owner. The terms starting with a query are one range.
+//
+// To count each supplier once, pairs holds, for every two neighbouring
+// terms of one supplier (in the supplier's own sorted list of terms), their
+// common prefix, when not empty. A supplier whose terms match a query q
+// owns a run of j consecutive matching terms in its sorted list, and so
+// exactly j-1 neighbouring pairs that both match, which are exactly its
+// pairs whose common prefix starts with q. Summed over suppliers: distinct
+// matches = matching terms - matching pairs, two binary searches. The same
+// identity holds within any interval of ranks, which is what lets
+// distinctWalk descend the two wavelet matrices in step, skip whole
+// subtrees of ranks by their counts, and list the matches in any order
+// from the k-th on in O(log n) per item.
+type textIndex struct {
+	terms strTable
+	owner []int32
+	by    [numOrders]*wavelet // ranks of owner[i] in each order
+	pairs strTable
+	pBy   [numOrders]*wavelet // ranks of each pair's owner
+}
+
+// termEntry is a term or a pair prefix with its owner, while building.
+// Sorting compares the 8-byte keys first, which settles most comparisons
+// without reading the strings (millions of them at 1M suppliers).
+type termEntry struct {
+	key   uint64
+	s     string
+	owner int32
+}
+
+func newEntry(s string, owner int32) termEntry {
+	return termEntry{key: prefixKey(s, 0), s: s, owner: owner}
+}
+
+func cmpEntry(a, b termEntry) int {
+	if c := cmp.Compare(a.key, b.key); c != 0 {
+		return c
+	}
+	if c := strings.Compare(a.s, b.s); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.owner, b.owner)
+}
+
+// maxTermBytes is the longest searchable text the index stores (its length
+// is kept in 16 bits). Validated data stays far below: 255 characters.
+const maxTermBytes = math.MaxUint16
+
+// buildSupplierSet copies and indexes the suppliers of one community. The
+// records are copied in full, so later changes to src do not reach the
+// store. Dates are normalised (supplier.Record.Normalize).
+func buildSupplierSet(src []supplier.Record) (*supplierSet, error) {
+	n := len(src)
+	if n > math.MaxInt32/2 {
+		return nil, fmt.Errorf("suppliers: at most %d per community (got %d)", math.MaxInt32/2, n)
+	}
+	perm := make([]int32, n)
+	for i := range src {
+		if src[i].ID == uuid.Nil {
+			return nil, fmt.Errorf("suppliers[%d].id: is required (a non-nil UUID)", i)
+		}
+		perm[i] = int32(i)
+	}
+	slices.SortFunc(perm, func(a, b int32) int {
+		if c := bytes.Compare(src[a].ID[:], src[b].ID[:]); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
+	})
+	for p := 1; p < n; p++ {
+		if src[perm[p]].ID == src[perm[p-1]].ID {
+			return nil, fmt.Errorf("suppliers[%d].id: duplicate supplier id %s", perm[p], src[perm[p]].ID)
+		}
+	}
+
+	set := &supplierSet{
+		recs: make([]supplierRec, n),
+		byID: make(map[uuid.UUID]int32, n),
+		mod:  make([]int64, n),
+	}
+	created := make([]int64, n)
+	lname := make([]string, n)
+	terms := make([]termEntry, 0, n*4)
+	var pairs []termEntry
+	var own []string
+	for p, i := range perm {
+		rec := newSupplierRec(&src[i])
+		set.recs[p] = rec
+		d := &set.recs[p].detail
+		set.byID[d.ID] = int32(p)
+		set.mod[p] = d.ModifiedDate.UnixMicro()
+		created[p] = d.CreatedDate.UnixMicro()
+		lname[p] = strings.ToLower(d.Name)
+
+		own = own[:0]
+		for _, s := range [...]string{d.Name, d.LegalBusinessName, d.SupplierID} {
+			if s != "" {
+				own = append(own, strings.ToLower(s))
+			}
+		}
+		for _, s := range src[i].Keywords {
+			if s != "" {
+				own = append(own, strings.ToLower(s))
+			}
+		}
+		slices.Sort(own)
+		own = slices.Compact(own)
+		for j, t := range own {
+			if len(t) > maxTermBytes {
+				return nil, fmt.Errorf("suppliers[%d]: a name, supplierId or keyword is longer than %d bytes", i, maxTermBytes)
+			}
+			terms = append(terms, newEntry(t, int32(p)))
+			if j > 0 {
+				if l := commonPrefix(own[j-1], t); l > 0 {
+					pairs = append(pairs, newEntry(t[:l], int32(p)))
+				}
+			}
+		}
+	}
+
+	set.orders[byNameAsc], set.orders[byNameDesc] = buildOrder(n,
+		func(a, b int32) int { return strings.Compare(lname[a], lname[b]) },
+		func(a int32) bool { return lname[a] == "" },
+		func(a, b int32) int { return cmp.Compare(a, b) })
+	set.orders[byCreatedAsc], set.orders[byCreatedDesc] = buildOrder(n,
+		func(a, b int32) int { return cmp.Compare(created[a], created[b]) },
+		nil,
+		func(a, b int32) int { return cmp.Compare(a, b) })
+	mod := set.mod
+	set.orders[byModifiedAsc], set.orders[byModifiedDesc] = buildOrder(n,
+		func(a, b int32) int { return cmp.Compare(mod[a], mod[b]) },
+		nil,
+		func(a, b int32) int { return cmp.Compare(a, b) })
+	for o := range set.orders {
+		rk := make([]int32, n)
+		for r, p := range set.orders[o] {
+			rk[p] = int32(r)
+		}
+		set.ranks[o] = rk
+	}
+
+	slices.SortFunc(terms, cmpEntry)
+	slices.SortFunc(pairs, cmpEntry)
+	var arena []byte
+	var err error
+	if set.text.terms, arena, err = packTable(terms, arena); err != nil {
+		return nil, err
+	}
+	if set.text.pairs, arena, err = packTable(pairs, arena); err != nil {
+		return nil, err
+	}
+	arena = slices.Clip(arena)
+	set.text.terms.arena, set.text.pairs.arena = arena, arena
+	set.text.owner = make([]int32, len(terms))
+	for i, e := range terms {
+		set.text.owner[i] = e.owner
+	}
+	pairOwner := make([]int32, len(pairs))
+	for i, e := range pairs {
+		pairOwner[i] = e.owner
+	}
+	terms, pairs = nil, nil
+
+	// The wavelet matrices are independent: build them in parallel.
+	var jobs []func()
+	ranksOf := func(o int, positions []int32) []int32 {
+		vals := make([]int32, len(positions))
+		for i, p := range positions {
+			vals[i] = set.ranks[o][p]
+		}
+		return vals
+	}
+	for o := 0; o < numOrders; o++ {
+		jobs = append(jobs,
+			func() { set.text.by[o] = newWavelet(ranksOf(o, set.text.owner), n) },
+			func() { set.text.pBy[o] = newWavelet(ranksOf(o, pairOwner), n) })
+		if o < len(set.modBy) {
+			jobs = append(jobs, func() { set.modBy[o] = newWavelet(ranksOf(o, set.orders[byModifiedAsc]), n) })
+		}
+	}
+	runAll(jobs)
+	return set, nil
+}
+
+// packTable stores the sorted entries' strings in arena, each distinct
+// string once.
+func packTable(entries []termEntry, arena []byte) (strTable, []byte, error) {
+	t := strTable{start: make([]uint32, len(entries)), length: make([]uint16, len(entries)), keys: make([]uint64, len(entries))}
+	for i, e := range entries {
+		t.keys[i] = e.key
+		if i > 0 && entries[i-1].s == e.s {
+			t.start[i], t.length[i] = t.start[i-1], t.length[i-1]
+			continue
+		}
+		if len(arena)+len(e.s) > math.MaxUint32 {
+			return strTable{}, nil, fmt.Errorf("suppliers: the searchable text of one community exceeds 4 GiB")
+		}
+		t.start[i], t.length[i] = uint32(len(arena)), uint16(len(e.s))
+		arena = append(arena, e.s...)
+	}
+	return t, arena, nil
+}
+
+// runAll runs the jobs on up to GOMAXPROCS goroutines and waits for them.
+func runAll(jobs []func()) {
+	ch := make(chan func())
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(jobs)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for job := range ch {
+				job()
+			}
+		}()
+	}
+	for _, job := range jobs {
+		ch <- job
+	}
+	close(ch)
+	wg.Wait()
+}
+
+func commonPrefix(a, b string) int {
+	n := min(len(a), len(b))
+	for i := 0; i < n; i++ {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return n
+}
+
+// buildOrder returns the ascending and descending orders of n items
+// (DECISIONS.md "Paging"): by key, null keys (isNull, may be nil) after all
+// others in both directions, ties broken by tie ascending in both
+// directions. The descending order reverses the groups of equal keys, not
+// the items within a group.
+func buildOrder(n int, key func(a, b int32) int, isNull func(a int32) bool, tie func(a, b int32) int) (asc, desc []int32) {
+	if isNull == nil {
+		isNull = func(int32) bool { return false }
+	}
+	asc = make([]int32, n)
+	for i := range asc {
+		asc[i] = int32(i)
+	}
+	slices.SortFunc(asc, func(a, b int32) int {
+		na, nb := isNull(a), isNull(b)
+		switch {
+		case na && !nb:
+			return 1
+		case nb && !na:
+			return -1
+		case !na:
+			if c := key(a, b); c != 0 {
+				return c
+			}
+		}
+		return tie(a, b)
+	})
+	nonNull := n
+	for nonNull > 0 && isNull(asc[nonNull-1]) {
+		nonNull--
+	}
+	desc = make([]int32, 0, n)
+	for end := nonNull; end > 0; {
+		start := end - 1
+		for start > 0 && key(asc[start-1], asc[end-1]) == 0 {
+			start--
+		}
+		desc = append(desc, asc[start:end]...)
+		end = start
+	}
+	desc = append(desc, asc[nonNull:]...)
+	return asc, desc
+}
+
+// newSupplierRec deep-copies a record, normalises its dates, sorts its
+// contacts by name and its addresses by companyName, and precomputes the
+// other address orders.
+func newSupplierRec(src *supplier.Record) supplierRec {
+	r := supplier.Record{Detail: cloneDetail(src.Detail)}
+	r.Contacts = make([]supplier.Contact, len(src.Contacts))
+	for i := range src.Contacts {
+		r.Contacts[i] = cloneContact(src.Contacts[i])
+	}
+	r.RemittanceAddresses = make([]supplier.RemittanceAddress, len(src.RemittanceAddresses))
+	for i := range src.RemittanceAddresses {
+		r.RemittanceAddresses[i] = cloneRemittance(src.RemittanceAddresses[i])
+	}
+	r.Normalize()
+
+	rec := supplierRec{detail: r.Detail}
+	// One contact or address (the common case) needs no ordering.
+	if len(r.Contacts) == 1 {
+		rec.contacts = r.Contacts
+	}
+	if len(r.RemittanceAddresses) == 1 {
+		rec.addrs = r.RemittanceAddresses
+	}
+	if len(r.Contacts) > 1 {
+		cs := r.Contacts
+		keys := lowerKeys(len(cs), func(i int) string { return cs[i].Name })
+		asc, _ := buildOrder(len(cs),
+			func(a, b int32) int { return strings.Compare(keys[a], keys[b]) },
+			func(a int32) bool { return keys[a] == "" },
+			func(a, b int32) int { return bytes.Compare(cs[a].ID[:], cs[b].ID[:]) })
+		rec.contacts = make([]supplier.Contact, len(cs))
+		for i, j := range asc {
+			rec.contacts[i] = cs[j]
+		}
+	}
+	if len(r.RemittanceAddresses) > 1 {
+		as := r.RemittanceAddresses
+		keys := lowerKeys(len(as), func(i int) string { return as[i].CompanyName })
+		byName := func(a, b int32) int { return strings.Compare(keys[a], keys[b]) }
+		noName := func(a int32) bool { return keys[a] == "" }
+		byID := func(a, b int32) int { return bytes.Compare(as[a].ID[:], as[b].ID[:]) }
+		asc, _ := buildOrder(len(as), byName, noName, byID)
+		sorted := make([]supplier.RemittanceAddress, len(as))
+		sortedKeys := make([]string, len(as))
+		for i, j := range asc {
+			sorted[i], sortedKeys[i] = as[j], keys[j]
+		}
+		rec.addrs = sorted
+		as, keys = sorted, sortedKeys
+		_, nameDesc := buildOrder(len(as), byName, noName, byID)
+		dateAsc, dateDesc := buildOrder(len(as),
+			func(a, b int32) int { return as[a].ModifiedDate.Compare(as[b].ModifiedDate) },
+			nil, byID)
+		rec.addrIdx = slices.Concat(nameDesc, dateAsc, dateDesc)
+	}
+	return rec
+}
+
+func lowerKeys(n int, text func(i int) string) []string {
+	keys := make([]string, n)
+	for i := range keys {
+		keys[i] = strings.ToLower(text(i))
+	}
+	return keys
+}
+
+// ceilMicros is the smallest whole microsecond at or after t, so that a
+// stored date d (whole microseconds) satisfies d >= t exactly when its
+// microseconds are >= ceilMicros(t). Instants beyond the int64 range of
+// microseconds saturate.
+func ceilMicros(t time.Time) int64 {
+	const maxSec = math.MaxInt64/1_000_000 - 1
+	sec, ns := t.Unix(), int64(t.Nanosecond())
+	switch {
+	case sec > maxSec:
+		return math.MaxInt64
+	case sec < -maxSec:
+		return math.MinInt64
+	}
+	us := sec*1_000_000 + ns/1000
+	if ns%1000 != 0 {
+		us++
+	}
+	return us
+}
+
+// Deep copies, so that the store shares nothing with the caller's data.
+// Enum values are interned: every record then shares the package's
+// constant strings instead of holding its own copies.
+
+func intern[T interface {
+	~string
+	Allowed() []string
+}](v T) T {
+	for _, a := range v.Allowed() {
+		if string(v) == a {
+			return T(a)
+		}
+	}
+	return v
+}
+
+func cloneDetail(d supplier.Detail) supplier.Detail {
+	d.ProfileType = intern(d.ProfileType)
+	d.TaxIdentificationType = intern(d.TaxIdentificationType)
+	d.TinVerificationStatus = intern(d.TinVerificationStatus)
+	d.ConnectionState = intern(d.ConnectionState)
+	if p := d.TinLastVerifiedDate; p != nil {
+		t := *p
+		d.TinLastVerifiedDate = &t
+	}
+	if c := d.DefaultContact; c != nil {
+		cc := cloneContact(*c)
+		d.DefaultContact = &cc
+	}
+	if a := d.DefaultRemittanceAddress; a != nil {
+		aa := cloneRemittance(*a)
+		d.DefaultRemittanceAddress = &aa
+	}
+	if b := d.BankAccount; b != nil {
+		bb := *b
+		if bb.Address != nil {
+			addr := cloneAddress(*bb.Address)
+			bb.Address = &addr
+		}
+		bb.BankAccountType = intern(bb.BankAccountType)
+		bb.DepositFormat = intern(bb.DepositFormat)
+		d.BankAccount = &bb
+	}
+	if e := d.Emails; e != nil {
+		ee := *e
+		d.Emails = &ee
+	}
+	if s := d.Settings; s != nil {
+		ss := *s
+		if pt := ss.PaymentTerm; pt != nil {
+			p := *pt
+			if p.Days != nil {
+				days := *p.Days
+				p.Days = &days
+			}
+			p.TermType = intern(p.TermType)
+			ss.PaymentTerm = &p
+		}
+		ss.BuyerGroups = slices.Clip(slices.Clone(ss.BuyerGroups))
+		ss.Tags = slices.Clip(slices.Clone(ss.Tags))
+		d.Settings = &ss
+	}
+	return d
+}
+
+func cloneContact(c supplier.Contact) supplier.Contact {
+	if c.Phone != nil {
+		ph := *c.Phone
+		c.Phone = &ph
+	}
+	c.ManagedBy = intern(c.ManagedBy)
+	return c
+}
+
+func cloneRemittance(a supplier.RemittanceAddress) supplier.RemittanceAddress {
+	a.Address = cloneAddress(a.Address)
+	a.ManagedBy = intern(a.ManagedBy)
+	return a
+}
+
+func cloneAddress(a supplier.Address) supplier.Address {
+	if a.Region != nil {
+		r := *a.Region
+		a.Region = &r
+	}
+	return a
+}

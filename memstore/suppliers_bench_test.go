@@ -1,0 +1,236 @@
+package memstore_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/procurekit/procure/datafile"
+	"github.com/procurekit/procure/memstore"
+	"github.com/procurekit/procure/paging"
+	"github.com/procurekit/procure/supplier"
+)
+
+// Synthetic supplier masters for the benchmarks: deterministic (fixed
+// seed), with realistic names ("Harbour Totara Plumbing Ltd"), legal names,
+// supplierIds, two keywords, batches of equal modifiedDates, a few names in
+// lower case, with macrons or accents, or missing; one contact and one
+// remittance address each.
+
+var (
+	benchPlaces = []string{"Harbour", "Kiwi", "Southern", "Pacific", "Totara", "Matai", "Rimu", "Coastal", "Summit", "Alpine",
+		"Northern", "Central", "Capital", "Urban", "Metro", "Island", "Golden", "Silver", "Bay", "River",
+		"Lake", "Valley", "Mountain", "Forest", "Ocean", "Sunrise", "Sunset", "Eastern", "Western", "Pioneer",
+		"Heritage", "Premier", "Quality", "Reliable", "Rapid", "Smart", "Apex", "Atlas", "Beacon", "Cedar",
+		"Delta", "Ember", "Falcon", "Granite", "Horizon", "Ironbark", "Jade", "Kauri", "Lumen", "Meridian",
+		"Nova", "Orchard", "Pinnacle", "Quartz", "Redwood", "Sterling", "Tui", "Unity", "Vista", "Willow"}
+	benchAccented = []string{"Tāmaki", "Ōtautahi", "Café", "Müller", "Pōneke", "Zürich", "Ōamaru", "Crème"}
+	benchTrades   = []string{"Plumbing", "Electrical", "Logistics", "Foods", "Print", "Security", "Cleaning", "Catering",
+		"Consulting", "Engineering", "Construction", "Landscaping", "Freight", "Stationery", "Furniture", "Hardware",
+		"Software", "Medical", "Laboratory", "Uniforms", "Signage", "Roofing", "Painting", "Glazing",
+		"Timber", "Steel", "Concrete", "Scaffolding", "Plant Hire", "Couriers", "Travel", "Events",
+		"Marketing", "Recruitment", "Legal", "Accounting", "Insurance", "Telecoms", "Data", "Energy"}
+	benchSuffixes = []string{"Ltd", "Limited", "Pty Ltd", "Group", "& Co", "Services", "Solutions", "Supplies"}
+	benchSince    = time.Date(2025, 10, 1, 0, 0, 0, 0, time.UTC)
+)
+
+// benchRecords generates n suppliers. About 10% are modified on or after
+// benchSince.
+func benchRecords(n int) []supplier.Record {
+	rng := rand.New(rand.NewPCG(2026, uint64(n)))
+	start := time.Date(2023, 1, 1, 0, 0, 0, 0, time.UTC)
+	span := benchSince.Sub(start)
+	recs := make([]supplier.Record, n)
+	var batch time.Time
+	for i := range recs {
+		r := &recs[i]
+		var idb [16]byte
+		for j := range idb {
+			idb[j] = byte(rng.Uint32())
+		}
+		r.ID = uuid.Must(uuid.FromBytes(idb[:]))
+		place := benchPlaces[rng.IntN(len(benchPlaces))]
+		if rng.IntN(100) < 3 {
+			place = benchAccented[rng.IntN(len(benchAccented))]
+		}
+		trade := benchTrades[rng.IntN(len(benchTrades))]
+		name := place + " " + benchPlaces[rng.IntN(len(benchPlaces))] + " " + trade + " " + benchSuffixes[rng.IntN(len(benchSuffixes))]
+		switch k := rng.IntN(100); {
+		case k < 2:
+			name = "" // individuals without a trading name
+			r.ProfileType = supplier.ProfileIndividual
+			r.FirstName, r.LastName = "Aroha", "Ngata"
+		case k < 7:
+			name = strings.ToLower(name)
+			r.ProfileType = supplier.ProfileCompany
+		default:
+			r.ProfileType = supplier.ProfileCompany
+		}
+		r.Name = name
+		if name != "" && rng.IntN(10) < 7 {
+			r.LegalBusinessName = name + " Limited"
+		}
+		r.SupplierID = fmt.Sprintf("SUP-%07d", rng.IntN(10_000_000))
+		r.CommunitySupplierID = fmt.Sprintf("CS-%d", i)
+		r.DefaultEmailAddress = fmt.Sprintf("accounts%d@example.com", i)
+		r.Keywords = []string{strings.ToLower(trade), benchTrades[rng.IntN(len(benchTrades))]}
+		// Bulk imports: runs of suppliers share one modifiedDate.
+		if i%50 == 0 || rng.IntN(4) == 0 {
+			if rng.IntN(10) == 0 {
+				batch = benchSince.Add(time.Duration(rng.Int64N(int64(200 * 24 * time.Hour))))
+			} else {
+				batch = start.Add(time.Duration(rng.Int64N(int64(span))))
+			}
+			batch = batch.Truncate(time.Microsecond)
+		}
+		r.ModifiedDate = batch
+		r.CreatedDate = start.Add(-time.Duration(rng.Int64N(int64(365 * 24 * time.Hour)))).Truncate(time.Second)
+		r.Contacts = []supplier.Contact{{
+			ID: uuid.Must(uuid.FromBytes(append(idb[:15:15], 1))), Name: "Accounts Payable", Email: "ap@example.com",
+			Phone: &supplier.Phone{Prefix: "+64", Number: "95550000"}, ModifiedDate: r.ModifiedDate, CreatedDate: r.CreatedDate,
+		}}
+		r.RemittanceAddresses = []supplier.RemittanceAddress{{
+			ID: uuid.Must(uuid.FromBytes(append(idb[:15:15], 2))), CompanyName: name, Code: "MAIN",
+			Address:      supplier.Address{Line1: fmt.Sprintf("%d Queen Street", i%500+1), City: "Auckland", Postcode: "1010", Country: "New Zealand"},
+			ModifiedDate: r.ModifiedDate, CreatedDate: r.CreatedDate,
+		}}
+	}
+	return recs
+}
+
+type benchData struct {
+	store    *memstore.Store
+	n        int
+	someID   uuid.UUID
+	someSID  string  // the supplierId of someID
+	perSupp  float64 // heap bytes per supplier held by the store
+	loadTime time.Duration
+}
+
+var benchSets = map[int]*benchData{}
+
+// benchSet builds (once per n) a store holding n suppliers in community
+// "bench".
+func benchSet(b *testing.B, n int) *benchData {
+	b.Helper()
+	if d := benchSets[n]; d != nil {
+		return d
+	}
+	// Free the previous, smaller sets: only one is used at a time.
+	clear(benchSets)
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	recs := benchRecords(n)
+	someID, someSID := recs[n/3].ID, recs[n/3].SupplierID
+	t0 := time.Now()
+	s := memstore.New()
+	if err := s.AddCommunity(&datafile.Community{ID: "bench", Name: "Bench", Region: datafile.NZ, Suppliers: recs}); err != nil {
+		b.Fatal(err)
+	}
+	load := time.Since(t0)
+	recs = nil
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	d := &benchData{store: s, n: n, someID: someID, someSID: someSID, loadTime: load,
+		perSupp: float64(int64(after.HeapAlloc)-int64(before.HeapAlloc)) / float64(n)}
+	runtime.KeepAlive(recs)
+	benchSets[n] = d
+	return d
+}
+
+var benchSizes = []int{10_000, 100_000, 1_000_000}
+
+// BenchmarkListSuppliers measures one page (size 20) of the supplier list
+// at 10k, 100k and 1M suppliers. The figures at 1M should be within 2x of
+// those at 10k.
+func BenchmarkListSuppliers(b *testing.B) {
+	for _, n := range benchSizes {
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) { benchList(b, n) })
+	}
+}
+
+func benchList(b *testing.B, n int) {
+	ctx := context.Background()
+	{
+		d := benchSet(b, n)
+		b.Logf("n=%d: load %s, %.0f heap bytes per supplier", n, d.loadTime.Round(time.Millisecond), d.perSupp)
+		lastPage := (n+19)/20 - 1
+		req := func(page int, field string, desc bool) paging.Request {
+			return paging.Request{Page: page, Size: 20, Sort: paging.Sort{Field: field, Desc: desc}}
+		}
+		cases := []struct {
+			name string
+			q    supplier.ListQuery
+		}{
+			{"default", supplier.ListQuery{Page: req(0, "name", false)}},
+			{"sort=name,desc", supplier.ListQuery{Page: req(0, "name", true)}},
+			{"sort=createdDate,asc", supplier.ListQuery{Page: req(0, "createdDate", false)}},
+			{"sort=createdDate,desc", supplier.ListQuery{Page: req(0, "createdDate", true)}},
+			{"sort=modifiedDate,asc", supplier.ListQuery{Page: req(0, "modifiedDate", false)}},
+			{"sort=modifiedDate,desc", supplier.ListQuery{Page: req(0, "modifiedDate", true)}},
+			{"query=s", supplier.ListQuery{Query: "s", Page: req(0, "name", false)}},
+			{"query=m/sort=createdDate,desc", supplier.ListQuery{Query: "m", Page: req(0, "createdDate", true)}},
+			{"query=ma", supplier.ListQuery{Query: "ma", Page: req(0, "name", false)}},
+			{"query=Totara_Kauri_Tim", supplier.ListQuery{Query: "Totara Kauri Tim", Page: req(0, "name", false)}},
+			{"query=sup-00012", supplier.ListQuery{Query: "sup-00012", Page: req(0, "name", false)}},
+			{"query=one-supplierId", supplier.ListQuery{Query: d.someSID, Page: req(0, "name", false)}},
+			{"query=s/page=100", supplier.ListQuery{Query: "s", Page: req(100, "name", false)}},
+			{"modifiedSince/sort=name", supplier.ListQuery{ModifiedSince: benchSince, Page: req(0, "name", false)}},
+			{"modifiedSince/sort=modifiedDate", supplier.ListQuery{ModifiedSince: benchSince, Page: req(0, "modifiedDate", false)}},
+			{"modifiedSince/sort=modifiedDate,desc", supplier.ListQuery{ModifiedSince: benchSince, Page: req(0, "modifiedDate", true)}},
+			{"query=s+modifiedSince/sort=name", supplier.ListQuery{Query: "s", ModifiedSince: benchSince, Page: req(0, "name", false)}},
+			{"query=ma+modifiedSince/sort=modifiedDate", supplier.ListQuery{Query: "ma", ModifiedSince: benchSince, Page: req(0, "modifiedDate", false)}},
+			{"page=1000", supplier.ListQuery{Page: req(1000, "name", false)}},
+			{"page=last", supplier.ListQuery{Page: req(lastPage, "name", false)}},
+			{"page=last/sort=modifiedDate,desc", supplier.ListQuery{Page: req(lastPage, "modifiedDate", true)}},
+		}
+		for _, c := range cases {
+			b.Run(c.name, func(b *testing.B) {
+				p, err := d.store.ListSuppliers(ctx, "bench", c.q)
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.ReportAllocs()
+				b.ResetTimer()
+				for b.Loop() {
+					if _, err := d.store.ListSuppliers(ctx, "bench", c.q); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(p.Page.TotalElements), "matches")
+			})
+		}
+		b.Run("Supplier", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := d.store.Supplier(ctx, "bench", d.someID); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run("ListContacts", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := d.store.ListContacts(ctx, "bench", d.someID, paging.Request{Size: 20}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run("ListRemittanceAddresses", func(b *testing.B) {
+			b.ReportAllocs()
+			q := supplier.AddressQuery{Page: paging.Request{Size: 20}}
+			for b.Loop() {
+				if _, err := d.store.ListRemittanceAddresses(ctx, "bench", d.someID, q); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
