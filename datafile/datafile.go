@@ -17,9 +17,11 @@ import (
 	"io"
 	"net/netip"
 	"os"
+	"reflect"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/shopspring/decimal"
 
@@ -120,6 +122,9 @@ func Parse(r io.Reader) (*File, error) {
 		for si := range f.Communities[ci].Suppliers {
 			f.Communities[ci].Suppliers[si].Normalize()
 		}
+		for ui, u := range f.Communities[ci].Users {
+			f.Communities[ci].Users[ui] = u.Normalize()
+		}
 	}
 	return &f, nil
 }
@@ -128,9 +133,16 @@ func Parse(r io.Reader) (*File, error) {
 func positioned(err error, data []byte) error {
 	var syn *json.SyntaxError
 	var typ *json.UnmarshalTypeError
-	switch {
-	case errors.As(err, &syn):
+	if errors.As(err, &syn) {
 		return fmt.Errorf("line %s: malformed JSON: %w", lineCol(data, syn.Offset), err)
+	}
+	// A wrong JSON type, or an error from a type's own UnmarshalJSON (an
+	// unknown enum value, a malformed UUID or date-time), which carries no
+	// offset: find the entry that fails, for its path and line.
+	if loc, ok := locate(data, reflect.TypeFor[File]()); ok && loc.path != "" {
+		return fmt.Errorf("line %s: %s: %s", lineCol(data, loc.off), loc.path, loc.rule)
+	}
+	switch {
 	case errors.As(err, &typ):
 		field := typ.Field
 		if field == "" {
@@ -173,7 +185,8 @@ func lineCol(data []byte, off int64) string {
 
 // Validate checks the rules a file must keep beyond JSON types: required
 // ids, known regions, unique ids, valid suppliers (supplier.Record.Validate),
-// users with a username, valid CIDRs. The first broken entry is reported.
+// users that keep the user API's rules after trimming (user.User.Validate),
+// valid auto-role codes, valid CIDRs. The first broken entry is reported.
 func (f *File) Validate() error {
 	if len(f.Communities) == 0 {
 		return errors.New("communities: must hold at least one community")
@@ -243,22 +256,31 @@ func (f *File) Validate() error {
 			}
 			supplierIDs[s.ID] = true
 		}
+		for ri, r := range c.AutoRoles {
+			if r = strings.TrimSpace(r); r == "" || utf8.RuneCountInString(r) > user.MaxTextLength {
+				return fmt.Errorf("%s.autoRoles[%d]: must be a role code of 1 to %d characters", at, ri, user.MaxTextLength)
+			}
+		}
 		usernames := map[string]bool{}
 		for ui, u := range c.Users {
 			uat := fmt.Sprintf("%s.users[%d]", at, ui)
-			if strings.TrimSpace(u.ID) == "" {
-				return fmt.Errorf("%s.id: is required", uat)
-			}
-			if strings.TrimSpace(u.Username) == "" {
-				return fmt.Errorf("%s.username: is required", uat)
+			// The rules of the user API (user.User.Validate) on the
+			// trimmed values that Parse keeps.
+			u = u.Normalize()
+			if err := u.Validate(); err != nil {
+				var v *procure.ValidationError
+				if errors.As(err, &v) {
+					return fmt.Errorf("%s", v.Prefix(uat).Error())
+				}
+				return fmt.Errorf("%s: %w", uat, err)
 			}
 			if userIDs[u.ID] {
 				return fmt.Errorf("%s.id: duplicate user id %q", uat, u.ID)
 			}
 			userIDs[u.ID] = true
-			key := strings.ToLower(u.Username)
+			key := user.UsernameKey(u.Username)
 			if usernames[key] {
-				return fmt.Errorf("%s.username: duplicate username %q", uat, u.Username)
+				return fmt.Errorf("%s.username: duplicate username %q (usernames compare case-insensitively)", uat, u.Username)
 			}
 			usernames[key] = true
 		}

@@ -1,10 +1,99 @@
 package memstore
 
-import "github.com/procurekit/procure/datafile"
+import (
+	"context"
+	"fmt"
+	"net/netip"
+	"slices"
+	"sync"
 
-// accounts: placeholder until its owner writes it.
-type accounts struct{}
+	"github.com/procurekit/procure/auth"
+	"github.com/procurekit/procure/datafile"
+)
 
-func (x *accounts) init() {}
+var _ auth.KeyStore = (*Store)(nil)
 
-func (x *accounts) load(c *datafile.Community) error { return nil }
+// accounts keeps the service accounts of the user API by their public id.
+// Only the SHA-256 hash of each key is kept (auth.HashSecret); the plain
+// text of a data file is dropped on load.
+type accounts struct {
+	mu   sync.RWMutex
+	byID map[string]auth.ServiceAccount
+}
+
+func (x *accounts) init() { x.byID = map[string]auth.ServiceAccount{} }
+
+// load adds a community's service accounts. Ids are unique across the
+// store; allowedIPs entries are CIDRs or single addresses
+// (datafile.ParsePrefix). Nothing is added when any entry is wrong, and
+// errors never quote a key.
+func (x *accounts) load(c *datafile.Community) error {
+	add := make([]auth.ServiceAccount, 0, len(c.ServiceAccounts))
+	for i, sa := range c.ServiceAccounts {
+		at := fmt.Sprintf("serviceAccounts[%d]", i)
+		if sa.ID == "" {
+			return fmt.Errorf("%s.id: is required", at)
+		}
+		a := auth.ServiceAccount{ID: sa.ID, Community: c.ID}
+		for ki, k := range sa.Keys {
+			if k.Key == "" {
+				return fmt.Errorf("%s.keys[%d].key: is required", at, ki)
+			}
+			a.Keys = append(a.Keys, auth.Key{Hash: auth.HashSecret(k.Key), Active: k.Active})
+		}
+		for ii, s := range sa.AllowedIPs {
+			p, err := datafile.ParsePrefix(s)
+			if err != nil {
+				return fmt.Errorf("%s.allowedIPs[%d]: must be an IP address or CIDR (got %q)", at, ii, s)
+			}
+			a.AllowedIPs = append(a.AllowedIPs, p)
+		}
+		add = append(add, a)
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	seen := make(map[string]bool, len(add))
+	for i, a := range add {
+		if seen[a.ID] || x.byID[a.ID].ID != "" {
+			return fmt.Errorf("serviceAccounts[%d].id: duplicate service account id %q", i, a.ID)
+		}
+		seen[a.ID] = true
+	}
+	for _, a := range add {
+		x.byID[a.ID] = a
+	}
+	return nil
+}
+
+// ServiceAccount implements auth.KeyStore. The result shares nothing with
+// the store.
+func (s *Store) ServiceAccount(_ context.Context, id string) (auth.ServiceAccount, error) {
+	x := &s.accounts
+	x.mu.RLock()
+	a, ok := x.byID[id]
+	x.mu.RUnlock()
+	if !ok {
+		return auth.ServiceAccount{}, fmt.Errorf("service account %q: %w", id, auth.ErrUnknown)
+	}
+	return cloneAccount(a), nil
+}
+
+// PutServiceAccount adds a service account, or replaces the one with the
+// same id: the way to issue a key (auth.NewAPIKey), rotate keys or change
+// an allowlist at run time. a.ID and a.Community are required.
+func (s *Store) PutServiceAccount(a auth.ServiceAccount) error {
+	if a.ID == "" || a.Community == "" {
+		return fmt.Errorf("memstore: a service account needs an id and a community")
+	}
+	x := &s.accounts
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.byID[a.ID] = cloneAccount(a)
+	return nil
+}
+
+func cloneAccount(a auth.ServiceAccount) auth.ServiceAccount {
+	a.Keys = slices.Clone(a.Keys)
+	a.AllowedIPs = slices.Clone[[]netip.Prefix](a.AllowedIPs)
+	return a
+}

@@ -1,72 +1,183 @@
-// Package user defines the user of the user synchronisation API
-// (Interface B, spec 2.9) and Store, the interface a backend implements to
-// keep users per community.
 package user
 
 import (
 	"context"
 	"errors"
+	"strings"
 )
 
-// Sentinel errors of the user API; stores wrap them with %w.
+// Sentinel errors of the user API. Stores and the Service wrap them with %w;
+// match them with errors.Is.
 var (
-	ErrNotFound          = errors.New("user not found")
-	ErrDuplicateID       = errors.New("user id already exists")
+	// ErrNotFound: no user with that username or id in the community
+	// (a user of another community is not found either).
+	ErrNotFound = errors.New("user not found")
+	// ErrDuplicateID: a user with that id exists in some community; ids
+	// are unique across the whole service.
+	ErrDuplicateID = errors.New("user id already exists")
+	// ErrDuplicateUsername: another user of the community has that
+	// username, compared case-insensitively (UsernameKey).
 	ErrDuplicateUsername = errors.New("username already taken")
 )
 
+// Maximum lengths, in characters after trimming (spec 2.9).
+const (
+	MaxTextLength      = 255 // id, username, names, email, phone and every code
+	MaxAttributeLength = 20  // attribute name and attribute value
+)
+
 // User is a buyer of a community (spec 2.9) as stored and as returned.
+//
+// Lists are omitted from JSON when empty; enabled is always present
+// (DECISIONS.md "Users"). Decoding accepts both spellings of the
+// organisation units field (see UnmarshalJSON); encoding always writes
+// organisationUnits.
 type User struct {
-	ID                string      `json:"id"`
-	Username          string      `json:"username"`
-	ExternalID        string      `json:"externalId,omitempty"`
-	FirstName         string      `json:"firstName,omitempty"`
-	LastName          string      `json:"lastName,omitempty"`
-	DisplayName       string      `json:"displayName,omitempty"`
-	Email             string      `json:"email,omitempty"`
-	Phone             string      `json:"phone,omitempty"`
+	ID                string      `json:"id" validate:"max=255"`
+	Username          string      `json:"username" validate:"required,max=255"`
+	ExternalID        string      `json:"externalId,omitempty" validate:"max=255"`
+	FirstName         string      `json:"firstName,omitempty" validate:"max=255"`
+	LastName          string      `json:"lastName,omitempty" validate:"max=255"`
+	DisplayName       string      `json:"displayName,omitempty" validate:"max=255"`
+	Email             string      `json:"email,omitempty" validate:"omitempty,max=255,email"`
+	Phone             string      `json:"phone,omitempty" validate:"max=255"`
 	Enabled           bool        `json:"enabled"`
-	OrganisationUnits []Code      `json:"organisationUnits,omitempty"`
-	Roles             []Code      `json:"roles,omitempty"`
-	BuyerGroups       []Code      `json:"buyerGroups,omitempty"`
-	Attributes        []Attribute `json:"attributes,omitempty"`
-	ApproverGroups    []Code      `json:"approverGroups,omitempty"`
+	OrganisationUnits []Code      `json:"organisationUnits,omitempty" validate:"dive"`
+	Roles             []Code      `json:"roles,omitempty" validate:"dive"`
+	BuyerGroups       []Code      `json:"buyerGroups,omitempty" validate:"dive"`
+	Attributes        []Attribute `json:"attributes,omitempty" validate:"dive"`
+	ApproverGroups    []Code      `json:"approverGroups,omitempty" validate:"dive"`
 }
 
-// Code is an entry of a coded list (organisation units, roles, groups).
+// Code is an entry of a coded list: an organisation unit, a role, a buyer
+// group or an approver group. Codes compare exactly (case-sensitively)
+// after trimming.
 type Code struct {
-	Code string `json:"code"`
+	Code string `json:"code" validate:"required,max=255"`
 }
 
-// Attribute is a custom name/value pair of a user.
+// Attribute is a custom name/value pair of a user. The name is required;
+// the value may be empty.
 type Attribute struct {
-	Name  string `json:"name"`
-	Value string `json:"value"`
+	Name  string `json:"name" validate:"required,max=20"`
+	Value string `json:"value" validate:"max=20"`
 }
 
-// Store keeps users per community. Usernames are unique per community,
-// compared case-insensitively; ids are unique across the whole store.
-// Methods are safe for concurrent use, and create and update are atomic:
-// concurrent calls never leave two users with one username or one id.
+// Codes builds a coded list from plain codes, in order.
+func Codes(codes ...string) []Code {
+	if len(codes) == 0 {
+		return nil
+	}
+	out := make([]Code, len(codes))
+	for i, c := range codes {
+		out[i] = Code{Code: c}
+	}
+	return out
+}
+
+// Clone returns a deep copy of u: its lists share nothing with u's.
+func (u User) Clone() User {
+	u.OrganisationUnits = cloneList(u.OrganisationUnits)
+	u.Roles = cloneList(u.Roles)
+	u.BuyerGroups = cloneList(u.BuyerGroups)
+	u.Attributes = cloneList(u.Attributes)
+	u.ApproverGroups = cloneList(u.ApproverGroups)
+	return u
+}
+
+// cloneList copies a list; an empty one becomes nil (stores need not keep
+// the difference, and JSON omits both).
+func cloneList[T any](s []T) []T {
+	if len(s) == 0 {
+		return nil
+	}
+	out := make([]T, len(s))
+	copy(out, s)
+	return out
+}
+
+// UsernameKey is the form in which usernames are compared: two usernames
+// are the same user's when their keys are equal. It is strings.ToLower of
+// the username (Unicode lower case), so "JDoe", "jdoe" and "JDOE" are one
+// username. Every Store must compare usernames by this key, so that all
+// backends agree; a SQL backend can keep it in an indexed column.
+func UsernameKey(username string) string { return strings.ToLower(username) }
+
+// Store keeps users per community. It is the backend interface of the user
+// API; memstore and pgstore implement it, and usertest.Run is the
+// conformance suite every implementation must pass.
+//
+// Rules every implementation keeps:
+//
+//   - Usernames are unique per community, compared by UsernameKey; the
+//     same username may exist in two communities.
+//   - Ids are unique across the whole store, whatever the community.
+//   - A community sees only its own users: a user of another community
+//     is ErrNotFound for every method, whether looked up by id or by
+//     username.
+//   - Methods are safe for concurrent use. CreateUser and UpdateUser are
+//     atomic: concurrent calls never leave two users with one username
+//     (in a community) or one id, and an UpdateUser never loses another
+//     call's change (each is a read-modify-write in isolation).
+//   - Users go in and out by value: a store keeps no reference to a
+//     caller's lists and returns lists that the caller may change freely.
+//     Stores need not keep the difference between a nil and an empty
+//     list.
+//   - Stores do not validate or normalise users (the Service does, before
+//     any store call); they enforce only what needs the data: uniqueness
+//     and tenancy.
+//   - A failure of the backend itself (a lost connection, a cancelled
+//     context) is returned as an error that matches none of the
+//     sentinels; the HTTP layer answers it with a 500.
 type Store interface {
-	// UserByUsername returns the community's user whose username equals
-	// username case-insensitively, or an error matching ErrNotFound.
+	// UserByUsername returns the community's user whose username has the
+	// same UsernameKey as username, or an error matching ErrNotFound.
+	// The username is matched as given: it is not trimmed.
 	UserByUsername(ctx context.Context, community, username string) (User, error)
 
-	// UserByID returns the community's user with that id, or an error
-	// matching ErrNotFound (also when the id belongs to another community).
+	// UserByID returns the community's user with exactly that id, or an
+	// error matching ErrNotFound (also when the id belongs to a user of
+	// another community).
 	UserByID(ctx context.Context, community, id string) (User, error)
 
-	// CreateUser stores u, whose id the caller has set, and returns it as
-	// stored. It returns an error matching ErrDuplicateID when any
-	// community holds that id, and ErrDuplicateUsername when the community
-	// holds the username (case-insensitively).
+	// CreateUser stores u in the community and returns it as stored (equal
+	// to u). The caller sets u.ID; the store never generates one.
+	//
+	// It returns an error matching ErrDuplicateID when any community
+	// already holds u.ID; otherwise ErrDuplicateUsername when the community
+	// holds a user with the same UsernameKey. The id is checked first, so
+	// a request that breaks both rules gets ErrDuplicateID. On any error
+	// nothing is stored.
 	CreateUser(ctx context.Context, community string, u User) (User, error)
 
 	// UpdateUser atomically reads the community's user with that id,
-	// passes a copy to apply, and stores what apply leaves (the id cannot
-	// change). It returns ErrNotFound when there is no such user,
-	// ErrDuplicateUsername when the new username belongs to another user
-	// of the community, and any error apply returns, storing nothing then.
+	// passes a deep copy of it to apply, and stores what apply leaves,
+	// returning the user as stored.
+	//
+	// It returns an error matching ErrNotFound, without calling apply,
+	// when the community has no user with that id; an error matching
+	// ErrDuplicateUsername when apply gave the user a username whose
+	// UsernameKey belongs to another user of the community (a user may
+	// change the case of its own username); and the error apply returns,
+	// unchanged, when apply fails. On any error nothing is stored, even if
+	// apply changed its argument before failing.
+	//
+	// The id cannot change: a change apply makes to ID is discarded and
+	// the stored user keeps its id. apply must not call the store (it may
+	// run while the store holds a lock), and may be called more than once
+	// (a store may retry on a serialisation conflict), so it must depend
+	// only on its argument.
 	UpdateUser(ctx context.Context, community, id string, apply func(*User) error) (User, error)
+}
+
+// AutoRoler is an optional capability of a Store, found by type assertion
+// (or set as Service.AutoRoles): the role codes a community adds to every
+// user created or updated through the API (DECISIONS.md "Users").
+type AutoRoler interface {
+	// AutoRoles returns the community's auto-role codes in the order they
+	// are to be added, each non-empty, trimmed and at most 255 characters,
+	// without duplicates. A community without auto-roles (or unknown to
+	// the store) has none: nil and no error. The caller may change the
+	// returned slice.
+	AutoRoles(ctx context.Context, community string) ([]string, error)
 }

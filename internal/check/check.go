@@ -29,6 +29,11 @@ var validate = sync.OnceValue(func() *validator.Validate {
 		case "-":
 			return ""
 		case "":
+			if f.Anonymous {
+				// An embedded struct's fields are members of the outer
+				// object in JSON; mark its name so that fieldPath drops it.
+				return embeddedMark + f.Name
+			}
 			return f.Name
 		}
 		return name
@@ -69,12 +74,28 @@ func Struct(src procure.Source, s any) error {
 
 // fieldPath drops the leading struct type name of a validator namespace:
 // "Detail.emails.ordersEmailAddress" becomes "emails.ordersEmailAddress".
+// Names of embedded structs ("Detail.Summary.name") are dropped too, as
+// encoding/json flattens them: "name".
 func fieldPath(ns string) string {
-	if _, rest, ok := strings.Cut(ns, "."); ok {
+	_, rest, ok := strings.Cut(ns, ".")
+	if !ok {
+		return ns
+	}
+	if !strings.Contains(rest, embeddedMark) {
 		return rest
 	}
-	return ns
+	parts := strings.Split(rest, ".")
+	kept := parts[:0]
+	for _, p := range parts {
+		if !strings.HasPrefix(p, embeddedMark) {
+			kept = append(kept, p)
+		}
+	}
+	return strings.Join(kept, ".")
 }
+
+// embeddedMark starts the name the validator knows an embedded struct by.
+const embeddedMark = "\x00embedded:"
 
 // Rule words the rule a validator finding broke.
 func Rule(fe validator.FieldError) string {

@@ -19,10 +19,10 @@ type inner struct {
 }
 
 type sample struct {
-	Name   string  `json:"name" validate:"required,max=5"`
-	Email  string  `json:"email,omitempty" validate:"omitempty,email"`
-	Color  color   `json:"color,omitempty" validate:"omitempty,enum"`
-	Items  []inner `json:"items" validate:"unique=Code,dive"`
+	Name  string  `json:"name" validate:"required,max=5"`
+	Email string  `json:"email,omitempty" validate:"omitempty,email"`
+	Color color   `json:"color,omitempty" validate:"omitempty,enum"`
+	Items []inner `json:"items" validate:"unique=Code,dive"`
 }
 
 func TestStruct(t *testing.T) {

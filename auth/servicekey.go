@@ -1,0 +1,154 @@
+package auth
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"math/big"
+	"net/netip"
+	"strings"
+)
+
+// The request headers of Interface B (spec 5.2).
+const (
+	HeaderAccountID = "Service-Account-ID" // public id of the service account
+	HeaderAPIKey    = "Service-API-Key"    // the secret key
+)
+
+// ServiceKey authenticates user-API callers by service account id and API
+// key (spec 5.2, DECISIONS.md "Interface B authentication").
+type ServiceKey struct {
+	// Accounts finds service accounts by id. Required.
+	Accounts KeyStore
+	// TrustedProxies are the reverse proxies whose X-Forwarded-For header
+	// is believed (ClientIP). None means the header is ignored.
+	TrustedProxies []netip.Prefix
+}
+
+// ClientIP returns the caller's address under a's trusted proxies; see
+// the function ClientIP.
+func (a *ServiceKey) ClientIP(remoteAddr string, forwardedFor []string) netip.Addr {
+	return ClientIP(remoteAddr, forwardedFor, a.TrustedProxies)
+}
+
+// Authenticate checks the two header values of a request sent from client
+// (see ClientIP) and returns the account's principal: its community, and
+// the subject "service-account:<id>".
+//
+// A missing header, an unknown account, a key that matches none of the
+// account's active keys (a deactivated key included), and a client outside
+// the account's allowlist all return an error matching
+// ErrUnauthenticated - so an HTTP layer answers each with one and the
+// same 401. The error's text says which part failed, for the server's
+// log; it never holds the key. A failure of the KeyStore is returned as
+// is (a 500, not a 401).
+//
+// The key's SHA-256 hash is compared with every key of the account in
+// constant time, and the comparison does not stop at a match, so the time
+// taken does not reveal which key matched, or how many keys exist before
+// it. The account id is public (spec 5.2) and is not hidden.
+func (a *ServiceKey) Authenticate(ctx context.Context, accountID, apiKey string, client netip.Addr) (Principal, error) {
+	if accountID == "" || apiKey == "" {
+		return Principal{}, fmt.Errorf("%w: the %s and %s headers are both required", ErrUnauthenticated, HeaderAccountID, HeaderAPIKey)
+	}
+	h := HashSecret(apiKey)
+	acc, err := a.Accounts.ServiceAccount(ctx, accountID)
+	switch {
+	case errors.Is(err, ErrUnknown):
+		return Principal{}, fmt.Errorf("%w: unknown service account %q", ErrUnauthenticated, accountID)
+	case err != nil:
+		return Principal{}, fmt.Errorf("service account %q: %w", accountID, err)
+	case acc.ID != accountID:
+		// A store that matched loosely (another case, a prefix) must not
+		// let a caller in under another account's id.
+		return Principal{}, fmt.Errorf("%w: unknown service account %q", ErrUnauthenticated, accountID)
+	}
+	matched, matchedInactive := 0, 0
+	for _, k := range acc.Keys {
+		eq := subtle.ConstantTimeCompare(k.Hash[:], h[:])
+		active := 0
+		if k.Active {
+			active = 1
+		}
+		matched |= eq & active
+		matchedInactive |= eq &^ active
+	}
+	ipOK := len(acc.AllowedIPs) == 0 || AddrAllowed(client, acc.AllowedIPs)
+	switch {
+	case matched != 1 && matchedInactive == 1:
+		return Principal{}, fmt.Errorf("%w: service account %q: the key is deactivated", ErrUnauthenticated, accountID)
+	case matched != 1:
+		return Principal{}, fmt.Errorf("%w: service account %q: the key matches none of its keys", ErrUnauthenticated, accountID)
+	case !ipOK:
+		return Principal{}, fmt.Errorf("%w: service account %q: client address %s is outside its allowlist", ErrUnauthenticated, accountID, describeAddr(client))
+	}
+	return Principal{Community: acc.Community, Subject: "service-account:" + acc.ID}, nil
+}
+
+func describeAddr(a netip.Addr) string {
+	if !a.IsValid() {
+		return "(unknown: unreadable peer or X-Forwarded-For entry)"
+	}
+	return a.String()
+}
+
+// APIKeyPrefix starts every key NewAPIKey makes, so that secret scanners
+// (and people) recognise a leaked key: "procure_sk_" followed by 43
+// base62 characters of randomness and a 6-character base62 CRC-32 checksum
+// of them (IsAPIKeyFormat), 60 characters in all.
+const APIKeyPrefix = "procure_sk_"
+
+const (
+	keyRandomBytes = 32 // 256 bits
+	keyBodyLen     = 43 // base62 digits that hold 256 bits (62^43 > 2^256)
+	keySumLen      = 6  // base62 digits that hold a CRC-32 (62^6 > 2^32)
+)
+
+// NewAPIKey returns a new API key - 256 bits from crypto/rand in the
+// format of APIKeyPrefix - and its hash, which is all a KeyStore keeps.
+// Deliver the key to the customer's administrator and forget it.
+func NewAPIKey() (key string, hash Hash) {
+	var b [keyRandomBytes]byte
+	rand.Read(b[:]) // never fails (crypto/rand, Go 1.24+)
+	body := base62(new(big.Int).SetBytes(b[:]), keyBodyLen)
+	key = APIKeyPrefix + body + keyChecksum(body)
+	return key, HashSecret(key)
+}
+
+// IsAPIKeyFormat reports whether s has the format NewAPIKey produces,
+// checksum included. It tells a typo or a truncated key from a real one
+// without a lookup; it says nothing about whether the key is valid.
+func IsAPIKeyFormat(s string) bool {
+	rest, ok := strings.CutPrefix(s, APIKeyPrefix)
+	if !ok || len(rest) != keyBodyLen+keySumLen {
+		return false
+	}
+	for i := 0; i < len(rest); i++ {
+		if !isBase62(rest[i]) {
+			return false
+		}
+	}
+	body, sum := rest[:keyBodyLen], rest[keyBodyLen:]
+	return subtle.ConstantTimeCompare([]byte(keyChecksum(body)), []byte(sum)) == 1
+}
+
+func keyChecksum(body string) string {
+	return base62(new(big.Int).SetUint64(uint64(crc32.ChecksumIEEE([]byte(body)))), keySumLen)
+}
+
+// base62 writes n in base 62 (0-9, a-z, A-Z), left-padded with '0' to
+// width digits.
+func base62(n *big.Int, width int) string {
+	s := n.Text(62)
+	if len(s) < width {
+		s = strings.Repeat("0", width-len(s)) + s
+	}
+	return s
+}
+
+func isBase62(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
+}

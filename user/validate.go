@@ -1,0 +1,244 @@
+package user
+
+import (
+	"cmp"
+	"errors"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/procurekit/procure"
+	"github.com/procurekit/procure/internal/check"
+)
+
+// Op says which request an Input is checked for.
+type Op int
+
+// The operations of the user API.
+const (
+	// OpCreate: username required, id optional.
+	OpCreate Op = iota + 1
+	// OpUpdate: id and username required.
+	OpUpdate
+)
+
+func trim(s string) string { return strings.TrimSpace(s) }
+
+// Normalize returns a copy of in with surrounding white space (Unicode
+// white space, as strings.TrimSpace) removed from every text field, code,
+// attribute name and attribute value. It does not change in or anything in
+// points to: the result's lists are fresh copies.
+func (in Input) Normalize() Input {
+	out := in.clone()
+	trimPtr(&out.ID)
+	trimPtr(&out.Username)
+	trimPtr(&out.ExternalID)
+	trimPtr(&out.FirstName)
+	trimPtr(&out.LastName)
+	trimPtr(&out.DisplayName)
+	trimPtr(&out.Email)
+	trimPtr(&out.Phone)
+	if out.OrganisationUnits != nil {
+		trimCodes(*out.OrganisationUnits)
+	}
+	if out.Roles != nil {
+		trimCodes(*out.Roles)
+	}
+	if out.BuyerGroups != nil {
+		trimCodes(*out.BuyerGroups)
+	}
+	if out.Attributes != nil {
+		trimAttributes(*out.Attributes)
+	}
+	if out.ApproverGroups != nil {
+		trimCodes(*out.ApproverGroups)
+	}
+	return out
+}
+
+// trimPtr replaces *p by a pointer to the trimmed text, leaving the text
+// *p pointed to untouched (the caller may still hold it).
+func trimPtr(p **string) {
+	if *p == nil {
+		return
+	}
+	if t := trim(**p); t != **p {
+		*p = new(t)
+	}
+}
+
+func trimCodes(cs []Code) {
+	for i := range cs {
+		cs[i].Code = trim(cs[i].Code)
+	}
+}
+
+func trimAttributes(as []Attribute) {
+	for i := range as {
+		as[i].Name = trim(as[i].Name)
+		as[i].Value = trim(as[i].Value)
+	}
+}
+
+// Normalize returns a deep copy of u with every text field, code,
+// attribute name and value trimmed, as Input.Normalize does.
+func (u User) Normalize() User {
+	u = u.Clone()
+	for _, p := range []*string{&u.ID, &u.Username, &u.ExternalID, &u.FirstName, &u.LastName, &u.DisplayName, &u.Email, &u.Phone} {
+		*p = trim(*p)
+	}
+	trimCodes(u.OrganisationUnits)
+	trimCodes(u.Roles)
+	trimCodes(u.BuyerGroups)
+	trimAttributes(u.Attributes)
+	trimCodes(u.ApproverGroups)
+	return u
+}
+
+// Prepare normalises in and validates the result for op: the two steps
+// every create or update takes before a store is called.
+func (in Input) Prepare(op Op) (Input, error) {
+	in = in.Normalize()
+	if err := in.Validate(op); err != nil {
+		return Input{}, err
+	}
+	return in, nil
+}
+
+// Validate checks the fields present in in against the rules of spec 2.9
+// and DECISIONS.md "Users", as they stand: call Normalize first, since
+// lengths count characters after trimming. The rules:
+//
+//   - username is required (present and not empty), and for OpUpdate so
+//     is id;
+//   - id, username, externalId, firstName, lastName, displayName, email,
+//     phone and every code: at most 255 characters;
+//   - email, when not empty, is a valid address;
+//   - every entry of organisationUnits, roles, buyerGroups and
+//     approverGroups has a code, unique within its list;
+//   - every attribute has a name, unique among the attributes; name and
+//     value are at most 20 characters.
+//
+// It returns nil or a *procure.ValidationError (Source body) listing every
+// broken rule in field order, with JSON paths such as "roles[1].code".
+func (in Input) Validate(op Op) error {
+	u := in.view()
+	ve := &procure.ValidationError{Source: procure.SourceBody}
+	if op == OpUpdate && u.ID == "" {
+		ve.Add("id", "is required to identify the user to update")
+	}
+	if err := validateUser(&u, ve); err != nil {
+		return err
+	}
+	return ve.Err()
+}
+
+// Validate checks a whole user as a store would hold it: the rules of
+// Input.Validate for OpUpdate (id and username required), on the values as
+// they stand. A data file's users are checked with it.
+func (u User) Validate() error {
+	ve := &procure.ValidationError{Source: procure.SourceData}
+	if u.ID == "" {
+		ve.Add("id", "is required")
+	}
+	if err := validateUser(&u, ve); err != nil {
+		return err
+	}
+	return ve.Err()
+}
+
+// validateUser adds every broken rule of u to ve, sorted in field order. It
+// returns an error only when the validator itself fails.
+func validateUser(u *User, ve *procure.ValidationError) error {
+	if err := check.Struct(ve.Source, u); err != nil {
+		var cve *procure.ValidationError
+		if !errors.As(err, &cve) {
+			return err
+		}
+		ve.Fields = append(ve.Fields, cve.Fields...)
+	}
+	uniqueCodes(ve, "organisationUnits", u.OrganisationUnits)
+	uniqueCodes(ve, "roles", u.Roles)
+	uniqueCodes(ve, "buyerGroups", u.BuyerGroups)
+	uniqueAttributes(ve, u.Attributes)
+	uniqueCodes(ve, "approverGroups", u.ApproverGroups)
+	sortFields(ve.Fields)
+	return nil
+}
+
+// uniqueCodes reports every entry whose code repeats an earlier entry's.
+// Empty codes are left to the required rule.
+func uniqueCodes(ve *procure.ValidationError, field string, cs []Code) {
+	if len(cs) < 2 {
+		return
+	}
+	seen := make(map[string]int, len(cs))
+	for i, c := range cs {
+		if c.Code == "" {
+			continue
+		}
+		if j, dup := seen[c.Code]; dup {
+			ve.Add(field+"["+strconv.Itoa(i)+"].code",
+				"entries must be unique by code: "+strconv.Quote(c.Code)+" is already at "+field+"["+strconv.Itoa(j)+"]")
+			continue
+		}
+		seen[c.Code] = i
+	}
+}
+
+// uniqueAttributes reports every attribute whose name repeats an earlier
+// attribute's.
+func uniqueAttributes(ve *procure.ValidationError, as []Attribute) {
+	if len(as) < 2 {
+		return
+	}
+	seen := make(map[string]int, len(as))
+	for i, a := range as {
+		if a.Name == "" {
+			continue
+		}
+		if j, dup := seen[a.Name]; dup {
+			ve.Add("attributes["+strconv.Itoa(i)+"].name",
+				"attribute names must be unique: "+strconv.Quote(a.Name)+" is already at attributes["+strconv.Itoa(j)+"]")
+			continue
+		}
+		seen[a.Name] = i
+	}
+}
+
+// fieldRank orders the top-level fields as spec 2.9 lists them.
+var fieldRank = map[string]int{
+	"id": 1, "username": 2, "externalId": 3, "firstName": 4, "lastName": 5,
+	"displayName": 6, "email": 7, "phone": 8, "enabled": 9,
+	"organisationUnits": 10, "roles": 11, "buyerGroups": 12,
+	"attributes": 13, "approverGroups": 14,
+}
+
+// sortFields orders field errors by field (spec order), then list index,
+// keeping the order of errors on one field.
+func sortFields(fs []procure.FieldError) {
+	slices.SortStableFunc(fs, func(a, b procure.FieldError) int {
+		an, ai := splitPath(a.Field)
+		bn, bi := splitPath(b.Field)
+		return cmp.Or(cmp.Compare(fieldRank[an], fieldRank[bn]), cmp.Compare(ai, bi))
+	})
+}
+
+// splitPath splits "roles[3].code" into "roles" and 3; a field without an
+// index has index -1.
+func splitPath(p string) (string, int) {
+	name, rest, ok := strings.Cut(p, "[")
+	if !ok {
+		name, _, _ = strings.Cut(p, ".")
+		return name, -1
+	}
+	end := strings.IndexByte(rest, ']')
+	if end < 0 {
+		return name, -1
+	}
+	i, err := strconv.Atoi(rest[:end])
+	if err != nil {
+		return name, -1
+	}
+	return name, i
+}
