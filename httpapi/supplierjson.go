@@ -1,0 +1,479 @@
+package httpapi
+
+import (
+	"errors"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+
+	"github.com/procurekit/procure/paging"
+	"github.com/procurekit/procure/supplier"
+)
+
+// The 200 responses of the supplier API are encoded by hand, appending to a
+// pooled buffer: the lists are the hot path of the API, and encoding/json
+// spends most of a list request in reflection and in re-validating what
+// time.Time and uuid.UUID marshal. The output is byte for byte what
+// encoding/json.Marshal gives for the same value (field order, omitempty,
+// string escaping including HTML characters and invalid UTF-8, RFC 3339
+// times), plus the trailing newline writeJSON adds; a test compares the
+// two on randomly filled values of every type, so a field added to a
+// supplier type without being added here fails the build's tests.
+
+// encBuf is a pooled output buffer.
+type encBuf struct{ b []byte }
+
+var encPool = sync.Pool{New: func() any { return &encBuf{b: make([]byte, 0, 16<<10)} }}
+
+// maxPooled is the largest buffer put back in the pool, so that one huge
+// response does not pin its memory.
+const maxPooled = 1 << 20
+
+var (
+	hdrJSON = []string{"application/json"}
+	// errTimeRange is what time.Time.MarshalJSON refuses: a year outside
+	// [0, 9999] has no RFC 3339 form.
+	errTimeRange = errors.New("time: year outside of range [0,9999]")
+	errZoneRange = errors.New("time: timezone hour outside of range [0,23]")
+)
+
+// writeEncoded sends b, the encoding of a 200 response built in buf, or
+// returns err (a date that RFC 3339 cannot carry) having written nothing,
+// so that the caller answers with the error instead. It puts buf back in
+// the pool. The encoders are called directly by the write functions below,
+// not through a function value, so that the value being encoded does not
+// escape to the heap.
+func writeEncoded(w http.ResponseWriter, buf *encBuf, b []byte, err error) error {
+	if err == nil {
+		b = append(b, '\n')
+		h := w.Header()
+		h["Content-Type"] = hdrJSON
+		h["Content-Length"] = []string{strconv.Itoa(len(b))}
+		w.WriteHeader(http.StatusOK)
+		_, _ = w.Write(b) // the client has gone; nothing to do
+	}
+	if cap(b) <= maxPooled {
+		buf.b = b
+		encPool.Put(buf)
+	}
+	return err
+}
+
+func writeSummaryPage(w http.ResponseWriter, p *paging.Page[supplier.Summary]) error {
+	buf := encPool.Get().(*encBuf)
+	b, err := appendSummaryPage(buf.b[:0], p)
+	return writeEncoded(w, buf, b, err)
+}
+
+func writeDetail(w http.ResponseWriter, d *supplier.Detail) error {
+	buf := encPool.Get().(*encBuf)
+	b, err := appendDetail(buf.b[:0], d)
+	return writeEncoded(w, buf, b, err)
+}
+
+func writeContactPage(w http.ResponseWriter, p *paging.Page[supplier.Contact]) error {
+	buf := encPool.Get().(*encBuf)
+	b, err := appendContactPage(buf.b[:0], p)
+	return writeEncoded(w, buf, b, err)
+}
+
+func writeAddressPage(w http.ResponseWriter, p *paging.Page[supplier.RemittanceAddress]) error {
+	buf := encPool.Get().(*encBuf)
+	b, err := appendAddressPage(buf.b[:0], p)
+	return writeEncoded(w, buf, b, err)
+}
+
+func appendSummaryPage(b []byte, p *paging.Page[supplier.Summary]) ([]byte, error) {
+	return appendPage(b, p, appendSummary)
+}
+
+func appendContactPage(b []byte, p *paging.Page[supplier.Contact]) ([]byte, error) {
+	return appendPage(b, p, appendContact)
+}
+
+func appendAddressPage(b []byte, p *paging.Page[supplier.RemittanceAddress]) ([]byte, error) {
+	return appendPage(b, p, appendRemittanceAddress)
+}
+
+// appendPage appends the page wrapper. Content is always an array: a store
+// that returns a nil slice still gives "content":[] (spec 2.8: content is
+// required), where encoding/json would write null.
+func appendPage[T any](b []byte, p *paging.Page[T], item func([]byte, *T) ([]byte, error)) ([]byte, error) {
+	var err error
+	b = append(b, `{"content":[`...)
+	for i := range p.Content {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		if b, err = item(b, &p.Content[i]); err != nil {
+			return b, err
+		}
+	}
+	b = append(b, `],"page":{"size":`...)
+	b = strconv.AppendInt(b, int64(p.Page.Size), 10)
+	b = append(b, `,"number":`...)
+	b = strconv.AppendInt(b, int64(p.Page.Number), 10)
+	b = append(b, `,"totalElements":`...)
+	b = strconv.AppendInt(b, int64(p.Page.TotalElements), 10)
+	b = append(b, `,"totalPages":`...)
+	b = strconv.AppendInt(b, int64(p.Page.TotalPages), 10)
+	return append(b, "}}"...), nil
+}
+
+// appendSummaryFields appends the members of s without the braces.
+func appendSummaryFields(b []byte, s *supplier.Summary) ([]byte, error) {
+	var err error
+	b = append(b, `"id":`...)
+	b = appendUUID(b, s.ID)
+	b = optString(b, `,"communitySupplierId":`, s.CommunitySupplierID)
+	b = optString(b, `,"supplierId":`, s.SupplierID)
+	b = optString(b, `,"name":`, s.Name)
+	b = append(b, `,"profileType":`...)
+	b = appendString(b, string(s.ProfileType))
+	b = optString(b, `,"legalBusinessName":`, s.LegalBusinessName)
+	b = optString(b, `,"firstName":`, s.FirstName)
+	b = optString(b, `,"lastName":`, s.LastName)
+	b = optString(b, `,"taxIdentificationType":`, string(s.TaxIdentificationType))
+	b = optString(b, `,"taxIdentificationNumber":`, s.TaxIdentificationNumber)
+	b = optString(b, `,"tinVerificationStatus":`, string(s.TinVerificationStatus))
+	if s.TinLastVerifiedDate != nil {
+		b = append(b, `,"tinLastVerifiedDate":`...)
+		if b, err = appendTime(b, *s.TinLastVerifiedDate); err != nil {
+			return b, err
+		}
+	}
+	b = optString(b, `,"connectionState":`, string(s.ConnectionState))
+	b = optString(b, `,"businessNumber":`, s.BusinessNumber)
+	b = optString(b, `,"defaultEmailAddress":`, s.DefaultEmailAddress)
+	b = append(b, `,"modifiedDate":`...)
+	if b, err = appendTime(b, s.ModifiedDate); err != nil {
+		return b, err
+	}
+	b = append(b, `,"createdDate":`...)
+	return appendTime(b, s.CreatedDate)
+}
+
+func appendSummary(b []byte, s *supplier.Summary) ([]byte, error) {
+	b = append(b, '{')
+	b, err := appendSummaryFields(b, s)
+	return append(b, '}'), err
+}
+
+func appendDetail(b []byte, d *supplier.Detail) ([]byte, error) {
+	b = append(b, '{')
+	b, err := appendSummaryFields(b, &d.Summary)
+	if err != nil {
+		return b, err
+	}
+	if d.DefaultContact != nil {
+		b = append(b, `,"defaultContact":`...)
+		if b, err = appendContact(b, d.DefaultContact); err != nil {
+			return b, err
+		}
+	}
+	if d.DefaultRemittanceAddress != nil {
+		b = append(b, `,"defaultRemittanceAddress":`...)
+		if b, err = appendRemittanceAddress(b, d.DefaultRemittanceAddress); err != nil {
+			return b, err
+		}
+	}
+	if d.BankAccount != nil {
+		b = append(b, `,"bankAccount":`...)
+		b = appendBankAccount(b, d.BankAccount)
+	}
+	if d.Emails != nil {
+		b = append(b, `,"emails":`...)
+		b = appendEmails(b, d.Emails)
+	}
+	if d.Settings != nil {
+		b = append(b, `,"settings":`...)
+		b = appendSettings(b, d.Settings)
+	}
+	return append(b, '}'), nil
+}
+
+func appendContact(b []byte, c *supplier.Contact) ([]byte, error) {
+	var err error
+	b = append(b, `{"id":`...)
+	b = appendUUID(b, c.ID)
+	b = append(b, `,"name":`...)
+	b = appendString(b, c.Name)
+	if p := c.Phone; p != nil {
+		b = append(b, `,"phone":{`...)
+		b = optMembers(b, `"prefix":`, p.Prefix, `"number":`, p.Number, `"extension":`, p.Extension)
+		b = append(b, '}')
+	}
+	b = optString(b, `,"email":`, c.Email)
+	b = optString(b, `,"managedBy":`, string(c.ManagedBy))
+	b = append(b, `,"modifiedDate":`...)
+	if b, err = appendTime(b, c.ModifiedDate); err != nil {
+		return b, err
+	}
+	b = append(b, `,"createdDate":`...)
+	if b, err = appendTime(b, c.CreatedDate); err != nil {
+		return b, err
+	}
+	return append(b, '}'), nil
+}
+
+func appendRemittanceAddress(b []byte, a *supplier.RemittanceAddress) ([]byte, error) {
+	var err error
+	b = append(b, `{"id":`...)
+	b = appendUUID(b, a.ID)
+	b = optString(b, `,"code":`, a.Code)
+	b = optString(b, `,"companyName":`, a.CompanyName)
+	b = append(b, `,"address":`...)
+	b = appendAddress(b, &a.Address)
+	b = optString(b, `,"managedBy":`, string(a.ManagedBy))
+	b = append(b, `,"modifiedDate":`...)
+	if b, err = appendTime(b, a.ModifiedDate); err != nil {
+		return b, err
+	}
+	b = append(b, `,"createdDate":`...)
+	if b, err = appendTime(b, a.CreatedDate); err != nil {
+		return b, err
+	}
+	return append(b, '}'), nil
+}
+
+func appendAddress(b []byte, a *supplier.Address) []byte {
+	b = append(b, `{"line1":`...)
+	b = appendString(b, a.Line1)
+	b = optString(b, `,"line2":`, a.Line2)
+	b = optString(b, `,"line3":`, a.Line3)
+	b = append(b, `,"city":`...)
+	b = appendString(b, a.City)
+	if r := a.Region; r != nil {
+		b = append(b, `,"region":{`...)
+		b = optMembers(b, `"name":`, r.Name, `"code":`, r.Code)
+		b = append(b, '}')
+	}
+	b = optString(b, `,"postcode":`, a.Postcode)
+	b = append(b, `,"country":`...)
+	b = appendString(b, a.Country)
+	return append(b, '}')
+}
+
+func appendBankAccount(b []byte, a *supplier.BankAccount) []byte {
+	b = append(b, `{"id":`...)
+	b = appendUUID(b, a.ID)
+	b = append(b, `,"country":`...)
+	b = appendString(b, a.Country)
+	b = optString(b, `,"bankName":`, a.BankName)
+	b = optString(b, `,"accountName":`, a.AccountName)
+	if a.Address != nil {
+		b = append(b, `,"address":`...)
+		b = appendAddress(b, a.Address)
+	}
+	b = optString(b, `,"accountNumber":`, a.AccountNumber)
+	b = optString(b, `,"routingNumber":`, a.RoutingNumber)
+	b = optString(b, `,"localAccountNumber":`, a.LocalAccountNumber)
+	b = optString(b, `,"bankAccountType":`, string(a.BankAccountType))
+	b = optString(b, `,"depositFormat":`, string(a.DepositFormat))
+	return append(b, '}')
+}
+
+func appendEmails(b []byte, e *supplier.Emails) []byte {
+	b = append(b, '{')
+	b = optMembers(b,
+		`"defaultEmailAddress":`, e.DefaultEmailAddress,
+		`"remittanceEmailAddress":`, e.RemittanceEmailAddress,
+		`"ordersEmailAddress":`, e.OrdersEmailAddress,
+		`"invoicingEmailAddress":`, e.InvoicingEmailAddress,
+		`"rfqsEmailAddress":`, e.RfqsEmailAddress,
+		`"bidRequestsEmailAddress":`, e.BidRequestsEmailAddress,
+		`"integrationEmailAddress":`, e.IntegrationEmailAddress,
+		`"customerCommentsEmailAddress":`, e.CustomerCommentsEmailAddress,
+	)
+	return append(b, '}')
+}
+
+func appendSettings(b []byte, s *supplier.Settings) []byte {
+	b = append(b, '{')
+	sep := false
+	if t := s.PaymentTerm; t != nil {
+		b = append(b, `"paymentTerm":{"id":`...)
+		b = appendUUID(b, t.ID)
+		b = append(b, `,"code":`...)
+		b = appendString(b, t.Code)
+		b = append(b, `,"active":`...)
+		b = strconv.AppendBool(b, t.Active)
+		if t.Days != nil {
+			b = append(b, `,"days":`...)
+			b = strconv.AppendInt(b, int64(*t.Days), 10)
+		}
+		b = append(b, `,"termType":`...)
+		b = appendString(b, string(t.TermType))
+		b = optString(b, `,"description":`, t.Description)
+		b = append(b, '}')
+		sep = true
+	}
+	if len(s.BuyerGroups) > 0 {
+		if sep {
+			b = append(b, ',')
+		}
+		b = append(b, `"buyerGroups":[`...)
+		for i := range s.BuyerGroups {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendIDName(b, s.BuyerGroups[i].ID, s.BuyerGroups[i].Name)
+		}
+		b = append(b, ']')
+		sep = true
+	}
+	if len(s.Tags) > 0 {
+		if sep {
+			b = append(b, ',')
+		}
+		b = append(b, `"tags":[`...)
+		for i := range s.Tags {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendIDName(b, s.Tags[i].ID, s.Tags[i].Name)
+		}
+		b = append(b, ']')
+	}
+	return append(b, '}')
+}
+
+func appendIDName(b []byte, id uuid.UUID, name string) []byte {
+	b = append(b, `{"id":`...)
+	b = appendUUID(b, id)
+	b = append(b, `,"name":`...)
+	b = appendString(b, name)
+	return append(b, '}')
+}
+
+// optString appends key and v when v is not empty (omitempty).
+func optString(b []byte, key, v string) []byte {
+	if v == "" {
+		return b
+	}
+	b = append(b, key...)
+	return appendString(b, v)
+}
+
+// optMembers appends the non-empty members of an object whose members are
+// all optional strings, given as key, value pairs; the keys carry no comma.
+func optMembers(b []byte, kv ...string) []byte {
+	sep := false
+	for i := 0; i+1 < len(kv); i += 2 {
+		if kv[i+1] == "" {
+			continue
+		}
+		if sep {
+			b = append(b, ',')
+		}
+		b = append(b, kv[i]...)
+		b = appendString(b, kv[i+1])
+		sep = true
+	}
+	return b
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendUUID appends id in its canonical quoted form, as uuid.UUID's
+// MarshalText gives it.
+func appendUUID(b []byte, id uuid.UUID) []byte {
+	var s [38]byte
+	s[0], s[37] = '"', '"'
+	j := 1
+	for i, c := range id {
+		if i == 4 || i == 6 || i == 8 || i == 10 {
+			s[j] = '-'
+			j++
+		}
+		s[j], s[j+1] = hexDigits[c>>4], hexDigits[c&0x0f]
+		j += 2
+	}
+	return append(b, s[:]...)
+}
+
+// appendTime appends t as time.Time's MarshalJSON does: quoted RFC 3339
+// with nanoseconds as needed, and an error for a year outside [0, 9999].
+func appendTime(b []byte, t time.Time) ([]byte, error) {
+	if y := t.Year(); y < 0 || y > 9999 {
+		return b, errTimeRange
+	}
+	if _, off := t.Zone(); off <= -24*3600 || off >= 24*3600 {
+		// RFC 3339 offsets stop at 23:59; MarshalJSON refuses these too.
+		return b, errZoneRange
+	}
+	b = append(b, '"')
+	b = t.AppendFormat(b, time.RFC3339Nano)
+	return append(b, '"'), nil
+}
+
+// needsEscape marks the ASCII bytes encoding/json escapes in a string:
+// control characters, the quote, the backslash and, for embedding in HTML,
+// <, > and &.
+var needsEscape = func() (t [utf8.RuneSelf]bool) {
+	for c := range 0x20 {
+		t[c] = true
+	}
+	t['"'], t['\\'], t['<'], t['>'], t['&'] = true, true, true, true, true
+	return t
+}()
+
+// appendString appends s as a JSON string exactly as encoding/json escapes
+// it (with HTML escaping on): \" \\ \b \f \n \r \t, other control
+// characters and < > & as \u00XX, invalid UTF-8 as \ufffd, and U+2028 and
+// U+2029 as \u2028 and \u2029.
+func appendString(b []byte, s string) []byte {
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if !needsEscape[c] {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}

@@ -1,0 +1,350 @@
+package httpapi
+
+import (
+	"errors"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strconv"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+
+	"github.com/procurekit/procure"
+	"github.com/procurekit/procure/auth"
+	"github.com/procurekit/procure/paging"
+	"github.com/procurekit/procure/supplier"
+)
+
+// SupplierBasePath is the path under which MountSuppliers registers the
+// supplier read API (spec 5.1: every tenant's base address ends with it;
+// DECISIONS.md "Routes").
+const SupplierBasePath = "/public/community"
+
+// SupplierOptions configure the supplier read API.
+type SupplierOptions struct {
+	// Store serves the suppliers, scoped by the caller's community.
+	// Required.
+	Store supplier.Store
+
+	// Tokens finds the bearer tokens callers present. Required.
+	Tokens auth.TokenStore
+
+	// Logger receives the cause of every 500 (never a secret, never sent
+	// to the client). Nil means slog.Default(), so that a failure is never
+	// silently dropped; pass a logger over io.Discard to silence it.
+	Logger *slog.Logger
+
+	// Now returns the current time; tokens expire against it. Nil means
+	// time.Now.
+	Now func() time.Time
+}
+
+// MountSuppliers registers the supplier read API (Interface A) on mux:
+//
+//	GET /public/community/suppliers
+//	GET /public/community/suppliers/{id}
+//	GET /public/community/suppliers/{supplierId}/contacts
+//	GET /public/community/suppliers/{supplierId}/remittance-addresses
+//	GET /public/community/openapi.json   (no authentication)
+//
+// HEAD is answered like GET. Any other method on those paths is a 405 with
+// an Allow header, and any other path under /public/community is a JSON
+// 404. Every error is a JSON body {code, message} whose codes the OpenAPI
+// document lists.
+//
+// Each API request must carry `Authorization: Bearer <token>` for a token of
+// opts.Tokens with the scope suppliers:read; the token's community scopes
+// every store call, so another community's supplier is a 404.
+//
+// MountSuppliers panics, as http.ServeMux.Handle does, when mux, opts.Store
+// or opts.Tokens is nil or the routes are already registered on mux.
+func MountSuppliers(mux *http.ServeMux, opts SupplierOptions) {
+	switch {
+	case mux == nil:
+		panic("httpapi: MountSuppliers: nil mux")
+	case opts.Store == nil:
+		panic("httpapi: MountSuppliers: nil SupplierOptions.Store")
+	case opts.Tokens == nil:
+		panic("httpapi: MountSuppliers: nil SupplierOptions.Tokens")
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	api := &supplierAPI{
+		store: opts.Store,
+		auth:  auth.Bearer{Tokens: opts.Tokens, Now: opts.Now},
+		log:   log,
+	}
+	rt := router{mux: mux, log: log}
+	const base = SupplierBasePath
+	rt.handle(base+"/suppliers", map[string]http.Handler{
+		http.MethodGet: api.authed(api.listSuppliers),
+	})
+	rt.handle(base+"/suppliers/{id}", map[string]http.Handler{
+		http.MethodGet: api.authed(api.getSupplier),
+	})
+	rt.handle(base+"/suppliers/{supplierId}/contacts", map[string]http.Handler{
+		http.MethodGet: api.authed(api.listContacts),
+	})
+	rt.handle(base+"/suppliers/{supplierId}/remittance-addresses", map[string]http.Handler{
+		http.MethodGet: api.authed(api.listRemittanceAddresses),
+	})
+	rt.handle(base+"/openapi.json", map[string]http.Handler{
+		http.MethodGet: serveDocument(supplierOpenAPI),
+	})
+	// Everything else under the base path is a JSON 404, including the
+	// base path itself (which the mux would otherwise redirect to base+"/").
+	mux.Handle(base+"/", notFound())
+	mux.Handle(base, notFound())
+}
+
+// supplierAPI serves the four reads of Interface A.
+type supplierAPI struct {
+	store supplier.Store
+	auth  auth.Bearer
+	log   *slog.Logger
+}
+
+// Header values shared by every response of the API; set by assigning the
+// canonical key directly, which costs no allocation per request.
+var (
+	// Supplier data (bank accounts, tax ids) must not linger in shared
+	// caches.
+	hdrNoStore = []string{"no-store"}
+	hdrNoSniff = []string{"nosniff"}
+	// DECISIONS.md "Interface A authentication": exactly "Bearer" on a 401.
+	hdrBearer = []string{"Bearer"}
+	// RFC 6750 section 3.1: a valid token lacking a scope is a 403 that
+	// names the scope it needs.
+	hdrInsufficientScope = []string{`Bearer error="insufficient_scope", scope="` + auth.ScopeSuppliersRead + `"`}
+)
+
+// authed authenticates the request, checks the scope and runs h with the
+// caller's community. Every error, from the check or from h, becomes the
+// JSON error body through writeError.
+func (a *supplierAPI) authed(h func(w http.ResponseWriter, r *http.Request, community string) error) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hdr := w.Header()
+		hdr["Cache-Control"] = hdrNoStore
+		hdr["X-Content-Type-Options"] = hdrNoSniff
+		p, err := a.auth.Authenticate(r.Context(), r.Header.Get("Authorization"))
+		if err == nil && !p.HasScope(auth.ScopeSuppliersRead) {
+			err = auth.ErrForbidden
+		}
+		if err == nil {
+			err = h(w, r, p.Community)
+		}
+		if err == nil {
+			return
+		}
+		switch {
+		case errors.Is(err, auth.ErrUnauthenticated):
+			hdr["Www-Authenticate"] = hdrBearer
+		case errors.Is(err, auth.ErrForbidden):
+			hdr["Www-Authenticate"] = hdrInsufficientScope
+		}
+		writeError(w, r, a.log, err)
+	})
+}
+
+func (a *supplierAPI) listSuppliers(w http.ResponseWriter, r *http.Request, community string) error {
+	q, err := queryValues(r)
+	if err != nil {
+		return err
+	}
+	var errs fieldErrors
+	var lq supplier.ListQuery
+	if v, ok := singleParam(q, "query", &errs); ok {
+		switch {
+		case !utf8.ValidString(v):
+			errs.add("query", "must be valid UTF-8 text")
+		case utf8.RuneCountInString(v) > supplier.MaxQueryLength:
+			errs.add("query", "must be at most 255 characters (got "+strconv.Itoa(utf8.RuneCountInString(v))+")")
+		default:
+			lq.Query = v
+		}
+	}
+	lq.ModifiedSince = modifiedSinceParam(q, &errs)
+	lq.Page = pageParams(q, supplier.ListPaging, &errs)
+	if err := errs.err(); err != nil {
+		return err
+	}
+	page, err := a.store.ListSuppliers(r.Context(), community, lq)
+	if err != nil {
+		return err
+	}
+	return writeSummaryPage(w, &page)
+}
+
+func (a *supplierAPI) getSupplier(w http.ResponseWriter, r *http.Request, community string) error {
+	id, err := pathID(r, "id")
+	if err != nil {
+		return err
+	}
+	d, err := a.store.Supplier(r.Context(), community, id)
+	if err != nil {
+		return err
+	}
+	return writeDetail(w, &d)
+}
+
+func (a *supplierAPI) listContacts(w http.ResponseWriter, r *http.Request, community string) error {
+	id, err := pathID(r, "supplierId")
+	if err != nil {
+		return err
+	}
+	q, err := queryValues(r)
+	if err != nil {
+		return err
+	}
+	// Spec 4.1: contacts take page and size only; sort, query and
+	// modifiedSince are ignored like any unknown parameter.
+	var errs fieldErrors
+	p := pageParams(q, supplier.ContactPaging, &errs)
+	if err := errs.err(); err != nil {
+		return err
+	}
+	page, err := a.store.ListContacts(r.Context(), community, id, p)
+	if err != nil {
+		return err
+	}
+	return writeContactPage(w, &page)
+}
+
+func (a *supplierAPI) listRemittanceAddresses(w http.ResponseWriter, r *http.Request, community string) error {
+	id, err := pathID(r, "supplierId")
+	if err != nil {
+		return err
+	}
+	q, err := queryValues(r)
+	if err != nil {
+		return err
+	}
+	var errs fieldErrors
+	var aq supplier.AddressQuery
+	aq.ModifiedSince = modifiedSinceParam(q, &errs)
+	aq.Page = pageParams(q, supplier.AddressPaging, &errs)
+	if err := errs.err(); err != nil {
+		return err
+	}
+	page, err := a.store.ListRemittanceAddresses(r.Context(), community, id, aq)
+	if err != nil {
+		return err
+	}
+	return writeAddressPage(w, &page)
+}
+
+// queryValues parses the query string. A malformed one (a bad %-escape, a
+// semicolon separator) is a 400 rather than silently dropping the pair, as
+// url.URL.Query would: a dropped "size=%3" must not quietly become size 20.
+func queryValues(r *http.Request) (url.Values, error) {
+	if r.URL.RawQuery == "" {
+		return nil, nil
+	}
+	q, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		return nil, newError(http.StatusBadRequest, CodeInvalidParameter, "malformed query string: "+err.Error())
+	}
+	return q, nil
+}
+
+// fieldErrors collects the rules query parameters broke. It stays nil, and
+// costs nothing, while there are none.
+type fieldErrors []procure.FieldError
+
+func (e *fieldErrors) add(field, rule string) {
+	*e = append(*e, procure.FieldError{Field: field, Rule: rule})
+}
+
+// err returns the collected rules as a *procure.ValidationError of the
+// query, or nil.
+func (e fieldErrors) err() error {
+	if len(e) == 0 {
+		return nil
+	}
+	return &procure.ValidationError{Source: procure.SourceQuery, Fields: e}
+}
+
+// singleParam returns the value of a parameter that may appear at most
+// once, recording a broken rule when it appears more often.
+func singleParam(q url.Values, name string, errs *fieldErrors) (string, bool) {
+	vs, ok := q[name]
+	switch {
+	case !ok:
+		return "", false
+	case len(vs) > 1:
+		errs.add(name, "must be given at most once")
+		return "", false
+	}
+	return vs[0], true
+}
+
+// pageParams parses page, size and sort, recording any broken rule.
+func pageParams(q url.Values, spec paging.Spec, errs *fieldErrors) paging.Request {
+	if len(q) == 0 {
+		// Nothing to parse: the defaults of paging.Parse, without the
+		// allocations of a call (this is the hot default page).
+		return paging.Request{Page: 0, Size: paging.DefaultSize, Sort: spec.DefaultSort}
+	}
+	p, err := paging.Parse(q, spec)
+	if err == nil {
+		return p
+	}
+	var ve *procure.ValidationError
+	if errors.As(err, &ve) {
+		*errs = append(*errs, ve.Fields...)
+	} else {
+		errs.add("page", err.Error())
+	}
+	return paging.Request{}
+}
+
+// modifiedSinceParam parses the modifiedSince parameter; the zero time
+// means absent. A broken rule is recorded in errs.
+func modifiedSinceParam(q url.Values, errs *fieldErrors) time.Time {
+	v, ok := singleParam(q, "modifiedSince", errs)
+	if !ok {
+		return time.Time{}
+	}
+	t, rule := parseModifiedSince(v)
+	if rule != "" {
+		errs.add("modifiedSince", rule+" (got "+quoteParam(v)+")")
+		return time.Time{}
+	}
+	return t
+}
+
+// pathID reads a path parameter that must be a UUID.
+//
+// Only the standard 36-character hyphenated form is accepted (hex digits in
+// either case): the spellings uuid.Parse also allows - {braces},
+// urn:uuid: and 32 bare hex digits - are a 400. One supplier then has
+// exactly one URL (caches and logs agree), and the rule matches the
+// OpenAPI document's format "uuid" (RFC 9562's string form).
+func pathID(r *http.Request, name string) (uuid.UUID, error) {
+	v := r.PathValue(name)
+	if len(v) == 36 {
+		if id, err := uuid.Parse(v); err == nil {
+			return id, nil
+		}
+	}
+	return uuid.Nil, procure.Invalid(procure.SourcePath, name,
+		"must be a UUID such as 3f2b8a4e-1c2d-4e5f-8a9b-0c1d2e3f4a5b (got "+quoteParam(v)+")")
+}
+
+// quoteParam quotes a parameter value for an error message, cut short so
+// that a huge value cannot blow up the response.
+func quoteParam(s string) string {
+	const max = 64
+	if len(s) > max {
+		cut := max
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		return strconv.Quote(s[:cut]) + "..."
+	}
+	return strconv.Quote(s)
+}

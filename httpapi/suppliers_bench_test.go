@@ -1,0 +1,167 @@
+package httpapi_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/procurekit/procure/datafile"
+	"github.com/procurekit/procure/httpapi"
+	"github.com/procurekit/procure/memstore"
+	"github.com/procurekit/procure/supplier"
+)
+
+// benchStore is a community of n suppliers, each as full as the test data's
+// Acme Office Supplies (every field, contacts, addresses, bank account,
+// emails, settings), with distinct names and dates.
+func benchStore(b *testing.B, n int) (*memstore.Store, string) {
+	b.Helper()
+	f, err := datafile.ReadFile("testdata/suppliers.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	full := f.Communities[0].Suppliers[0]
+	c := f.Communities[0]
+	c.Suppliers = make([]supplier.Record, n)
+	for i := range c.Suppliers {
+		r := full
+		r.ID = uuid.NewSHA1(uuid.NameSpaceOID, fmt.Appendf(nil, "bench-%d", i))
+		r.Name = fmt.Sprintf("Supplier %05d Pty Ltd", (i*7919)%n)
+		r.SupplierID = fmt.Sprintf("SUP-%05d", i)
+		r.ModifiedDate = r.ModifiedDate.Add(time.Duration(i) * time.Minute)
+		c.Suppliers[i] = r
+	}
+	s, err := memstore.Load(&datafile.File{Communities: []datafile.Community{c}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return s, c.Suppliers[n/2].ID.String()
+}
+
+func benchMux(b *testing.B) (*http.ServeMux, string) {
+	b.Helper()
+	store, id := benchStore(b, 1000)
+	mux := http.NewServeMux()
+	httpapi.MountSuppliers(mux, httpapi.SupplierOptions{Store: store, Tokens: store, Logger: discard})
+	return mux, id
+}
+
+// nullWriter is a ResponseWriter that keeps nothing, so that the
+// benchmarks measure the handler rather than a recorder's copying.
+type nullWriter struct {
+	h      http.Header
+	status int
+	n      int
+}
+
+func (w *nullWriter) Header() http.Header         { return w.h }
+func (w *nullWriter) WriteHeader(status int)      { w.status = status }
+func (w *nullWriter) Write(p []byte) (int, error) { w.n += len(p); return len(p), nil }
+
+func benchHandler(b *testing.B, mux http.Handler, target string) {
+	req := httptest.NewRequest(http.MethodGet, target, nil)
+	req.Header.Set("Authorization", "Bearer "+alphaToken)
+	w := &nullWriter{h: http.Header{}}
+	mux.ServeHTTP(w, req)
+	if w.status != http.StatusOK {
+		b.Fatalf("status %d", w.status)
+	}
+	b.SetBytes(int64(w.n))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		clear(w.h)
+		w.n = 0
+		mux.ServeHTTP(w, req)
+	}
+}
+
+// The default page of the supplier list: 20 full summaries.
+func BenchmarkListSuppliersDefaultPage(b *testing.B) {
+	mux, _ := benchMux(b)
+	benchHandler(b, mux, base+"/suppliers")
+}
+
+// A page with every parameter: query, modifiedSince, page, size and sort.
+func BenchmarkListSuppliersFiltered(b *testing.B) {
+	mux, _ := benchMux(b)
+	benchHandler(b, mux, base+"/suppliers?query=supplier+0&modifiedSince=2026-04-30T10:00:00%2B00:00&page=1&size=20&sort=modifiedDate,desc")
+}
+
+// One supplier in full.
+func BenchmarkGetSupplier(b *testing.B) {
+	mux, id := benchMux(b)
+	benchHandler(b, mux, base+"/suppliers/"+id)
+}
+
+func BenchmarkListContacts(b *testing.B) {
+	mux, id := benchMux(b)
+	benchHandler(b, mux, base+"/suppliers/"+id+"/contacts")
+}
+
+// Over loopback TCP, against the floor the later performance check uses: a
+// minimal net/http handler that writes precomputed bytes of the same
+// response. The ratio of the two ns/op is what that check measures.
+func BenchmarkLoopback(b *testing.B) {
+	mux, id := benchMux(b)
+	for _, tc := range []struct{ name, target string }{
+		{"list", base + "/suppliers"},
+		{"get", base + "/suppliers/" + id},
+	} {
+		// The precomputed answer: exactly what the API sends.
+		rec := httptest.NewRecorder()
+		req := httptest.NewRequest(http.MethodGet, tc.target, nil)
+		req.Header.Set("Authorization", "Bearer "+alphaToken)
+		mux.ServeHTTP(rec, req)
+		body := rec.Body.Bytes()
+		if !json.Valid(body) {
+			b.Fatal("not JSON")
+		}
+		baseline := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			w.Header().Set("Content-Length", fmt.Sprint(len(body)))
+			w.Write(body)
+		})
+		b.Run(tc.name+"/baseline", func(b *testing.B) { loopback(b, baseline, tc.target, len(body)) })
+		b.Run(tc.name+"/api", func(b *testing.B) { loopback(b, mux, tc.target, len(body)) })
+	}
+}
+
+func loopback(b *testing.B, h http.Handler, target string, size int) {
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	client := srv.Client()
+	client.Transport.(*http.Transport).MaxIdleConnsPerHost = 64
+	req, err := http.NewRequest(http.MethodGet, srv.URL+target, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+alphaToken)
+	b.SetBytes(int64(size))
+	b.ReportAllocs()
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		var buf bytes.Buffer
+		for pb.Next() {
+			res, err := client.Do(req)
+			if err != nil {
+				b.Error(err)
+				return
+			}
+			buf.Reset()
+			_, err = io.Copy(&buf, res.Body)
+			res.Body.Close()
+			if err != nil || res.StatusCode != http.StatusOK || buf.Len() != size {
+				b.Errorf("status %d, %d bytes, err %v", res.StatusCode, buf.Len(), err)
+				return
+			}
+		}
+	})
+}

@@ -1,0 +1,318 @@
+package httpapi
+
+import (
+	"bytes"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"mime"
+	"net/http"
+	"net/netip"
+	"reflect"
+	"strconv"
+	"strings"
+
+	"github.com/procurekit/procure/auth"
+	"github.com/procurekit/procure/user"
+)
+
+// userOpenAPI is the OpenAPI 3.1.0 document of the user API, written by
+// hand: every path, status, schema, error code and both credential headers.
+//
+//go:embed openapi/users.json
+var userOpenAPI []byte
+
+// UserOpenAPI returns the OpenAPI 3.1.0 document of the user API, as served
+// at GET /v1/openapi.json. The slice is a copy.
+func UserOpenAPI() []byte { return bytes.Clone(userOpenAPI) }
+
+// UserBasePath is the version segment every path of the user API starts
+// with (spec 9).
+const UserBasePath = "/v1"
+
+// MaxUserBodyBytes is the largest request body the user API reads (1 MiB,
+// DECISIONS.md "Errors"); a larger one is a 413.
+const MaxUserBodyBytes = 1 << 20
+
+// UserOptions configure the user API.
+type UserOptions struct {
+	// Users applies the rules of the user API over a user.Store. Required.
+	Users *user.Service
+
+	// Accounts finds the service accounts callers authenticate as.
+	// Required.
+	Accounts auth.KeyStore
+
+	// TrustedProxies are the reverse proxies in front of the service whose
+	// X-Forwarded-For header is believed when matching an account's IP
+	// allowlist (auth.ClientIP). None means the header is ignored and the
+	// TCP peer is the client.
+	TrustedProxies []netip.Prefix
+
+	// Logger receives the cause of every 500 and, at Info level, why an
+	// authentication failed (never a key). Nil means slog.Default(); pass
+	// a logger over io.Discard to silence it.
+	Logger *slog.Logger
+}
+
+// MountUsers registers the user synchronisation API (Interface B) on mux:
+//
+//	GET  /v1/users/username/{username}
+//	POST /v1/users
+//	PUT  /v1/users
+//	GET  /v1/openapi.json   (no authentication)
+//
+// HEAD is answered like GET. Any other method on those paths is a 405 with
+// an Allow header, and any other path under /v1 is a JSON 404. Every error
+// is a JSON body {code, message} whose codes the OpenAPI document lists.
+//
+// Each API request must carry the Service-Account-ID and Service-API-Key
+// headers of an active key of opts.Accounts, from an address the account's
+// allowlist admits; every failure is the same 401. The account's community
+// scopes every call. Request bodies must be JSON (415 otherwise) of at most
+// 1 MiB (413 otherwise). Responses carry Cache-Control: no-store, since
+// they hold personal data.
+//
+// MountUsers panics, as http.ServeMux.Handle does, when mux, opts.Users,
+// opts.Users.Store or opts.Accounts is nil, or the routes are already
+// registered on mux.
+func MountUsers(mux *http.ServeMux, opts UserOptions) {
+	switch {
+	case mux == nil:
+		panic("httpapi: MountUsers: nil mux")
+	case opts.Users == nil || opts.Users.Store == nil:
+		panic("httpapi: MountUsers: nil UserOptions.Users or Users.Store")
+	case opts.Accounts == nil:
+		panic("httpapi: MountUsers: nil UserOptions.Accounts")
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	api := &userAPI{
+		users: opts.Users,
+		auth:  auth.ServiceKey{Accounts: opts.Accounts, TrustedProxies: opts.TrustedProxies},
+		log:   log,
+	}
+	rt := router{mux: mux, log: log}
+	const base = UserBasePath
+	rt.handle(base+"/users/username/{username}", map[string]http.Handler{
+		http.MethodGet: api.authed(api.getUser),
+	})
+	rt.handle(base+"/users", map[string]http.Handler{
+		http.MethodPost: api.authed(api.createUser),
+		http.MethodPut:  api.authed(api.updateUser),
+	})
+	rt.handle(base+"/openapi.json", map[string]http.Handler{
+		http.MethodGet: serveDocument(userOpenAPI),
+	})
+	mux.Handle(base+"/", notFound())
+	mux.Handle(base, notFound())
+}
+
+// userAPI serves the three operations of Interface B.
+type userAPI struct {
+	users *user.Service
+	auth  auth.ServiceKey
+	log   *slog.Logger
+}
+
+var (
+	// hdrServiceKey names the credential scheme on a 401 (RFC 9110
+	// requires a WWW-Authenticate header there).
+	hdrServiceKey = []string{"Service-API-Key"}
+	// hdrXFF is the canonical header name, looked up without allocating.
+	hdrXFF = http.CanonicalHeaderKey("X-Forwarded-For")
+)
+
+// authed authenticates the request and runs h with the caller's community.
+// Every error, from authentication or from h, becomes the JSON error body
+// through writeError; authentication failures share one body.
+func (a *userAPI) authed(h func(w http.ResponseWriter, r *http.Request, community string) error) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hdr := w.Header()
+		hdr["Cache-Control"] = hdrNoStore
+		hdr["X-Content-Type-Options"] = hdrNoSniff
+		client := a.auth.ClientIP(r.RemoteAddr, r.Header[hdrXFF])
+		p, err := a.auth.Authenticate(r.Context(), r.Header.Get(auth.HeaderAccountID), r.Header.Get(auth.HeaderAPIKey), client)
+		if err == nil {
+			err = h(w, r, p.Community)
+		}
+		if err == nil {
+			return
+		}
+		if errors.Is(err, auth.ErrUnauthenticated) {
+			// The reason goes to the log only; the client sees the one 401.
+			a.log.InfoContext(r.Context(), "user API authentication failed",
+				"reason", err.Error(), "client", client.String(), "method", r.Method, "path", r.URL.Path)
+			hdr["Www-Authenticate"] = hdrServiceKey
+		}
+		writeError(w, r, a.log, err)
+	})
+}
+
+func (a *userAPI) getUser(w http.ResponseWriter, r *http.Request, community string) error {
+	u, err := a.users.Get(r.Context(), community, r.PathValue("username"))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, &u)
+	return nil
+}
+
+func (a *userAPI) createUser(w http.ResponseWriter, r *http.Request, community string) error {
+	in, err := readUserInput(w, r)
+	if err != nil {
+		return err
+	}
+	u, err := a.users.Create(r.Context(), community, in)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, &u)
+	return nil
+}
+
+func (a *userAPI) updateUser(w http.ResponseWriter, r *http.Request, community string) error {
+	in, err := readUserInput(w, r)
+	if err != nil {
+		return err
+	}
+	u, err := a.users.Update(r.Context(), community, in)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, &u)
+	return nil
+}
+
+// readUserInput reads and decodes a create or update body: JSON by
+// Content-Type (415), at most MaxUserBodyBytes (413), not empty, one JSON
+// object whose fields have the right JSON types (400 MALFORMED_REQUEST).
+func readUserInput(w http.ResponseWriter, r *http.Request) (user.Input, error) {
+	if !isJSONContentType(r.Header.Get("Content-Type")) {
+		return user.Input{}, newError(http.StatusUnsupportedMediaType, CodeUnsupportedMediaType,
+			"the request body must be JSON: send Content-Type: application/json (charset, if given, utf-8)")
+	}
+	tooLarge := newError(http.StatusRequestEntityTooLarge, CodePayloadTooLarge,
+		"the request body is larger than "+strconv.Itoa(MaxUserBodyBytes)+" bytes (1 MiB)")
+	if r.ContentLength > MaxUserBodyBytes {
+		return user.Input{}, tooLarge
+	}
+	buf := bufPool.Get().(*bytes.Buffer)
+	buf.Reset()
+	defer func() {
+		if buf.Cap() <= MaxUserBodyBytes+bytes.MinRead {
+			bufPool.Put(buf)
+		}
+	}()
+	if _, err := buf.ReadFrom(http.MaxBytesReader(w, r.Body, MaxUserBodyBytes)); err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return user.Input{}, tooLarge
+		}
+		// The client went away or sent a broken chunked body.
+		return user.Input{}, newError(http.StatusBadRequest, CodeMalformedRequest, "the request body could not be read")
+	}
+	body := buf.Bytes()
+	if len(bytes.TrimSpace(body)) == 0 {
+		return user.Input{}, newError(http.StatusBadRequest, CodeMalformedRequest,
+			"the request body is empty: send a JSON User object")
+	}
+	in, err := user.ParseInput(body)
+	if err != nil {
+		return user.Input{}, decodeError(err, body)
+	}
+	return in, nil
+}
+
+// isJSONContentType accepts application/json with an optional charset
+// parameter of utf-8 (RFC 8259: JSON is UTF-8), in any case. The common
+// spellings are matched without parsing.
+func isJSONContentType(ct string) bool {
+	if strings.EqualFold(ct, "application/json") || strings.EqualFold(ct, "application/json; charset=utf-8") {
+		return true
+	}
+	mt, params, err := mime.ParseMediaType(ct)
+	if err != nil || mt != "application/json" {
+		return false
+	}
+	for k, v := range params {
+		if k != "charset" || !(strings.EqualFold(v, "utf-8") || strings.EqualFold(v, "utf8")) {
+			return false
+		}
+	}
+	return true
+}
+
+// decodeError turns an error of user.ParseInput into the client's error:
+// a *procure.ValidationError (both spellings of organisation units, with
+// different codes) as it is; malformed JSON or a wrong type as a 400
+// MALFORMED_REQUEST naming where and what.
+func decodeError(err error, body []byte) error {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syn):
+		return newError(http.StatusBadRequest, CodeMalformedRequest,
+			"the request body is not valid JSON: "+syn.Error()+" (at "+lineColumn(body, syn.Offset-1)+")")
+	case errors.As(err, &typ):
+		return newError(http.StatusBadRequest, CodeMalformedRequest, typeErrorMessage(typ))
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return newError(http.StatusBadRequest, CodeMalformedRequest, "the request body is not valid JSON: it ends too early")
+	}
+	return err // a *procure.ValidationError: a 400 INVALID_FIELD
+}
+
+// typeErrorMessage says which field has the wrong JSON type, what it must
+// be, and what it was.
+func typeErrorMessage(typ *json.UnmarshalTypeError) string {
+	got := typ.Value
+	if got == "bool" {
+		got = "boolean"
+	}
+	if typ.Field == "" {
+		return "the request body must be a JSON object (a User), not " + article(got)
+	}
+	if typ.Type.Kind() == reflect.Struct {
+		// Only the entries of the coded lists and attributes are objects.
+		return typ.Field + ": each entry must be a JSON object (got " + article(got) + ")"
+	}
+	return typ.Field + ": must be a JSON " + jsonTypeName(typ.Type.Kind()) + " (got " + article(got) + ")"
+}
+
+func jsonTypeName(k reflect.Kind) string {
+	switch k {
+	case reflect.Bool:
+		return "boolean"
+	case reflect.Slice, reflect.Array:
+		return "array"
+	case reflect.Struct, reflect.Map:
+		return "object"
+	case reflect.String:
+		return "string"
+	}
+	return "number"
+}
+
+func article(jsonType string) string {
+	switch jsonType {
+	case "array", "object":
+		return "an " + jsonType
+	case "null":
+		return "null"
+	}
+	return "a " + jsonType
+}
+
+// lineColumn renders the 1-based line and column of the byte at offset
+// off (a SyntaxError's Offset is just past the offending byte).
+func lineColumn(data []byte, off int64) string {
+	off = max(0, min(off, int64(len(data))))
+	before := data[:off]
+	line := bytes.Count(before, []byte("\n")) + 1
+	col := int(off) - (bytes.LastIndexByte(before, '\n') + 1) + 1
+	return "line " + strconv.Itoa(line) + ", column " + strconv.Itoa(col)
+}

@@ -1,0 +1,213 @@
+package userapi_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/procurekit/procure"
+	"github.com/procurekit/procure/user"
+	"github.com/procurekit/procure/userapi"
+)
+
+func TestSync(t *testing.T) {
+	ctx := context.Background()
+	tests := []struct {
+		name        string
+		autoRoles   []string // of the community
+		opts        []userapi.Option
+		in          user.Input
+		wantOutcome userapi.Outcome
+		wantChanges []string
+		wantWrites  int
+		check       func(t *testing.T, u user.User)
+	}{
+		{
+			name: "new user is created", in: user.Input{Username: new("dave"), Email: new("dave@example.com")},
+			wantOutcome: userapi.Created, wantChanges: []string{"username", "email"}, wantWrites: 1,
+			check: func(t *testing.T, u user.User) {
+				if u.Username != "dave" || !u.Enabled || u.ID == "" {
+					t.Errorf("created %+v", u)
+				}
+			},
+		},
+		{
+			// Omitted fields are "no change"; present ones equal.
+			name: "the case of the username is a change", in: user.Input{Username: new("ALICE"), FirstName: new("Alice")},
+			wantOutcome: userapi.Updated, wantChanges: []string{"username"}, wantWrites: 1,
+		},
+		{
+			name: "nothing differs", in: user.Input{Username: new("alice"), FirstName: new(" Alice "), Enabled: new(true)},
+			wantOutcome: userapi.Unchanged, wantWrites: 0,
+		},
+		{
+			name: "lists compare as sets",
+			in: user.Input{Username: new("alice"), Roles: &[]user.Code{{Code: "APPROVER"}, {Code: "BUYER"}},
+				Attributes: &[]user.Attribute{{Name: "grade", Value: "7"}, {Name: "cc", Value: "1"}}},
+			wantOutcome: userapi.Unchanged, wantWrites: 0,
+		},
+		{
+			name: "changed fields are updated", in: user.Input{Username: new("alice"), Email: new(""), Enabled: new(false), Attributes: &[]user.Attribute{{Name: "cc", Value: "2"}, {Name: "grade", Value: "7"}}},
+			wantOutcome: userapi.Updated, wantChanges: []string{"email", "enabled", "attributes"}, wantWrites: 1,
+			check: func(t *testing.T, u user.User) {
+				if u.Email != "" || u.Enabled || u.FirstName != "Alice" || u.Attributes[0].Value != "2" {
+					t.Errorf("updated %+v", u)
+				}
+			},
+		},
+		{
+			// Without WithAutoRoles the client cannot tell the auto-role from a
+			// removed role: it writes, and reports what the server did.
+			name: "auto-role unknown to the client", autoRoles: []string{"APPROVER"},
+			in:          user.Input{Username: new("alice"), Roles: &[]user.Code{{Code: "BUYER"}}},
+			wantOutcome: userapi.Unchanged, wantChanges: []string{"roles"}, wantWrites: 1,
+		},
+		{
+			name: "auto-role named by WithAutoRoles", autoRoles: []string{"APPROVER"}, opts: []userapi.Option{userapi.WithAutoRoles("APPROVER")},
+			in:          user.Input{Username: new("alice"), Roles: &[]user.Code{{Code: "BUYER"}}},
+			wantOutcome: userapi.Unchanged, wantWrites: 0,
+		},
+		{
+			name: "rename by id", in: user.Input{ID: new("u-1"), Username: new("alice.smith")},
+			wantOutcome: userapi.Updated, wantChanges: []string{"username"}, wantWrites: 1,
+			check: func(t *testing.T, u user.User) {
+				if u.ID != "u-1" || u.Username != "alice.smith" || u.FirstName != "Alice" {
+					t.Errorf("renamed %+v", u)
+				}
+			},
+		},
+		{
+			name: "unknown id and username: created with the id", in: user.Input{ID: new("hr-9"), Username: new("erin")},
+			wantOutcome: userapi.Created, wantChanges: []string{"username"}, wantWrites: 2,
+			check: func(t *testing.T, u user.User) {
+				if u.ID != "hr-9" {
+					t.Errorf("created %+v", u)
+				}
+			},
+		},
+		{
+			name: "matching id", in: user.Input{ID: new("u-1"), Username: new("alice"), Phone: new("555")},
+			wantOutcome: userapi.Updated, wantChanges: []string{"phone"}, wantWrites: 1,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newServer(t, tt.autoRoles...)
+			c := newClient(t, s, tt.opts...)
+			plan, err := c.Plan(ctx, tt.in)
+			if err != nil {
+				t.Fatalf("Plan: %v", err)
+			}
+			if s.writeCount() != 0 {
+				t.Fatal("Plan wrote")
+			}
+			if diff := cmp.Diff(tt.wantChanges, plan.Changes, equateEmpty); diff != "" {
+				t.Errorf("plan changes (-want +got):\n%s", diff)
+			}
+			outcome, u, err := c.Sync(ctx, tt.in)
+			if err != nil {
+				t.Fatalf("Sync: %v", err)
+			}
+			if outcome != tt.wantOutcome {
+				t.Errorf("outcome = %v, want %v", outcome, tt.wantOutcome)
+			}
+			if got := s.writeCount(); got != tt.wantWrites {
+				t.Errorf("%d writes, want %d", got, tt.wantWrites)
+			}
+			if tt.check != nil {
+				tt.check(t, u)
+			}
+			// The returned user is the stored one.
+			stored, err := s.store.UserByUsername(ctx, "demo", u.Username)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(stored, u, equateEmpty); diff != "" {
+				t.Errorf("returned user differs from the stored one (-stored +returned):\n%s", diff)
+			}
+			// A second run changes nothing and writes nothing.
+			before := s.writeCount()
+			if o, _, err := c.Sync(ctx, tt.in); err != nil || (o != userapi.Unchanged && tt.name != "auto-role unknown to the client") {
+				t.Errorf("second Sync = %v, %v; want unchanged", o, err)
+			}
+			if tt.name != "auto-role unknown to the client" && s.writeCount() != before {
+				t.Errorf("second Sync wrote")
+			}
+		})
+	}
+}
+
+func TestSyncErrors(t *testing.T) {
+	ctx := context.Background()
+	s := newServer(t)
+	c := newClient(t, s)
+	_, _, err := c.Sync(ctx, user.Input{ID: new("u-2"), Username: new("alice")})
+	if !errors.Is(err, userapi.ErrIDMismatch) {
+		t.Errorf("Sync with another user's id = %v, want ErrIDMismatch", err)
+	}
+	_, _, err = c.Sync(ctx, user.Input{Username: new("x"), Email: new("not-an-email")})
+	var ve *procure.ValidationError
+	if !errors.As(err, &ve) || ve.Fields[0].Field != "email" {
+		t.Errorf("Sync of an invalid user = %v, want a local validation error", err)
+	}
+	if s.writeCount() != 0 {
+		t.Error("a failed Sync wrote")
+	}
+	// A rename onto a username taken by another user.
+	_, _, err = c.Sync(ctx, user.Input{ID: new("u-2"), Username: new("ALICE")})
+	if !errors.Is(err, userapi.ErrIDMismatch) {
+		t.Errorf("rename onto a taken username = %v", err)
+	}
+}
+
+func TestSyncLostCreateRace(t *testing.T) {
+	// Someone creates the user between the pre-check and the create: Sync
+	// plans again and updates instead.
+	ctx := context.Background()
+	s := newServer(t)
+	c := newClient(t, s)
+	var once bool
+	s.before = func(r *http.Request) {
+		if r.Method == http.MethodPost && !once {
+			once = true
+			if _, err := s.store.CreateUser(ctx, "demo", user.User{ID: "other", Username: "frank", Enabled: true}); err != nil {
+				t.Error(err)
+			}
+		}
+	}
+	o, u, err := c.Sync(ctx, user.Input{Username: new("frank"), FirstName: new("Frank")})
+	if err != nil || o != userapi.Updated || u.ID != "other" || u.FirstName != "Frank" {
+		t.Fatalf("Sync = %v, %+v, %v; want the racing user updated", o, u, err)
+	}
+}
+
+func ExampleClient_Sync() {
+	s, err := startServer()
+	if err != nil {
+		panic(err)
+	}
+	defer s.Close()
+	c, err := userapi.New(s.URL, testAccount, testKey)
+	if err != nil {
+		panic(err)
+	}
+	ctx := context.Background()
+	for _, in := range []user.Input{
+		{Username: new("grace"), Email: new("grace@example.com")},        // new
+		{Username: new("GRACE"), Email: new("grace@example.com")},        // a case change of the username
+		{Username: new("GRACE"), Email: new("grace@example.com")},        // same again
+		{Username: new("grace"), Enabled: new(false), Phone: new("555")}, // disable, add a phone, and the case again
+	} {
+		outcome, u, err := c.Sync(ctx, in)
+		fmt.Println(outcome, u.Username, u.Enabled, err)
+	}
+	// Output:
+	// created grace true <nil>
+	// updated GRACE true <nil>
+	// unchanged GRACE true <nil>
+	// updated grace false <nil>
+}
