@@ -1,34 +1,83 @@
-// Package budget implements account code validation (Interface C, spec
-// 2.10, 3 and 4.3): the verdict per requisition line, the Validator
-// interface that finance systems and connectors implement, and the checkout
-// gate that turns verdicts into what the buyer may do.
 package budget
 
 import (
+	"cmp"
 	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/shopspring/decimal"
+
+	"github.com/procurekit/procure"
 )
 
-// Status is a finance system's verdict on one line.
+// Errors of a validation. Every validator of the library and the XML client
+// wrap one of them with %w; check them with errors.Is.
+var (
+	// ErrMalformedReply: the reply broke the exchange's rules (a missing,
+	// extra or duplicate line, an unknown status, a reply that is not the
+	// expected XML or JSON, or one over the size limit).
+	ErrMalformedReply = errors.New("malformed reply")
+
+	// ErrUnavailable: the finance system (or the database behind a
+	// connector) could not be asked or answered with an error.
+	ErrUnavailable = errors.New("finance system unavailable")
+
+	// ErrTimeout: the finance system did not answer in time. It matches
+	// ErrUnavailable as well.
+	ErrTimeout = fmt.Errorf("%w: timed out", ErrUnavailable)
+)
+
+// MaxMessageLength is the longest message, in characters, shown to a buyer
+// (DECISIONS.md: a longer one from a finance system is cut, not rejected).
+const MaxMessageLength = 255
+
+// MaxAmountLength bounds the text of an amount or a budget figure, so that
+// hostile input cannot make decimal arithmetic slow. 50 characters hold any
+// real amount with room to spare.
+const MaxAmountLength = 50
+
+// Status is a finance system's verdict on one line (spec 2.10, 3).
 type Status string
 
-// The statuses, exactly as the exchange spells them.
+// The statuses, exactly as the exchange spells them (case matters).
 const (
-	Valid   Status = "Valid"
-	Invalid Status = "Invalid"
-	Warning Status = "Warning"
+	Valid   Status = "Valid"   // checkout proceeds
+	Invalid Status = "Invalid" // hard stop: the buyer must change the accounting data
+	Warning Status = "Warning" // soft stop: the buyer sees the message and may check out again
 )
+
+// Known reports whether s is one of the three statuses.
+func (s Status) Known() bool { return s == Valid || s == Invalid || s == Warning }
+
+// ParseStatus returns the status spelled exactly s, or an error for
+// anything else ("valid" in lower case is not a status).
+func ParseStatus(s string) (Status, error) {
+	if st := Status(s); st.Known() {
+		return st, nil
+	}
+	return "", fmt.Errorf("unknown status %s (want Valid, Invalid or Warning)", quoteShort(s))
+}
 
 // Line is one requisition line to validate.
 type Line struct {
-	Number  int
+	// Number identifies the line within its request; numbers are unique
+	// within a request but need not be contiguous or in order.
+	Number int
+	// Account is the line's account code, compared exactly.
 	Account string
-	Amount  decimal.Decimal
+	// Amount is the value checked out for the line; any sign.
+	Amount decimal.Decimal
 }
 
 // Request is one validation request: the lines of a requisition and the
-// optional context the finance system may use.
+// optional context a finance system may use (spec 2.10: to check the user's
+// permission to purchase against the account and to select the budget
+// year). Empty optional fields are not sent.
 type Request struct {
 	RequisitionID    string
 	Username         string
@@ -37,15 +86,287 @@ type Request struct {
 	Lines            []Line
 }
 
+// Validate checks what every validator relies on: at least one line, line
+// numbers unique, and every account code non-blank. It returns nil or a
+// *procure.ValidationError (matching procure.ErrInvalid) whose fields are
+// named like "lines[2].account" (the index is the position in Lines).
+func (r *Request) Validate() error {
+	if len(r.Lines) == 0 {
+		return procure.Invalid(procure.SourceBody, "lines", "at least one line is required")
+	}
+	var v procure.ValidationError
+	v.Source = procure.SourceBody
+	// Line numbers usually increase; then they cannot repeat, and no map
+	// is needed to tell.
+	var seen map[int]struct{}
+	if !increasing(r.Lines) {
+		seen = make(map[int]struct{}, len(r.Lines))
+	}
+	for i, l := range r.Lines {
+		if seen != nil {
+			if _, dup := seen[l.Number]; dup {
+				v.Add("lines["+strconv.Itoa(i)+"].number", "line number "+strconv.Itoa(l.Number)+" appears more than once")
+			}
+			seen[l.Number] = struct{}{}
+		}
+		if strings.TrimSpace(l.Account) == "" {
+			v.Add("lines["+strconv.Itoa(i)+"].account", "is required")
+		}
+	}
+	return v.Err()
+}
+
 // Result is the verdict on one line.
 type Result struct {
 	LineNumber int
 	Status     Status
-	Message    string
+	// Message is shown to the buyer; it may be empty. CheckReply cuts it to
+	// MaxMessageLength characters.
+	Message string
 }
 
-// Validator decides a verdict for every line of a request. It returns one
-// Result per request line (CheckReply enforces that) or an error.
+// Validator decides a verdict for every line of a request.
+//
+// Validate returns exactly one Result per line of req, matched by line
+// number (CheckReply states the rule; callers apply it and treat a breach
+// as a failed check), or an error. An error that means the check could not
+// be made should match ErrUnavailable (or ErrTimeout), and a reply that
+// broke the rules ErrMalformedReply; an error never means "proceed".
+// Implementations must be safe for concurrent use and must honour ctx.
 type Validator interface {
 	Validate(ctx context.Context, req Request) ([]Result, error)
+}
+
+// ValidatorFunc adapts a function to Validator.
+type ValidatorFunc func(ctx context.Context, req Request) ([]Result, error)
+
+// Validate calls f.
+func (f ValidatorFunc) Validate(ctx context.Context, req Request) ([]Result, error) {
+	return f(ctx, req)
+}
+
+// CheckReply checks that results answer req: exactly one result per request
+// line, matched by line number, each with a known status. A missing, extra
+// or duplicate line, or an unknown status, is an error matching
+// ErrMalformedReply - never a pass. A request whose line numbers are not
+// unique cannot be answered unambiguously: that is an error matching
+// procure.ErrInvalid.
+//
+// On success CheckReply also normalises results in place: messages longer
+// than MaxMessageLength characters are cut to that length (invalid UTF-8 is
+// replaced by U+FFFD first), and the results are put in the order of
+// req.Lines.
+func CheckReply(req Request, results []Result) error {
+	n := len(req.Lines)
+	// A finance system usually answers in request order; then no map is
+	// needed beyond the uniqueness check of the request's numbers.
+	inOrder := len(results) == n
+	for i := 0; inOrder && i < n; i++ {
+		inOrder = results[i].LineNumber == req.Lines[i].Number
+	}
+	// position finds a line number in req.Lines: by binary search when
+	// the numbers increase (the usual case), else through a map, built
+	// only when needed.
+	var index map[int]int
+	sorted := increasing(req.Lines)
+	if !sorted {
+		index = make(map[int]int, n)
+		for i, l := range req.Lines {
+			if _, dup := index[l.Number]; dup {
+				return procure.Invalid(procure.SourceBody, "lines["+strconv.Itoa(i)+"].number",
+					"line number "+strconv.Itoa(l.Number)+" appears more than once")
+			}
+			index[l.Number] = i
+		}
+	}
+	position := func(number int) (int, bool) {
+		if sorted {
+			return slices.BinarySearchFunc(req.Lines, number, func(l Line, n int) int { return cmp.Compare(l.Number, n) })
+		}
+		i, ok := index[number]
+		return i, ok
+	}
+	for i := range results {
+		if !results[i].Status.Known() {
+			return fmt.Errorf("%w: line %d: unknown status %s (want Valid, Invalid or Warning)",
+				ErrMalformedReply, results[i].LineNumber, quoteShort(string(results[i].Status)))
+		}
+	}
+	if !inOrder {
+		seen := make([]bool, n)
+		for _, r := range results {
+			pos, ok := position(r.LineNumber)
+			if !ok {
+				return fmt.Errorf("%w: line %d is not a line of the request", ErrMalformedReply, r.LineNumber)
+			}
+			if seen[pos] {
+				return fmt.Errorf("%w: line %d is answered more than once", ErrMalformedReply, r.LineNumber)
+			}
+			seen[pos] = true
+		}
+		for pos, ok := range seen {
+			if !ok {
+				return fmt.Errorf("%w: no result for line %d", ErrMalformedReply, req.Lines[pos].Number)
+			}
+		}
+		// Every position is taken exactly once: reorder to request order.
+		ordered := make([]Result, n)
+		for _, r := range results {
+			pos, _ := position(r.LineNumber)
+			ordered[pos] = r
+		}
+		copy(results, ordered)
+	}
+	for i := range results {
+		results[i].Message = TruncateMessage(results[i].Message)
+	}
+	return nil
+}
+
+// increasing reports whether the line numbers strictly increase.
+func increasing(lines []Line) bool {
+	for i := 1; i < len(lines); i++ {
+		if lines[i].Number <= lines[i-1].Number {
+			return false
+		}
+	}
+	return true
+}
+
+// TruncateMessage returns m cut to MaxMessageLength characters (not bytes),
+// with invalid UTF-8 replaced by U+FFFD.
+func TruncateMessage(m string) string {
+	if !utf8.ValidString(m) {
+		m = strings.ToValidUTF8(m, "\uFFFD")
+	}
+	if len(m) <= MaxMessageLength { // bytes >= characters
+		return m
+	}
+	count := 0
+	for i := range m {
+		if count == MaxMessageLength {
+			return m[:i]
+		}
+		count++
+	}
+	return m
+}
+
+// ParseAmount reads a decimal amount strictly: an optional sign, digits,
+// and optionally a point followed by digits ("125.50", "-3", "+0.5").
+// Surrounding white space is ignored. Exponents, thousands separators,
+// "NaN", a bare point and anything longer than MaxAmountLength characters
+// are errors. The scale is kept: "10.50" has two decimal places.
+func ParseAmount(s string) (decimal.Decimal, error) {
+	f, err := parseFigure(s)
+	if err != nil {
+		return decimal.Decimal{}, err
+	}
+	return f.decimal(), nil
+}
+
+// parseFigure is ParseAmount without making a big.Int when the digits fit
+// an int64.
+func parseFigure(s string) (figure, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return figure{}, errors.New("must not be empty")
+	}
+	if len(s) > MaxAmountLength {
+		return figure{}, fmt.Errorf("must be a decimal number of at most %d characters", MaxAmountLength)
+	}
+	digits := s
+	if digits[0] == '-' || digits[0] == '+' {
+		digits = digits[1:]
+	}
+	intPart, frac, hasPoint := strings.Cut(digits, ".")
+	if !allDigits(intPart) || (hasPoint && !allDigits(frac)) {
+		return figure{}, fmt.Errorf("must be a decimal number such as 125.50 (got %s)", quoteShort(s))
+	}
+	if len(intPart)+len(frac) <= 18 {
+		var coef int64
+		for i := 0; i < len(intPart); i++ {
+			coef = coef*10 + int64(intPart[i]-'0')
+		}
+		for i := 0; i < len(frac); i++ {
+			coef = coef*10 + int64(frac[i]-'0')
+		}
+		if s[0] == '-' {
+			coef = -coef
+		}
+		return figure{coef: coef, exp: -int32(len(frac))}, nil
+	}
+	d, err := decimal.NewFromString(s)
+	if err != nil {
+		return figure{}, fmt.Errorf("must be a decimal number such as 125.50 (got %s)", quoteShort(s))
+	}
+	return figure{big: &d}, nil
+}
+
+func allDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// FormatAmount writes d exactly, in plain notation, keeping its scale:
+// "125.50" stays "125.50", never "125.5" or "1.255E2", whatever the
+// package-level settings of shopspring/decimal.
+func FormatAmount(d decimal.Decimal) string {
+	return string(AppendAmount(nil, d))
+}
+
+// AppendAmount appends FormatAmount(d) to b.
+func AppendAmount(b []byte, d decimal.Decimal) []byte {
+	exp := d.Exponent()
+	// Up to 18 digits fit an int64: format without big.Int's help.
+	if d.NumDigits() > 18 || exp > 0 || exp < -18 {
+		if exp < 0 {
+			return append(b, d.StringFixed(-exp)...)
+		}
+		return append(b, d.StringFixed(0)...)
+	}
+	c := d.CoefficientInt64()
+	if c < 0 {
+		b = append(b, '-')
+		c = -c
+	}
+	var buf [24]byte
+	digits := strconv.AppendInt(buf[:0], c, 10)
+	if exp == 0 {
+		return append(b, digits...)
+	}
+	places := int(-exp)
+	if len(digits) <= places {
+		b = append(b, '0', '.')
+		for i := len(digits); i < places; i++ {
+			b = append(b, '0')
+		}
+		return append(b, digits...)
+	}
+	b = append(b, digits[:len(digits)-places]...)
+	b = append(b, '.')
+	return append(b, digits[len(digits)-places:]...)
+}
+
+// quoteShort quotes s for an error message, cut to 40 characters so that a
+// hostile value cannot flood a log.
+func quoteShort(s string) string {
+	const max = 40
+	if utf8.RuneCountInString(s) > max {
+		n := 0
+		for i := range s {
+			if n == max {
+				return strconv.Quote(s[:i]) + "..."
+			}
+			n++
+		}
+	}
+	return strconv.Quote(s)
 }

@@ -1,10 +1,83 @@
 package memstore
 
-import "github.com/procurekit/procure/datafile"
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
 
-// budgets: placeholder until its owner writes it.
-type budgets struct{}
+	"github.com/shopspring/decimal"
 
-func (x *budgets) init() {}
+	"github.com/procurekit/procure/budget"
+	"github.com/procurekit/procure/datafile"
+)
 
-func (x *budgets) load(c *datafile.Community) error { return nil }
+// budgets holds one budget table per community, from the data file's
+// "budgets" entries. Tables are immutable; loading a community again
+// replaces its table as a whole.
+type budgets struct {
+	mu          sync.RWMutex
+	byCommunity map[string]*budget.Table
+}
+
+func (x *budgets) init() { x.byCommunity = make(map[string]*budget.Table) }
+
+// load builds the community's table. A blank or duplicate account is an
+// error naming the entry, and nothing of c is kept.
+func (x *budgets) load(c *datafile.Community) error {
+	rows := make(map[string]decimal.Decimal, len(c.Budgets))
+	for i, b := range c.Budgets {
+		account := strings.TrimSpace(b.Account)
+		if account == "" {
+			return fmt.Errorf("budgets[%d].account: is required", i)
+		}
+		if _, dup := rows[account]; dup {
+			return fmt.Errorf("budgets[%d].account: duplicate account %q", i, account)
+		}
+		rows[account] = b.Budget
+	}
+	t, err := budget.NewTable(rows)
+	if err != nil {
+		return fmt.Errorf("budgets: %w", err)
+	}
+	x.mu.Lock()
+	x.byCommunity[c.ID] = t
+	x.mu.Unlock()
+	return nil
+}
+
+var emptyTable = func() *budget.Table {
+	t, err := budget.NewTable(nil)
+	if err != nil {
+		panic(err) // cannot happen: an empty table has nothing to reject
+	}
+	return t
+}()
+
+// BudgetTable returns the budget table of community. A community with no
+// budgets, or an unknown one, has an empty table: every account is absent
+// from it, so every line is Invalid (spec 3).
+func (s *Store) BudgetTable(community string) *budget.Table {
+	s.budgets.mu.RLock()
+	t := s.budgets.byCommunity[community]
+	s.budgets.mu.RUnlock()
+	if t == nil {
+		return emptyTable
+	}
+	return t
+}
+
+// BudgetLoader returns a budget.TableLoader over community's table, for a
+// budget.TableValidator or budget.LiveTable. pgstore.Store has the same
+// method, so callers can take either store.
+func (s *Store) BudgetLoader(community string) budget.TableLoader {
+	return func(context.Context) (*budget.Table, error) { return s.BudgetTable(community), nil }
+}
+
+// BudgetValidator returns a budget.Validator that checks requests against
+// community's budget table (budget.Table.Check), read afresh at every call.
+// overBudget is the status of an account whose lines sum over its budget:
+// budget.Invalid (also when empty) or budget.Warning.
+func (s *Store) BudgetValidator(community string, overBudget budget.Status) budget.Validator {
+	return budget.LiveTable(s.BudgetLoader(community), overBudget)
+}

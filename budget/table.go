@@ -1,0 +1,268 @@
+package budget
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/shopspring/decimal"
+)
+
+// ErrBadTable is matched by every error about the content of a budget table
+// (a CSV file or the rows of a query): a missing column, a blank or
+// duplicate account, a budget that is not a decimal number, no rows.
+var ErrBadTable = errors.New("bad budget table")
+
+// Table is a budget table (spec 2.10): the budget of each account. A Table
+// is immutable once built and safe for concurrent use. Budgets may be
+// negative. Account codes are compared exactly (case and inner spaces
+// matter); surrounding white space is trimmed when a table is read.
+type Table struct {
+	budgets map[string]figure
+}
+
+// figure is a budget kept without a pointer when its coefficient fits an
+// int64 (nearly always), so that a table of millions of accounts costs the
+// garbage collector little. line is where the figure came from (a file
+// line or a row number), for the duplicate-account error.
+type figure struct {
+	coef int64
+	exp  int32
+	line int32
+	big  *decimal.Decimal // set when the coefficient needs more than 18 digits
+}
+
+func figureOf(d decimal.Decimal) figure {
+	if d.NumDigits() <= 18 {
+		return figure{coef: d.CoefficientInt64(), exp: d.Exponent()}
+	}
+	return figure{big: &d}
+}
+
+func (f figure) decimal() decimal.Decimal {
+	if f.big != nil {
+		return *f.big
+	}
+	return decimal.New(f.coef, f.exp)
+}
+
+// NewTable returns a table of budgets. An account code that is blank, or
+// that has surrounding white space, is an error matching ErrBadTable.
+func NewTable(budgets map[string]decimal.Decimal) (*Table, error) {
+	t := &Table{budgets: make(map[string]figure, len(budgets))}
+	for account, b := range budgets {
+		if strings.TrimSpace(account) == "" {
+			return nil, fmt.Errorf("%w: an account code is blank", ErrBadTable)
+		}
+		if strings.TrimSpace(account) != account {
+			return nil, fmt.Errorf("%w: account %s has surrounding white space", ErrBadTable, quoteShort(account))
+		}
+		t.budgets[account] = figureOf(b)
+	}
+	return t, nil
+}
+
+// Len returns the number of accounts in t.
+func (t *Table) Len() int { return len(t.budgets) }
+
+// Budget returns the budget of account and whether the table has it.
+func (t *Table) Budget(account string) (decimal.Decimal, bool) {
+	f, ok := t.budgets[account]
+	if !ok {
+		return decimal.Decimal{}, false
+	}
+	return f.decimal(), true
+}
+
+// Messages of the budget table check. They name the account, never a
+// budget figure: the buyer must not learn the budget from them.
+func absentMessage(account string) string {
+	return "Account " + account + " has no budget."
+}
+
+func overMessage(account string) string {
+	return "The lines on account " + account + " exceed its available budget."
+}
+
+// Check returns the verdict on every line of req, in the order of its lines
+// (DECISIONS.md "Budget table option"). The amounts of the lines are summed
+// per account; every line of an account gets the verdict on its account's
+// sum: Invalid when the table does not have the account, Valid when the sum
+// is within the budget (sum <= budget), and overBudget (Invalid or Warning)
+// when the sum is over it. Check does not validate req (see
+// Request.Validate); an empty or unknown overBudget means Invalid.
+func (t *Table) Check(req Request, overBudget Status) []Result {
+	if overBudget != Warning {
+		overBudget = Invalid
+	}
+	results := make([]Result, len(req.Lines))
+	type account struct {
+		name   string
+		sum    runningSum
+		status Status
+		msg    string
+	}
+	accounts := make([]account, 0, len(req.Lines))
+	at := make(map[string]int32, len(req.Lines)) // account -> index in accounts
+	of := make([]int32, len(req.Lines))          // line -> index in accounts
+	for i, l := range req.Lines {
+		a, ok := at[l.Account]
+		if !ok {
+			a = int32(len(accounts))
+			at[l.Account] = a
+			accounts = append(accounts, account{name: l.Account})
+			accounts[a].sum.set(l.Amount)
+		} else {
+			accounts[a].sum.add(l.Amount)
+		}
+		of[i] = a
+	}
+	for i := range accounts {
+		a := &accounts[i]
+		f, ok := t.budgets[a.name]
+		switch {
+		case !ok:
+			a.status, a.msg = Invalid, absentMessage(a.name)
+		case a.sum.within(f):
+			a.status = Valid
+		default:
+			a.status, a.msg = overBudget, overMessage(a.name)
+		}
+	}
+	for i, l := range req.Lines {
+		a := &accounts[of[i]]
+		results[i] = Result{LineNumber: l.Number, Status: a.status, Message: a.msg}
+	}
+	return results
+}
+
+// runningSum adds decimals as an int64 coefficient at a common exponent
+// while that is exact, and as a decimal.Decimal from the first sum that
+// would overflow. Real amounts stay on the int64 path, which allocates
+// nothing.
+type runningSum struct {
+	coef  int64
+	exp   int32
+	big   decimal.Decimal
+	isBig bool
+}
+
+func (s *runningSum) set(d decimal.Decimal) {
+	if d.NumDigits() <= 18 {
+		*s = runningSum{coef: d.CoefficientInt64(), exp: d.Exponent()}
+		return
+	}
+	*s = runningSum{big: d, isBig: true}
+}
+
+func (s *runningSum) add(d decimal.Decimal) {
+	if !s.isBig && d.NumDigits() <= 18 {
+		a, ae := s.coef, s.exp
+		b, be := d.CoefficientInt64(), d.Exponent()
+		ok := true
+		switch {
+		case ae > be:
+			a, ok = scale(a, ae-be)
+			ae = be
+		case be > ae:
+			b, ok = scale(b, be-ae)
+		}
+		if r := a + b; ok && (b >= 0) == (r >= a) { // no overflow
+			s.coef, s.exp = r, ae
+			return
+		}
+	}
+	s.big = s.decimal().Add(d)
+	s.isBig = true
+}
+
+func (s *runningSum) decimal() decimal.Decimal {
+	if s.isBig {
+		return s.big
+	}
+	return decimal.New(s.coef, s.exp)
+}
+
+// within reports whether the sum is <= f. Both sides usually fit an int64
+// at a common exponent; then no big.Int is made.
+func (s *runningSum) within(f figure) bool {
+	if !s.isBig && f.big == nil {
+		a, ae := s.coef, s.exp
+		b, be := f.coef, f.exp
+		// Bring both to the smaller exponent, if that stays in range.
+		if ae > be {
+			if a, ok := scale(a, ae-be); ok {
+				return a <= b
+			}
+		} else if b, ok := scale(b, be-ae); ok {
+			return a <= b
+		}
+	}
+	return s.decimal().Cmp(f.decimal()) <= 0
+}
+
+// scale returns v * 10^n and whether it fits an int64.
+func scale(v int64, n int32) (int64, bool) {
+	const limit = 1 << 62 / 10 // well inside int64 after one more *10
+	if v == 0 {
+		return 0, true
+	}
+	for ; n > 0; n-- {
+		if v > limit || v < -limit {
+			return 0, false
+		}
+		v *= 10
+	}
+	return v, true
+}
+
+// tableError is an error about a table's content, naming where it is.
+type tableError struct {
+	where string // file name or "budget table query"
+	line  int    // line or row number; 0 for the whole table
+	msg   string
+}
+
+func (e *tableError) Error() string {
+	if e.line > 0 {
+		return fmt.Sprintf("%s:%d: %s", e.where, e.line, e.msg)
+	}
+	return e.where + ": " + e.msg
+}
+
+func (e *tableError) Is(target error) bool { return target == ErrBadTable }
+
+// tableBuilder collects rows, rejecting blank and duplicate accounts.
+type tableBuilder struct {
+	where   string
+	unit    string // "line" or "row": how positions are named in messages
+	budgets map[string]figure
+}
+
+func newTableBuilder(where, unit string, sizeHint int) *tableBuilder {
+	return &tableBuilder{where: where, unit: unit, budgets: make(map[string]figure, sizeHint)}
+}
+
+func (b *tableBuilder) errorf(line int, format string, args ...any) error {
+	return &tableError{where: b.where, line: line, msg: fmt.Sprintf(format, args...)}
+}
+
+func (b *tableBuilder) add(line int, account string, f figure) error {
+	account = strings.TrimSpace(account)
+	if account == "" {
+		return b.errorf(line, "account: is required")
+	}
+	if prev, dup := b.budgets[account]; dup {
+		return b.errorf(line, "account %s appears more than once (first on %s %d)", quoteShort(account), b.unit, prev.line)
+	}
+	f.line = int32(min(line, 1<<31-1))
+	b.budgets[account] = f
+	return nil
+}
+
+func (b *tableBuilder) table() (*Table, error) {
+	if len(b.budgets) == 0 {
+		return nil, b.errorf(0, "the table has no accounts")
+	}
+	return &Table{budgets: b.budgets}, nil
+}

@@ -1,0 +1,334 @@
+// Command connector is the customer-side connector of account code
+// validation (Interface C): it answers the platform's XML requests at
+// POST /account-code-validation from a budget table or a stored procedure
+// (DECISIONS.md "Data files", last bullet).
+//
+//	go run ./examples/connector -table budgets.csv
+//	go run ./examples/connector -table budgets.csv -over-budget warning
+//	go run ./examples/connector -postgres "$DSN" -call "SELECT check_budget(\$1, \$2, \$3, \$4)"
+//	go run ./examples/connector -postgres "$DSN" -table-query "SELECT account, budget FROM budgets" -refresh 1m
+//
+// Budget sources, exactly one of:
+//
+//   - -table FILE.csv: a CSV budget table with the header account,budget
+//     (other columns are ignored), one row per account. It is re-read every
+//     -refresh (a broken file is logged and the last good table kept).
+//   - -postgres DSN -table-query SQL: a budget table read from PostgreSQL
+//     by a query returning (account, budget) rows, re-read every -refresh.
+//   - -postgres DSN -call SQL: the stored-procedure option. The SQL
+//     receives the values named by -call-params as $1, $2, ... (by default
+//     lines, username, organisation_unit, finance_year: the lines as JSON
+//     text [{"line_number":1,"account":"6100-200","amount":125.50}], then
+//     the optional values or NULL) and returns one JSON text
+//     [{"line_number":1,"status":"Valid","message":""}].
+//
+// With a table, a sum of lines over an account's budget is Invalid, or
+// Warning with -over-budget warning; an account absent from the table is
+// Invalid.
+//
+// Everything is checked before the connector listens: a missing or bad
+// CSV file (the error names the file and line), an unreachable database,
+// a table query that fails or returns bad rows, conflicting or missing
+// flags. Such a configuration error exits with status 2; a failure to
+// listen or serve exits with status 1. The connector prints the address it
+// serves and shuts down gracefully on SIGINT or SIGTERM.
+package main
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver
+
+	"github.com/procurekit/procure/budget"
+	"github.com/procurekit/procure/httpapi"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(exitCode(err, os.Stderr))
+}
+
+// exitCode reports err (if it has not been reported already) and returns
+// the exit status: 0, 2 for a configuration error, 1 for anything else.
+func exitCode(err error, stderr io.Writer) int {
+	var ce *configError
+	switch {
+	case err == nil, errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.Is(err, errUsage):
+		return 2 // flag already printed the problem and the usage
+	case errors.As(err, &ce):
+		fmt.Fprintln(stderr, "connector:", err)
+		return 2
+	default:
+		fmt.Fprintln(stderr, "connector:", err)
+		return 1
+	}
+}
+
+// errUsage marks a command line that flag parsing rejected (already
+// reported on stderr).
+var errUsage = errors.New("usage")
+
+// configError is a configuration that cannot work: exit status 2.
+type configError struct{ err error }
+
+func (e *configError) Error() string { return e.err.Error() }
+func (e *configError) Unwrap() error { return e.err }
+
+func configErrorf(format string, args ...any) error {
+	return &configError{fmt.Errorf(format, args...)}
+}
+
+// config is the command line.
+type config struct {
+	addr       string
+	table      string
+	overBudget string
+	postgres   string
+	call       string
+	callParams string
+	tableQuery string
+	refresh    time.Duration
+	timeout    time.Duration
+	set        map[string]bool // flags given on the command line
+}
+
+const (
+	defaultAddr       = "127.0.0.1:8090"
+	defaultCallParams = "lines,username,organisation_unit,finance_year"
+	connectTimeout    = 10 * time.Second
+	shutdownTimeout   = 10 * time.Second
+)
+
+func parseFlags(args []string, stderr io.Writer) (config, error) {
+	cfg := config{set: map[string]bool{}}
+	fs := flag.NewFlagSet("connector", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&cfg.addr, "addr", defaultAddr, "listen `address` (host:port)")
+	fs.StringVar(&cfg.table, "table", "", "budget table CSV `file` (header account,budget)")
+	fs.StringVar(&cfg.overBudget, "over-budget", "invalid", "status of lines whose account's sum is over budget: invalid or warning (table options only)")
+	fs.StringVar(&cfg.postgres, "postgres", "", "PostgreSQL `DSN` of the customer database (with -call or -table-query)")
+	fs.StringVar(&cfg.call, "call", "", "`SQL` calling the stored procedure, e.g. \"SELECT check_budget($1, $2, $3, $4)\"")
+	fs.StringVar(&cfg.callParams, "call-params", defaultCallParams, "the `values` passed to -call as $1, $2, ...: lines, username, organisation_unit, finance_year, requisition_id")
+	fs.StringVar(&cfg.tableQuery, "table-query", "", "`SQL` returning the budget table's (account, budget) rows")
+	fs.DurationVar(&cfg.refresh, "refresh", 5*time.Minute, "re-read the budget table at this `interval` (0: never)")
+	fs.DurationVar(&cfg.timeout, "timeout", 10*time.Second, "bound on each stored-procedure call (0: none)")
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "usage: connector [-addr host:port] (-table FILE.csv [-over-budget warning] | -postgres DSN (-call SQL | -table-query SQL)) [-refresh interval]\n\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return cfg, err
+		}
+		return cfg, errUsage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "connector: unexpected argument %q\n", fs.Arg(0))
+		fs.Usage()
+		return cfg, errUsage
+	}
+	fs.Visit(func(f *flag.Flag) { cfg.set[f.Name] = true })
+	return cfg, cfg.check()
+}
+
+// check rejects flag combinations that cannot work.
+func (c *config) check() error {
+	switch {
+	case c.table == "" && c.postgres == "":
+		return configErrorf("no budget source: give -table FILE.csv, or -postgres DSN with -call or -table-query")
+	case c.table != "" && c.postgres != "":
+		return configErrorf("-table and -postgres exclude each other: choose one budget source")
+	case c.postgres != "" && c.call == "" && c.tableQuery == "":
+		return configErrorf("-postgres needs -call (stored procedure) or -table-query (budget table)")
+	case c.call != "" && c.tableQuery != "":
+		return configErrorf("-call and -table-query exclude each other: choose one")
+	case (c.call != "" || c.tableQuery != "") && c.postgres == "":
+		return configErrorf("-call and -table-query need -postgres DSN")
+	case c.call != "" && c.set["over-budget"]:
+		return configErrorf("-over-budget applies to the budget table options, not to -call (the procedure decides)")
+	case c.call != "" && c.set["refresh"]:
+		return configErrorf("-refresh applies to the budget table options, not to -call")
+	case c.call == "" && c.set["call-params"]:
+		return configErrorf("-call-params applies only with -call")
+	case c.refresh < 0:
+		return configErrorf("-refresh must not be negative")
+	case c.timeout < 0:
+		return configErrorf("-timeout must not be negative")
+	}
+	if _, err := overBudgetStatus(c.overBudget); err != nil {
+		return err
+	}
+	return nil
+}
+
+func overBudgetStatus(s string) (budget.Status, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "invalid":
+		return budget.Invalid, nil
+	case "warning":
+		return budget.Warning, nil
+	}
+	return "", configErrorf("-over-budget must be invalid or warning (got %q)", s)
+}
+
+// run is the whole program: it checks the configuration, serves until ctx
+// is done, then shuts down gracefully. Tests call it directly.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	cfg, err := parseFlags(args, stderr)
+	if err != nil {
+		return err
+	}
+	log := slog.New(slog.NewTextHandler(stderr, nil))
+
+	v, describe, closeSource, err := openSource(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer closeSource()
+
+	mux := http.NewServeMux()
+	httpapi.NewAccountCodeHandler(v, httpapi.AccountCodeHandlerOptions{Logger: log}).Mount(mux)
+
+	ln, err := net.Listen("tcp", cfg.addr)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{
+		Handler:           logRequests(log, mux),
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      2 * time.Minute,
+		IdleTimeout:       2 * time.Minute,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+		BaseContext:       func(net.Listener) context.Context { return ctx },
+	}
+	fmt.Fprintf(stdout, "connector serving POST http://%s%s\n", ln.Addr(), httpapi.AccountCodePath)
+	fmt.Fprintf(stdout, "  budget source: %s\n", describe)
+	return serve(ctx, srv, ln, log)
+}
+
+// openSource builds the validator of the configured budget source, checking
+// that it works. describe is a line for the operator (no secrets).
+func openSource(ctx context.Context, cfg config, log *slog.Logger) (v budget.Validator, describe string, closeFn func(), err error) {
+	over, err := overBudgetStatus(cfg.overBudget)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	if cfg.table != "" {
+		tv, err := budget.NewTableValidator(ctx, budget.TableConfig{
+			Load: budget.CSVFile(cfg.table), Refresh: cfg.refresh, OverBudget: over, Logger: log,
+		})
+		if err != nil {
+			return nil, "", nil, &configError{err}
+		}
+		return tv, fmt.Sprintf("budget table %s (%d accounts, over budget: %s, refresh: %s)",
+			cfg.table, tv.Table().Len(), strings.ToLower(string(over)), every(cfg.refresh)), func() { tv.Close() }, nil
+	}
+
+	db, err := sql.Open("pgx", cfg.postgres)
+	if err != nil {
+		// pgx's parse errors never repeat the password; the DSN itself is
+		// not printed.
+		return nil, "", nil, configErrorf("-postgres: %w", err)
+	}
+	pctx, cancel := context.WithTimeout(ctx, connectTimeout)
+	err = db.PingContext(pctx)
+	cancel()
+	if err != nil {
+		db.Close()
+		return nil, "", nil, configErrorf("-postgres: cannot connect to the database: %w", err)
+	}
+
+	if cfg.call != "" {
+		params, err := budget.ParseProcedureParams(cfg.callParams)
+		if err != nil {
+			db.Close()
+			return nil, "", nil, configErrorf("-call-params: %w", err)
+		}
+		pv, err := budget.NewProcedureValidator(budget.ProcedureConfig{DB: db, Query: cfg.call, Params: params, Timeout: cfg.timeout})
+		if err != nil {
+			db.Close()
+			return nil, "", nil, &configError{err}
+		}
+		return pv, fmt.Sprintf("stored procedure (%s)", strings.Join(strings.Split(cfg.callParams, ","), ", ")), func() { db.Close() }, nil
+	}
+
+	tv, err := budget.NewTableValidator(ctx, budget.TableConfig{
+		Load: budget.SQLQuery(db, cfg.tableQuery), Refresh: cfg.refresh, OverBudget: over, Logger: log,
+	})
+	if err != nil {
+		db.Close()
+		return nil, "", nil, configErrorf("-table-query: %w", err)
+	}
+	return tv, fmt.Sprintf("budget table query (%d accounts, over budget: %s, refresh: %s)",
+			tv.Table().Len(), strings.ToLower(string(over)), every(cfg.refresh)),
+		func() { tv.Close(); db.Close() }, nil
+}
+
+func every(d time.Duration) string {
+	if d == 0 {
+		return "never"
+	}
+	return "every " + d.String()
+}
+
+// serve runs srv on ln until ctx is done, then shuts it down, waiting up to
+// shutdownTimeout for requests in flight.
+func serve(ctx context.Context, srv *http.Server, ln net.Listener, log *slog.Logger) error {
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	log.Info("shutting down", "grace", shutdownTimeout.String())
+	sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	log.Info("stopped")
+	return nil
+}
+
+// logRequests logs each request's method, path, status and duration.
+func logRequests(log *slog.Logger, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
+		next.ServeHTTP(sw, r)
+		log.Info("request", "method", r.Method, "path", r.URL.Path, "status", sw.status,
+			"remote", r.RemoteAddr, "duration", time.Since(start).Round(time.Microsecond).String())
+	})
+}
+
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(status int) {
+	w.status = status
+	w.ResponseWriter.WriteHeader(status)
+}

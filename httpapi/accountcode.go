@@ -1,0 +1,213 @@
+package httpapi
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"mime"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/procurekit/procure"
+	"github.com/procurekit/procure/budget"
+)
+
+// AccountCodePath is where the connector serves the account code
+// validation exchange (DECISIONS.md "Account code validation").
+const AccountCodePath = "/account-code-validation"
+
+// DefaultAccountCodeMaxBody is the largest request body the connector
+// reads, and the largest reply the client reads, unless configured
+// otherwise: 1 MiB, some ten thousand lines.
+const DefaultAccountCodeMaxBody = 1 << 20
+
+// CodeUpstreamFailed is the code of a connector's 502: its validator (the
+// customer's database behind it) failed or broke the reply rule.
+const CodeUpstreamFailed = "UPSTREAM_FAILED"
+
+// AccountCodeHandlerOptions configures an AccountCodeHandler.
+type AccountCodeHandlerOptions struct {
+	// Logger receives validator failures (Error) and rejected requests
+	// (Debug); nil means slog.Default().
+	Logger *slog.Logger
+	// MaxBodyBytes bounds a request body; 0 means DefaultAccountCodeMaxBody.
+	// A larger body is answered 413.
+	MaxBodyBytes int64
+}
+
+// AccountCodeHandler is the connector's side of Interface C: an
+// http.Handler for POST /account-code-validation that reads the XML request,
+// asks a budget.Validator, and writes the XML reply.
+//
+// Answers:
+//   - 200, application/xml; charset=utf-8: an AccountCodeValidationResponse
+//     with one Line per request line, in request order, each with its
+//     LineNumber, Status and Message (empty when there is none).
+//   - 400: a document that is not the request XML (MALFORMED_REQUEST), or a
+//     well-formed one with a bad field (INVALID_FIELD): no Lines or no Line,
+//     a missing element, a LineNumber that is not an integer, a duplicate
+//     line number, a blank Account, an Amount that is empty or not a decimal
+//     number. The message names the element by its path, e.g.
+//     "Lines/Line[2]/Amount: must be a decimal number such as 125.50 (got
+//     "12,50")".
+//   - 405 with "Allow: POST" for any other method.
+//   - 413 for a body over the limit.
+//   - 415 for a Content-Type other than application/xml or text/xml, or a
+//     charset other than UTF-8 (or its subset US-ASCII).
+//   - 502 (UPSTREAM_FAILED) when the validator fails or breaks the reply
+//     rule (budget.CheckReply); the cause is logged, never sent.
+//
+// Every error answer has an XML body:
+//
+//	<AccountCodeValidationError><Code>INVALID_FIELD</Code><Message>...</Message></AccountCodeValidationError>
+//
+// with the codes of the JSON APIs. The handler checks the method itself, so
+// it may be mounted on any path; Mount uses AccountCodePath.
+type AccountCodeHandler struct {
+	v       budget.Validator
+	log     *slog.Logger
+	maxBody int64
+}
+
+var _ http.Handler = (*AccountCodeHandler)(nil)
+
+// NewAccountCodeHandler returns a handler that delegates to v, which must
+// not be nil (NewAccountCodeHandler panics: a connector without a budget
+// source is a programming mistake, better found at start).
+func NewAccountCodeHandler(v budget.Validator, opts AccountCodeHandlerOptions) *AccountCodeHandler {
+	if v == nil {
+		panic("httpapi: NewAccountCodeHandler: nil validator")
+	}
+	h := &AccountCodeHandler{v: v, log: opts.Logger, maxBody: opts.MaxBodyBytes}
+	if h.log == nil {
+		h.log = slog.Default()
+	}
+	if h.maxBody <= 0 {
+		h.maxBody = DefaultAccountCodeMaxBody
+	}
+	return h
+}
+
+// Mount registers h on mux at AccountCodePath.
+func (h *AccountCodeHandler) Mount(mux *http.ServeMux) {
+	mux.Handle(AccountCodePath, h)
+}
+
+var xmlBufPool = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
+
+func (h *AccountCodeHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	defer func() {
+		if p := recover(); p != nil {
+			if p == http.ErrAbortHandler {
+				panic(p)
+			}
+			h.log.ErrorContext(r.Context(), "panic serving account code validation", "panic", p)
+			h.fail(w, r, newError(http.StatusInternalServerError, CodeInternal, "internal server error"))
+		}
+	}()
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost)
+		h.fail(w, r, newError(http.StatusMethodNotAllowed, CodeMethodNotAllowed,
+			"method "+r.Method+" is not allowed on this path; allowed: POST"))
+		return
+	}
+	if err := checkXMLContentType(r.Header.Get("Content-Type")); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	if r.ContentLength > h.maxBody {
+		h.fail(w, r, h.tooLarge())
+		return
+	}
+	body := http.MaxBytesReader(w, r.Body, h.maxBody)
+	req, err := decodeRequest(body)
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		var ve *procure.ValidationError
+		switch {
+		case errors.As(err, &tooBig):
+			err = h.tooLarge()
+		case errors.As(err, &ve):
+			// classify answers it: 400 INVALID_FIELD with the field paths
+		case errors.Is(err, errMalformedXML):
+			err = newError(http.StatusBadRequest, CodeMalformedRequest, "the body is not an "+xmlRequestRoot+" document: "+strings.TrimPrefix(err.Error(), errMalformedXML.Error()+": "))
+		default:
+			err = newError(http.StatusBadRequest, CodeMalformedRequest, "the request body could not be read")
+		}
+		h.log.DebugContext(r.Context(), "account code validation request rejected", "err", err)
+		h.fail(w, r, err)
+		return
+	}
+
+	results, err := h.v.Validate(r.Context(), req)
+	if err == nil {
+		err = budget.CheckReply(req, results)
+	}
+	if err != nil {
+		var ve *procure.ValidationError
+		switch {
+		case errors.As(err, &ve):
+			h.fail(w, r, err)
+		case r.Context().Err() != nil && errors.Is(err, context.Canceled):
+			// The caller has gone; nobody reads an answer.
+			h.log.InfoContext(r.Context(), "account code validation abandoned by the caller", "err", err)
+		default:
+			h.log.ErrorContext(r.Context(), "account code validation failed", "lines", len(req.Lines), "err", err)
+			h.fail(w, r, newError(http.StatusBadGateway, CodeUpstreamFailed,
+				"the budget check failed; the connector's log has the cause"))
+		}
+		return
+	}
+
+	bp := xmlBufPool.Get().(*[]byte)
+	b := appendResponse((*bp)[:0], results)
+	writeXML(w, http.StatusOK, b)
+	if cap(b) <= 1<<20 { // don't keep huge buffers alive
+		*bp = b
+		xmlBufPool.Put(bp)
+	}
+}
+
+func (h *AccountCodeHandler) tooLarge() error {
+	return newError(http.StatusRequestEntityTooLarge, CodePayloadTooLarge,
+		"the body is larger than "+strconv.FormatInt(h.maxBody, 10)+" bytes")
+}
+
+// fail writes the XML error body for err (statuses by classify).
+func (h *AccountCodeHandler) fail(w http.ResponseWriter, r *http.Request, err error) {
+	status, code, message := classify(err)
+	if status == http.StatusInternalServerError {
+		h.log.ErrorContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path, "err", err)
+	}
+	writeXML(w, status, appendErrorDoc(nil, code, message))
+}
+
+func writeXML(w http.ResponseWriter, status int, body []byte) {
+	h := w.Header()
+	h.Set("Content-Type", "application/xml; charset=utf-8")
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	h.Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	_, _ = w.Write(body) // the client has gone; nothing to do
+}
+
+// checkXMLContentType accepts application/xml and text/xml, with no charset
+// or a UTF-8 one (US-ASCII is a subset).
+func checkXMLContentType(ct string) error {
+	if ct == "" {
+		return newError(http.StatusUnsupportedMediaType, CodeUnsupportedMediaType,
+			"the Content-Type header is missing; send application/xml; charset=utf-8")
+	}
+	mt, params, err := mime.ParseMediaType(ct)
+	if err != nil || (mt != "application/xml" && mt != "text/xml") {
+		return newError(http.StatusUnsupportedMediaType, CodeUnsupportedMediaType,
+			"the body must be XML: send Content-Type application/xml; charset=utf-8")
+	}
+	if cs, ok := params["charset"]; ok && !strings.EqualFold(cs, "utf-8") && !strings.EqualFold(cs, "us-ascii") {
+		return newError(http.StatusUnsupportedMediaType, CodeUnsupportedMediaType,
+			"the charset "+quoteText(cs)+" is not supported; send UTF-8")
+	}
+	return nil
+}
