@@ -1,0 +1,150 @@
+package pgstore
+
+import (
+	"context"
+	"os"
+	"slices"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/procurekit/procure/datafile"
+	"github.com/procurekit/procure/internal/pgtest"
+	"github.com/procurekit/procure/paging"
+	"github.com/procurekit/procure/supplier"
+)
+
+// benchSuppliers is the size of the benchmark community: 1,000,000, or
+// PGSTORE_BENCH_SUPPLIERS for a quicker run.
+func benchSuppliers(b *testing.B) int {
+	n := 1_000_000
+	if v := os.Getenv("PGSTORE_BENCH_SUPPLIERS"); v != "" {
+		var err error
+		if n, err = strconv.Atoi(v); err != nil || n < 1000 {
+			b.Fatalf("PGSTORE_BENCH_SUPPLIERS=%q: want an integer >= 1000", v)
+		}
+	}
+	return n
+}
+
+// BenchmarkPostgres measures the store at 1,000,000 suppliers (one contact
+// and one remittance address each): the import (rows/s counts suppliers),
+// and the list queries on the imported data. Run it with
+//
+//	go test -run '^$' -bench BenchmarkPostgres -benchmem ./pgstore
+//
+// The import runs once per iteration into a fresh database; use
+// -benchtime=1x for it at this size.
+func BenchmarkPostgres(b *testing.B) {
+	ctx := context.Background()
+	n := benchSuppliers(b)
+	c := syntheticCommunity("bench", n)
+	f := &datafile.File{Communities: []datafile.Community{c}}
+
+	// The list benchmarks use the store of the last import; when -bench
+	// leaves the import out, the data is imported untimed.
+	var s *Store
+	defer func() {
+		if s != nil {
+			s.Close()
+		}
+	}()
+	// The databases belong to the parent benchmark, so that the last one
+	// outlives the Import sub-benchmark.
+	parent := b
+	open := func(b *testing.B) {
+		b.Helper()
+		if s != nil {
+			s.Close()
+		}
+		var err error
+		if s, err = Open(ctx, pgtest.NewDatabase(parent)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.Run("Import", func(b *testing.B) {
+		for b.Loop() {
+			b.StopTimer()
+			open(b)
+			b.StartTimer()
+			if err := s.Import(ctx, f); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+	})
+	if s == nil {
+		open(b)
+		if err := s.Import(ctx, f); err != nil {
+			b.Fatal(err)
+		}
+	}
+	// All-visible pages for index-only scans, as on a server that has been
+	// up for a while (autovacuum does this after an import).
+	if _, err := s.pool.Exec(ctx, "VACUUM (ANALYZE)"); err != nil {
+		b.Fatal(err)
+	}
+
+	// A modifiedSince that keeps about 10% of the suppliers.
+	dates := make([]time.Time, 0, n)
+	for i := range c.Suppliers {
+		dates = append(dates, c.Suppliers[i].ModifiedDate)
+	}
+	since := nth(dates, n*9/10)
+	page := func(p int, sort paging.Sort) paging.Request { return paging.Request{Page: p, Size: 20, Sort: sort} }
+	byName := paging.Sort{Field: "name"}
+	cases := []struct {
+		name string
+		q    supplier.ListQuery
+	}{
+		{"ListDefault/Page0", supplier.ListQuery{Page: page(0, byName)}},
+		{"ListDefault/Page1000", supplier.ListQuery{Page: page(1000, byName)}},
+		{"ListModifiedDesc/Page0", supplier.ListQuery{Page: page(0, paging.Sort{Field: "modifiedDate", Desc: true})}},
+		{"ListModifiedDesc/Page1000", supplier.ListQuery{Page: page(1000, paging.Sort{Field: "modifiedDate", Desc: true})}},
+		{"QueryBroad/Page0", supplier.ListQuery{Query: "tor", Page: page(0, byName)}},
+		{"QueryBroad/Page1000", supplier.ListQuery{Query: "tor", Page: page(1000, byName)}},
+		{"QueryNarrow", supplier.ListQuery{Query: "torvanel", Page: page(0, byName)}},
+		{"QuerySupplierID", supplier.ListQuery{Query: "SUP-00012", Page: page(0, byName)}},
+		{"ModifiedSince/Page0", supplier.ListQuery{ModifiedSince: since, Page: page(0, byName)}},
+		{"ModifiedSince/Page1000", supplier.ListQuery{ModifiedSince: since, Page: page(1000, byName)}},
+		{"ModifiedSinceByDate/Page1000", supplier.ListQuery{ModifiedSince: since, Page: page(1000, paging.Sort{Field: "modifiedDate"})}},
+		{"QueryAndModifiedSince", supplier.ListQuery{Query: "tor", ModifiedSince: since, Page: page(0, byName)}},
+	}
+	for _, tc := range cases {
+		b.Run(tc.name, func(b *testing.B) {
+			var total int
+			for b.Loop() {
+				p, err := s.ListSuppliers(ctx, "bench", tc.q)
+				if err != nil {
+					b.Fatal(err)
+				}
+				total = p.Page.TotalElements
+			}
+			b.ReportMetric(float64(total), "matches")
+		})
+	}
+	b.Run("Supplier", func(b *testing.B) {
+		i := 0
+		for b.Loop() {
+			if _, err := s.Supplier(ctx, "bench", c.Suppliers[i%n].ID); err != nil {
+				b.Fatal(err)
+			}
+			i += 7919
+		}
+	})
+	b.Run("Contacts", func(b *testing.B) {
+		i := 0
+		for b.Loop() {
+			if _, err := s.ListContacts(ctx, "bench", c.Suppliers[i%n].ID, page(0, paging.Sort{})); err != nil {
+				b.Fatal(err)
+			}
+			i += 7919
+		}
+	})
+}
+
+// nth returns the k-th smallest of ts (it reorders ts).
+func nth(ts []time.Time, k int) time.Time {
+	slices.SortFunc(ts, func(a, b time.Time) int { return a.Compare(b) })
+	return ts[k]
+}

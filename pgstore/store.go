@@ -1,0 +1,197 @@
+package pgstore
+
+import (
+	"context"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+//go:embed migrations/*.sql
+var migrationFiles embed.FS
+
+// migrationLock is the key of the advisory lock held while migrating
+// ("pgstore" in ASCII), so that nodes starting together apply each
+// migration once.
+const migrationLock int64 = 0x7067_7374_6f72_65
+
+// Store is the PostgreSQL backend. It is safe for concurrent use by any
+// number of goroutines, and any number of Stores (in one process or many)
+// may share one database.
+type Store struct {
+	pool     *pgxpool.Pool
+	ownsPool bool
+}
+
+// Option configures Open.
+type Option func(*options)
+
+type options struct {
+	maxConns int32
+}
+
+// WithMaxConns sets the largest number of connections the store keeps open
+// (pgxpool's default is the greater of 4 and the number of CPUs). The DSN
+// parameter pool_max_conns does the same.
+func WithMaxConns(n int32) Option { return func(o *options) { o.maxConns = n } }
+
+// Open connects to the database at dsn (a URL such as
+// postgres://user:pass@host:5432/db, or keyword=value pairs; pgxpool's
+// pool_* parameters are understood), applies the migrations it lacks, and
+// returns the store. Close releases it.
+func Open(ctx context.Context, dsn string, opts ...Option) (*Store, error) {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	cfg, err := pgxpool.ParseConfig(dsn)
+	if err != nil {
+		// pgx's message may quote the DSN, password included.
+		return nil, errors.New("pgstore: the database URL does not parse")
+	}
+	if o.maxConns > 0 {
+		cfg.MaxConns = o.maxConns
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("pgstore: connect: %w", err)
+	}
+	s, err := New(ctx, pool)
+	if err != nil {
+		pool.Close()
+		return nil, err
+	}
+	s.ownsPool = true
+	return s, nil
+}
+
+// New returns a store over a pool the caller configured and keeps: Close
+// does not close it. Like Open, it applies the migrations the database
+// lacks.
+func New(ctx context.Context, pool *pgxpool.Pool) (*Store, error) {
+	if err := migrate(ctx, pool); err != nil {
+		return nil, fmt.Errorf("pgstore: %w", err)
+	}
+	return &Store{pool: pool}, nil
+}
+
+// Close closes the connections Open made. It waits for queries in flight.
+func (s *Store) Close() {
+	if s.ownsPool {
+		s.pool.Close()
+	}
+}
+
+// Ping checks that the database answers, for health checks.
+func (s *Store) Ping(ctx context.Context) error { return s.pool.Ping(ctx) }
+
+// migration is one versioned SQL file.
+type migration struct {
+	version int
+	name    string
+	sql     string
+}
+
+// migrations returns the embedded migrations in version order. File names
+// are NNNN_description.sql; a version may appear once.
+func migrations(fsys fs.FS) ([]migration, error) {
+	names, err := fs.Glob(fsys, "migrations/*.sql")
+	if err != nil {
+		return nil, err
+	}
+	var out []migration
+	for _, name := range names {
+		base := path.Base(name)
+		num, _, ok := strings.Cut(base, "_")
+		v, err := strconv.Atoi(num)
+		if !ok || err != nil || v <= 0 {
+			return nil, fmt.Errorf("migration %s: the name must start with a positive version number and an underscore", base)
+		}
+		b, err := fs.ReadFile(fsys, name)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, migration{version: v, name: base, sql: string(b)})
+	}
+	slices.SortFunc(out, func(a, b migration) int { return a.version - b.version })
+	for i := 1; i < len(out); i++ {
+		if out[i].version == out[i-1].version {
+			return nil, fmt.Errorf("migrations %s and %s have the same version", out[i-1].name, out[i].name)
+		}
+	}
+	return out, nil
+}
+
+// migrate applies the migrations the database lacks, all in one
+// transaction under an advisory lock: a node that starts while another
+// migrates waits, then finds the work done. A failed migration leaves the
+// database as it was.
+func migrate(ctx context.Context, pool *pgxpool.Pool) error {
+	ms, err := migrations(migrationFiles)
+	if err != nil {
+		return err
+	}
+	return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", migrationLock); err != nil {
+			return fmt.Errorf("migrate: lock: %w", err)
+		}
+		if _, err := tx.Exec(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+			version    integer PRIMARY KEY,
+			name       text NOT NULL,
+			applied_at timestamptz NOT NULL DEFAULT now())`); err != nil {
+			return fmt.Errorf("migrate: %w", err)
+		}
+		rows, err := tx.Query(ctx, "SELECT version FROM schema_migrations")
+		if err != nil {
+			return fmt.Errorf("migrate: %w", err)
+		}
+		applied, err := pgx.CollectRows(rows, pgx.RowTo[int])
+		if err != nil {
+			return fmt.Errorf("migrate: %w", err)
+		}
+		// A version the database has and this build does not know comes
+		// from a newer build; its schema is a superset of ours (migrations
+		// only add), so this build runs on it unchanged.
+		for _, m := range ms {
+			if slices.Contains(applied, m.version) {
+				continue
+			}
+			// Without arguments pgx uses the simple protocol, which runs a
+			// file of several statements.
+			if _, err := tx.Exec(ctx, m.sql); err != nil {
+				return fmt.Errorf("migration %s: %w", m.name, err)
+			}
+			if _, err := tx.Exec(ctx, "INSERT INTO schema_migrations (version, name) VALUES ($1, $2)", m.version, m.name); err != nil {
+				return fmt.Errorf("migration %s: %w", m.name, err)
+			}
+		}
+		return nil
+	})
+}
+
+// SchemaVersion returns the highest migration version applied to the
+// database.
+func (s *Store) SchemaVersion(ctx context.Context) (int, error) {
+	var v int
+	err := s.pool.QueryRow(ctx, "SELECT coalesce(max(version), 0) FROM schema_migrations").Scan(&v)
+	return v, err
+}
+
+// uniqueViolation returns the constraint (or unique index) a unique
+// violation broke, or "" when err is not one.
+func uniqueViolation(err error) string {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) && pe.Code == "23505" {
+		return pe.ConstraintName
+	}
+	return ""
+}

@@ -1,0 +1,74 @@
+package pgstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/netip"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/procurekit/procure/auth"
+)
+
+var (
+	_ auth.TokenStore = (*Store)(nil)
+	_ auth.KeyStore   = (*Store)(nil)
+)
+
+// TokenByHash returns the bearer token whose hash is h, or an error
+// matching auth.ErrUnknown (auth.TokenStore).
+func (s *Store) TokenByHash(ctx context.Context, h auth.Hash) (auth.Token, error) {
+	t := auth.Token{Hash: h}
+	var expires *time.Time
+	err := s.pool.QueryRow(ctx, `SELECT community_id, scopes, expires, revoked FROM tokens WHERE hash = $1`, h[:]).
+		Scan(&t.Community, &t.Scopes, &expires, &t.Revoked)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return auth.Token{}, auth.ErrUnknown
+	}
+	if err != nil {
+		// The hash is not the secret, but there is no need to show it.
+		return auth.Token{}, fmt.Errorf("pgstore: token: %w", err)
+	}
+	if expires != nil {
+		t.Expires = expires.UTC()
+	}
+	return t, nil
+}
+
+// ServiceAccount returns the service account with that id, its keys in
+// the order of the data file, or an error matching auth.ErrUnknown
+// (auth.KeyStore).
+func (s *Store) ServiceAccount(ctx context.Context, id string) (auth.ServiceAccount, error) {
+	a := auth.ServiceAccount{ID: id}
+	var hashes [][]byte
+	var active []bool
+	var ips []netip.Prefix
+	err := s.pool.QueryRow(ctx, `SELECT community_id, allowed_ips,
+			ARRAY(SELECT hash FROM service_account_keys WHERE account_id = a.id ORDER BY ord),
+			ARRAY(SELECT active FROM service_account_keys WHERE account_id = a.id ORDER BY ord)
+		FROM service_accounts a WHERE id = $1`, id).
+		Scan(&a.Community, &ips, &hashes, &active)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return auth.ServiceAccount{}, auth.ErrUnknown
+	}
+	if err != nil {
+		return auth.ServiceAccount{}, fmt.Errorf("pgstore: service account: %w", err)
+	}
+	if len(hashes) != len(active) {
+		return auth.ServiceAccount{}, fmt.Errorf("pgstore: service account %q: keys changed while read", id)
+	}
+	if len(ips) > 0 {
+		a.AllowedIPs = ips
+	}
+	for i, h := range hashes {
+		var k auth.Key
+		if copy(k.Hash[:], h) != len(k.Hash) {
+			return auth.ServiceAccount{}, fmt.Errorf("pgstore: service account %q: key %d: stored hash has %d bytes", id, i, len(h))
+		}
+		k.Active = active[i]
+		a.Keys = append(a.Keys, k)
+	}
+	return a, nil
+}

@@ -1,0 +1,213 @@
+package pgstore
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/procurekit/procure/user"
+)
+
+var (
+	_ user.Store     = (*Store)(nil)
+	_ user.AutoRoler = (*Store)(nil)
+)
+
+// userColumns are the columns userRow fills, in its order; the constraint
+// names are what uniqueViolation reports.
+const (
+	userColumns = `id, community_id, username, username_key, external_id, first_name, last_name,
+		display_name, email, phone, enabled, organisation_units, roles, buyer_groups, attributes, approver_groups`
+	userPlaceholders = `$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16`
+	userSelect       = `id, username, external_id, first_name, last_name, display_name, email, phone, enabled,
+		organisation_units, roles, buyer_groups, attributes, approver_groups`
+
+	constraintUserID       = "users_pkey"
+	constraintUserUsername = "users_community_username"
+)
+
+// codesJSON encodes a coded list for its JSONB column ([] when empty).
+func codesJSON(l []user.Code) []byte {
+	if len(l) == 0 {
+		return []byte("[]")
+	}
+	b, err := json.Marshal(l)
+	if err != nil {
+		panic(err) // a []struct{string} always encodes
+	}
+	return b
+}
+
+// userRow returns the column values of u in userColumns order.
+func userRow(community string, u user.User) ([]any, error) {
+	attrs := []byte("[]")
+	if len(u.Attributes) > 0 {
+		var err error
+		if attrs, err = json.Marshal(u.Attributes); err != nil {
+			return nil, err
+		}
+	}
+	return []any{u.ID, community, u.Username, user.UsernameKey(u.Username), u.ExternalID, u.FirstName, u.LastName,
+		u.DisplayName, u.Email, u.Phone, u.Enabled, codesJSON(u.OrganisationUnits), codesJSON(u.Roles),
+		codesJSON(u.BuyerGroups), attrs, codesJSON(u.ApproverGroups)}, nil
+}
+
+// scanUser reads the userSelect columns. Empty lists come back nil, as a
+// user that never had them is built.
+func scanUser(row pgx.Row) (user.User, error) {
+	var u user.User
+	var ous, roles, bgs, attrs, ags []byte
+	if err := row.Scan(&u.ID, &u.Username, &u.ExternalID, &u.FirstName, &u.LastName, &u.DisplayName, &u.Email,
+		&u.Phone, &u.Enabled, &ous, &roles, &bgs, &attrs, &ags); err != nil {
+		return user.User{}, err
+	}
+	for _, f := range []struct {
+		raw []byte
+		dst *[]user.Code
+	}{{ous, &u.OrganisationUnits}, {roles, &u.Roles}, {bgs, &u.BuyerGroups}, {ags, &u.ApproverGroups}} {
+		if err := json.Unmarshal(f.raw, f.dst); err != nil {
+			return user.User{}, err
+		}
+		if len(*f.dst) == 0 {
+			*f.dst = nil
+		}
+	}
+	if err := json.Unmarshal(attrs, &u.Attributes); err != nil {
+		return user.User{}, err
+	}
+	if len(u.Attributes) == 0 {
+		u.Attributes = nil
+	}
+	return u, nil
+}
+
+// UserByUsername returns the community's user whose username equals
+// username case-insensitively, or an error matching user.ErrNotFound
+// (user.Store).
+func (s *Store) UserByUsername(ctx context.Context, community, username string) (user.User, error) {
+	u, err := scanUser(s.pool.QueryRow(ctx, `SELECT `+userSelect+` FROM users WHERE community_id = $1 AND username_key = $2`,
+		community, user.UsernameKey(username)))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return user.User{}, fmt.Errorf("pgstore: user %q: %w", username, user.ErrNotFound)
+	}
+	if err != nil {
+		return user.User{}, fmt.Errorf("pgstore: user by username: %w", err)
+	}
+	return u, nil
+}
+
+// UserByID returns the community's user with that id, or an error
+// matching user.ErrNotFound, also when another community holds the id
+// (user.Store).
+func (s *Store) UserByID(ctx context.Context, community, id string) (user.User, error) {
+	u, err := scanUser(s.pool.QueryRow(ctx, `SELECT `+userSelect+` FROM users WHERE community_id = $1 AND id = $2`, community, id))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return user.User{}, fmt.Errorf("pgstore: user id %q: %w", id, user.ErrNotFound)
+	}
+	if err != nil {
+		return user.User{}, fmt.Errorf("pgstore: user by id: %w", err)
+	}
+	return u, nil
+}
+
+// CreateUser stores u and returns it as stored (user.Store). The unique
+// indexes decide duplicates, so concurrent creates on any number of nodes
+// cannot both succeed: the error matches user.ErrDuplicateID when any
+// community holds the id, and user.ErrDuplicateUsername when the community
+// holds the username case-insensitively.
+func (s *Store) CreateUser(ctx context.Context, community string, u user.User) (user.User, error) {
+	row, err := userRow(community, u)
+	if err != nil {
+		return user.User{}, fmt.Errorf("pgstore: create user: %w", err)
+	}
+	stored, err := scanUser(s.pool.QueryRow(ctx, `INSERT INTO users (`+userColumns+`) VALUES (`+userPlaceholders+`)
+		RETURNING `+userSelect, row...))
+	if err != nil {
+		err = userConflict(err)
+		if errors.Is(err, user.ErrDuplicateUsername) && s.idTaken(ctx, u.ID) {
+			// user.Store: a create that breaks both rules is a duplicate id.
+			err = user.ErrDuplicateID
+		}
+		return user.User{}, fmt.Errorf("pgstore: create user: %w", err)
+	}
+	return stored, nil
+}
+
+// idTaken reports whether any community holds a user with that id. A
+// failed lookup counts as not taken: the caller reports its first error.
+func (s *Store) idTaken(ctx context.Context, id string) bool {
+	var taken bool
+	err := s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM users WHERE id = $1)`, id).Scan(&taken)
+	return err == nil && taken
+}
+
+// userConflict maps a unique violation of the users table to the user
+// package's sentinel errors, and returns other errors as they are.
+func userConflict(err error) error {
+	switch uniqueViolation(err) {
+	case constraintUserID:
+		return user.ErrDuplicateID
+	case constraintUserUsername:
+		return user.ErrDuplicateUsername
+	}
+	return err
+}
+
+// UpdateUser reads the community's user with that id, locking its row
+// until the transaction ends, passes a copy to apply and stores what apply
+// leaves (user.Store). The id cannot change: whatever apply does to it, the
+// stored user keeps its id. It returns an error matching user.ErrNotFound
+// when the community has no such user, user.ErrDuplicateUsername when the
+// new username belongs to another user of the community, and apply's error
+// as it is; nothing is stored then.
+func (s *Store) UpdateUser(ctx context.Context, community, id string, apply func(*user.User) error) (user.User, error) {
+	var stored user.User
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		cur, err := scanUser(tx.QueryRow(ctx, `SELECT `+userSelect+` FROM users WHERE community_id = $1 AND id = $2 FOR UPDATE`, community, id))
+		if errors.Is(err, pgx.ErrNoRows) {
+			return fmt.Errorf("pgstore: user id %q: %w", id, user.ErrNotFound)
+		}
+		if err != nil {
+			return fmt.Errorf("pgstore: update user: %w", err)
+		}
+		if err := apply(&cur); err != nil {
+			return err
+		}
+		cur.ID = id // user.Store: the id cannot change
+		row, err := userRow(community, cur)
+		if err != nil {
+			return fmt.Errorf("pgstore: update user: %w", err)
+		}
+		stored, err = scanUser(tx.QueryRow(ctx, `UPDATE users SET (`+userColumns+`, updated_at) = (`+userPlaceholders+`, now())
+			WHERE id = $1 AND community_id = $2 RETURNING `+userSelect, row...))
+		if err != nil {
+			return fmt.Errorf("pgstore: update user: %w", userConflict(err))
+		}
+		return nil
+	})
+	if err != nil {
+		return user.User{}, err
+	}
+	return stored, nil
+}
+
+// AutoRoles returns the role codes the community adds to every user
+// created or updated through the user API (DECISIONS.md "Users"), in the
+// order of the data file; none for an unknown community.
+func (s *Store) AutoRoles(ctx context.Context, community string) ([]string, error) {
+	var roles []string
+	err := s.pool.QueryRow(ctx, `SELECT auto_roles FROM communities WHERE id = $1`, community).Scan(&roles)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("pgstore: auto roles: %w", err)
+	}
+	if len(roles) == 0 {
+		return nil, nil
+	}
+	return roles, nil
+}

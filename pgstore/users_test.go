@@ -1,0 +1,17 @@
+package pgstore_test
+
+import (
+	"testing"
+
+	"github.com/procurekit/procure/datafile"
+	"github.com/procurekit/procure/user"
+	"github.com/procurekit/procure/user/usertest"
+)
+
+// The user conformance suite, unchanged: pgstore behaves as memstore.
+func TestUserStoreConformance(t *testing.T) {
+	usertest.Run(t, func(t *testing.T, f *datafile.File) user.Store {
+		s, _ := openStore(t, f)
+		return s
+	})
+}
