@@ -1,0 +1,85 @@
+// Package procure implements, server-side, the three integration interfaces
+// of a procurement platform: (A) the read-only supplier API with bearer
+// tokens, (B) the user synchronisation API with service-account keys, and
+// (C) account code validation at requisition checkout. The contract is the
+// specification and DECISIONS.md; this package holds only the error type
+// every layer shares (ValidationError, ErrInvalid) and this map.
+//
+// # Packages
+//
+// Domain packages own their types and the interfaces their backends
+// implement; they know nothing of HTTP or SQL.
+//
+//   - supplier: the resources of Interface A (Summary, Detail, Contact,
+//     RemittanceAddress and the rest of spec 2.1-2.8, enums that reject
+//     unknown values), Record (a supplier as stored), the query types and
+//     supplier.Store, the four reads scoped by community.
+//   - user: the user of Interface B, Input (a create or update body that
+//     remembers which fields were sent), the rules of create and update,
+//     and user.Store.
+//   - budget: Interface C. The request and results of a validation, the
+//     Validator interface, the budget-table and stored-procedure
+//     validators of the connector, and the checkout gate that turns
+//     verdicts into proceed, soft stop or hard stop.
+//   - paging: page, size and sort parsing shared by every list, and the
+//     page wrapper {content, page{size, number, totalElements, totalPages}}.
+//   - auth: who a caller is. Bearer tokens (Interface A) and service
+//     accounts with API keys and IP allowlists (Interface B); stores keep
+//     only SHA-256 hashes of secrets, compared in constant time; the
+//     Principal (community, scopes) that scopes every store call.
+//   - datafile: the JSON data file that seeds a store: communities with
+//     their tokens, service accounts, auto-roles, suppliers, users and
+//     budgets. Errors name the entry by JSON path and line.
+//
+// Backends implement the domain interfaces:
+//
+//   - memstore: everything in memory, loaded from a data file; ordered
+//     indexes make a supplier page cost O(log n + page size).
+//   - pgstore: everything in PostgreSQL (pgx), shared by any number of
+//     stateless nodes; migrations are embedded and applied on Open.
+//   - supplier/suppliertest and user/usertest: the conformance suites both
+//     backends run, so that they cannot behave differently.
+//
+// HTTP lives in one package:
+//
+//   - httpapi: MountSuppliers and MountUsers register Interfaces A and B on
+//     the caller's *http.ServeMux, each with its OpenAPI 3.1 document;
+//     the account-code handler and client carry Interface C's XML exchange.
+//   - userapi: a Go client of Interface B.
+//
+// Programs: examples/server serves the APIs over built-in demo data or a
+// data file; examples/gendata writes large realistic data files; bench
+// holds the load harness.
+//
+// # How a request flows
+//
+// A supplier API request, GET /public/community/suppliers?query=acme:
+//
+//  1. httpapi routes it (Go 1.22 method patterns on the caller's mux); any
+//     other method is a 405, an unknown path a 404.
+//  2. auth.Bearer checks the token against an auth.TokenStore (by hash);
+//     the token's scope decides 401 or 403, its community scopes the rest.
+//  3. httpapi parses the query: paging.Parse for page, size and sort, and
+//     the API's own filters (query, modifiedSince). Every broken rule is a
+//     *procure.ValidationError naming the parameter. Nothing reaches a
+//     store unvalidated.
+//  4. The supplier.Store (memstore or pgstore) answers for the caller's
+//     community only; another community's supplier is supplier.ErrNotFound.
+//  5. httpapi encodes the page and writes it.
+//
+// The user API follows the same path with service-account authentication
+// and a JSON body: user.Input is decoded, normalised and validated before
+// user.Store is called; stores enforce only what needs the data
+// (uniqueness of ids and usernames).
+//
+// # Where things are decided
+//
+// Validation happens once, at the edge: data files in datafile (with
+// supplier.Record.Validate), request parameters and bodies in httpapi and
+// user, with go-playground/validator behind internal/check so that every
+// error names the JSON field and the rule in words. Errors are mapped to
+// HTTP statuses and codes in one place, httpapi's classify: ValidationError
+// is 400, auth.ErrUnauthenticated 401, auth.ErrForbidden 403, the domain
+// ErrNotFound 404, and anything unknown a 500 whose body says nothing
+// internal while the cause goes to log/slog.
+package procure

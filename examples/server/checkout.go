@@ -1,0 +1,305 @@
+package main
+
+// The demo checkout route: the example host's own route, NOT part of the
+// spec's API. It shows the platform's side of account code validation
+// (Interface C): a requisition checked out through budget.Gate, with
+// verdicts from the community's budget table in the data file, or, when a
+// finance system URL is configured, from that system (for example
+// `go run ./examples/connector`) over the XML exchange.
+//
+//	POST /demo/checkout
+//	Authorization: Bearer <any valid token of the community; no scope needed>
+//	Content-Type: application/json
+//
+//	{"requisitionId": "REQ-1001", "username": "jdoe",
+//	 "organisationUnit": "OU-SCI", "financeYear": "2026",
+//	 "lines": [{"lineNumber": 1, "account": "6100-200", "amount": "125.50"}],
+//	 "acknowledgement": "<from a previous soft stop>"}
+//
+// Only lines is required; amount is a decimal as a JSON string or number.
+// Answers:
+//
+//	200 {"decision": "proceed" | "hard_stop" | "soft_stop", "message": "...",
+//	     "lines": [{"lineNumber": 1, "status": "Valid", "message": ""}],
+//	     "acknowledgement": "<on soft_stop: send it back to proceed>",
+//	     "acknowledged": true}
+//	503 {"decision": "unavailable", "message": "The account code check is unavailable. ..."}
+//	400, 401, 405, 413, 415 with the JSON error body {"code", "message"}.
+//
+// With the in-memory tables, a sum over an account's budget is a Warning
+// (so that the soft stop can be tried) and an account absent from the
+// table is Invalid. Acknowledgements are bound to the community: each
+// community's gate signs with its own key, derived from one demo key.
+
+import (
+	"bytes"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"mime"
+	"net/http"
+	"strconv"
+	"sync"
+
+	"github.com/procurekit/procure/auth"
+	"github.com/procurekit/procure/budget"
+	"github.com/procurekit/procure/httpapi"
+)
+
+// checkoutPath is the demo route.
+const checkoutPath = "/demo/checkout"
+
+// checkoutMaxBody bounds a demo checkout request.
+const checkoutMaxBody = 1 << 20
+
+// checkoutConfig configures the demo checkout route.
+type checkoutConfig struct {
+	// Store holds the communities' budget tables (memstore or pgstore);
+	// required unless FinanceURL is set.
+	Store checkoutBudgets
+	// Tokens authenticates the bearer token; its community chooses the
+	// budget table and the gate. Required.
+	Tokens auth.TokenStore
+	// FinanceURL, when set, is a finance system (a connector's
+	// .../account-code-validation URL) asked over the XML exchange instead
+	// of the in-memory tables.
+	FinanceURL string
+	// OverBudget is the in-memory tables' status for a sum over budget;
+	// empty means Warning (a demo of the soft stop).
+	OverBudget budget.Status
+	// Key derives each community's acknowledgement key; nil means a random
+	// key (acknowledgements then last until the server restarts).
+	Key []byte
+	// Logger receives the causes of unavailable checks; nil means
+	// slog.Default().
+	Logger *slog.Logger
+}
+
+// checkoutBudgets is a store of per-community budget tables: memstore.Store
+// and pgstore.Store both are.
+type checkoutBudgets interface {
+	BudgetLoader(community string) budget.TableLoader
+}
+
+// mountCheckoutDemo registers POST /demo/checkout (and 405 for other
+// methods) on mux.
+func mountCheckoutDemo(mux *http.ServeMux, cfg checkoutConfig) error {
+	if cfg.Tokens == nil {
+		return errors.New("checkout demo: no token store")
+	}
+	if cfg.Store == nil && cfg.FinanceURL == "" {
+		return errors.New("checkout demo: neither a store nor a finance system URL")
+	}
+	if cfg.OverBudget == "" {
+		cfg.OverBudget = budget.Warning
+	}
+	if cfg.Key == nil {
+		cfg.Key = make([]byte, 32)
+		if _, err := rand.Read(cfg.Key); err != nil {
+			return fmt.Errorf("checkout demo: %w", err)
+		}
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	d := &checkoutDemo{cfg: cfg, bearer: &auth.Bearer{Tokens: cfg.Tokens}}
+	if cfg.FinanceURL != "" {
+		client, err := httpapi.NewAccountCodeClient(cfg.FinanceURL, httpapi.AccountCodeClientOptions{})
+		if err != nil {
+			return fmt.Errorf("checkout demo: %w", err)
+		}
+		d.finance = client
+	}
+	mux.Handle("POST "+checkoutPath, d)
+	mux.HandleFunc(checkoutPath, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Allow", http.MethodPost)
+		checkoutError(w, http.StatusMethodNotAllowed, httpapi.CodeMethodNotAllowed, "method "+r.Method+" is not allowed on this path; allowed: POST")
+	})
+	return nil
+}
+
+type checkoutDemo struct {
+	cfg     checkoutConfig
+	bearer  *auth.Bearer
+	finance budget.Validator // nil: the in-memory tables
+	gates   sync.Map         // community -> *budget.Gate
+}
+
+// gate returns the community's gate, made on first use.
+func (d *checkoutDemo) gate(community string) (*budget.Gate, error) {
+	if g, ok := d.gates.Load(community); ok {
+		return g.(*budget.Gate), nil
+	}
+	v := d.finance
+	if v == nil {
+		v = budget.LiveTable(d.cfg.Store.BudgetLoader(community), d.cfg.OverBudget)
+	}
+	mac := hmac.New(sha256.New, d.cfg.Key)
+	mac.Write([]byte("checkout demo community\x00" + community))
+	g, err := budget.NewGate(v, budget.GateConfig{Key: mac.Sum(nil)})
+	if err != nil {
+		return nil, err
+	}
+	actual, _ := d.gates.LoadOrStore(community, g)
+	return actual.(*budget.Gate), nil
+}
+
+// The demo's JSON messages.
+type checkoutRequest struct {
+	RequisitionID    string         `json:"requisitionId"`
+	Username         string         `json:"username"`
+	OrganisationUnit string         `json:"organisationUnit"`
+	FinanceYear      string         `json:"financeYear"`
+	Lines            []checkoutLine `json:"lines"`
+	Acknowledgement  string         `json:"acknowledgement"`
+}
+
+type checkoutLine struct {
+	LineNumber *int            `json:"lineNumber"`
+	Account    string          `json:"account"`
+	Amount     json.RawMessage `json:"amount"`
+}
+
+type checkoutResponse struct {
+	Decision        string           `json:"decision"`
+	Message         string           `json:"message,omitempty"`
+	Lines           []checkoutResult `json:"lines,omitempty"`
+	Acknowledgement string           `json:"acknowledgement,omitempty"`
+	Acknowledged    bool             `json:"acknowledged,omitempty"`
+}
+
+type checkoutResult struct {
+	LineNumber int    `json:"lineNumber"`
+	Status     string `json:"status"`
+	Message    string `json:"message"`
+}
+
+func (d *checkoutDemo) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	p, err := d.bearer.Authenticate(r.Context(), r.Header.Get("Authorization"))
+	if err != nil {
+		if errors.Is(err, auth.ErrUnauthenticated) {
+			w.Header().Set("WWW-Authenticate", "Bearer")
+			checkoutError(w, http.StatusUnauthorized, httpapi.CodeUnauthorized, "authentication failed")
+			return
+		}
+		d.cfg.Logger.ErrorContext(r.Context(), "checkout demo: token lookup failed", "err", err)
+		checkoutError(w, http.StatusInternalServerError, httpapi.CodeInternal, "internal server error")
+		return
+	}
+	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+		checkoutError(w, http.StatusUnsupportedMediaType, httpapi.CodeUnsupportedMediaType, "the body must be JSON: send Content-Type application/json")
+		return
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, checkoutMaxBody))
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			checkoutError(w, http.StatusRequestEntityTooLarge, httpapi.CodePayloadTooLarge, "the body is larger than 1 MiB")
+			return
+		}
+		checkoutError(w, http.StatusBadRequest, httpapi.CodeMalformedRequest, "the request body could not be read")
+		return
+	}
+	var in checkoutRequest
+	if err := json.Unmarshal(body, &in); err != nil {
+		checkoutError(w, http.StatusBadRequest, httpapi.CodeMalformedRequest, "the body is not a checkout request: "+err.Error())
+		return
+	}
+	req, err := in.budgetRequest()
+	if err != nil {
+		checkoutError(w, http.StatusBadRequest, httpapi.CodeInvalidField, err.Error())
+		return
+	}
+
+	g, err := d.gate(p.Community)
+	if err != nil {
+		d.cfg.Logger.ErrorContext(r.Context(), "checkout demo: gate", "err", err)
+		checkoutError(w, http.StatusInternalServerError, httpapi.CodeInternal, "internal server error")
+		return
+	}
+	dec, err := g.Checkout(r.Context(), req, in.Acknowledgement)
+	if err != nil { // the request broke a rule budgetRequest did not see
+		checkoutError(w, http.StatusBadRequest, httpapi.CodeInvalidField, err.Error())
+		return
+	}
+	out := checkoutResponse{
+		Decision: dec.Outcome.String(), Message: dec.Message,
+		Acknowledgement: dec.Acknowledgement, Acknowledged: dec.Acknowledged,
+	}
+	for _, l := range dec.Lines {
+		out.Lines = append(out.Lines, checkoutResult{LineNumber: l.LineNumber, Status: string(l.Status), Message: l.Message})
+	}
+	status := http.StatusOK
+	if dec.Outcome == budget.Unavailable {
+		status = http.StatusServiceUnavailable
+		d.cfg.Logger.WarnContext(r.Context(), "checkout demo: account code check unavailable",
+			"community", p.Community, "lines", len(req.Lines), "err", dec.Cause)
+	}
+	checkoutJSON(w, status, out)
+}
+
+// budgetRequest converts and checks the demo request; errors name the
+// field as in the JSON ("lines[1].amount: ..."). The community never comes
+// from the body: it is the token's.
+func (in *checkoutRequest) budgetRequest() (budget.Request, error) {
+	req := budget.Request{
+		RequisitionID: in.RequisitionID, Username: in.Username,
+		OrganisationUnit: in.OrganisationUnit, FinanceYear: in.FinanceYear,
+	}
+	if len(in.Lines) == 0 {
+		return req, errors.New("lines: at least one line is required")
+	}
+	seen := make(map[int]bool, len(in.Lines))
+	for i, l := range in.Lines {
+		at := "lines[" + strconv.Itoa(i) + "]"
+		if l.LineNumber == nil {
+			return req, errors.New(at + ".lineNumber: is required")
+		}
+		if seen[*l.LineNumber] {
+			return req, fmt.Errorf("%s.lineNumber: line number %d appears more than once", at, *l.LineNumber)
+		}
+		seen[*l.LineNumber] = true
+		raw := l.Amount
+		var s string
+		switch {
+		case len(raw) == 0 || string(raw) == "null":
+			return req, errors.New(at + ".amount: is required")
+		case raw[0] == '"':
+			if err := json.Unmarshal(raw, &s); err != nil {
+				return req, errors.New(at + ".amount: must be a decimal number")
+			}
+		default:
+			s = string(bytes.TrimSpace(raw))
+		}
+		amount, err := budget.ParseAmount(s)
+		if err != nil {
+			return req, errors.New(at + ".amount: " + err.Error())
+		}
+		req.Lines = append(req.Lines, budget.Line{Number: *l.LineNumber, Account: l.Account, Amount: amount})
+	}
+	if err := req.Validate(); err != nil {
+		return req, err
+	}
+	return req, nil
+}
+
+func checkoutError(w http.ResponseWriter, status int, code, message string) {
+	checkoutJSON(w, status, httpapi.ErrorBody{Code: code, Message: message})
+}
+
+func checkoutJSON(w http.ResponseWriter, status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		status = http.StatusInternalServerError
+		b = []byte(`{"code":"` + httpapi.CodeInternal + `","message":"internal server error"}`)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	_, _ = w.Write(append(b, '\n'))
+}

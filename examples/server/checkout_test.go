@@ -1,0 +1,325 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/procurekit/procure/budget"
+	"github.com/procurekit/procure/datafile"
+	"github.com/procurekit/procure/httpapi"
+	"github.com/procurekit/procure/memstore"
+)
+
+// checkoutData is a small data file of two communities with budgets.
+const checkoutData = `{"communities": [
+  {"id": "north", "name": "North", "region": "NZ",
+   "tokens": [{"token": "north-token", "scopes": ["suppliers:read"]}, {"token": "north-noscope", "scopes": []},
+              {"token": "north-revoked", "scopes": ["suppliers:read"], "revoked": true}],
+   "budgets": [{"account": "6100-200", "budget": "1000.00"}, {"account": "6100-300", "budget": "50"}]},
+  {"id": "south", "name": "South", "region": "AU",
+   "tokens": [{"token": "south-token", "scopes": ["suppliers:read"]}],
+   "budgets": [{"account": "6100-200", "budget": "10"}]}
+]}`
+
+func checkoutStore(tb testing.TB) *memstore.Store {
+	tb.Helper()
+	f, err := datafile.Parse(strings.NewReader(checkoutData))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	s, err := memstore.Load(f)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return s
+}
+
+// checkoutServer serves the demo route with cfg (Store and Tokens default
+// to the test data).
+func checkoutServer(tb testing.TB, cfg checkoutConfig) string {
+	tb.Helper()
+	if cfg.Store == nil && cfg.FinanceURL == "" {
+		cfg.Store = checkoutStore(tb)
+	}
+	if cfg.Tokens == nil {
+		cfg.Tokens = checkoutStore(tb)
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	mux := http.NewServeMux()
+	if err := mountCheckoutDemo(mux, cfg); err != nil {
+		tb.Fatal(err)
+	}
+	srv := httptest.NewServer(mux)
+	tb.Cleanup(srv.Close)
+	return srv.URL + checkoutPath
+}
+
+type checkoutAnswer struct {
+	status int
+	header http.Header
+	body   map[string]any
+	resp   checkoutResponse
+}
+
+func checkoutPost(tb testing.TB, url, token, contentType, body string) checkoutAnswer {
+	tb.Helper()
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	req.Header.Set("Content-Type", contentType)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	a := checkoutAnswer{status: resp.StatusCode, header: resp.Header}
+	if err := json.Unmarshal(raw, &a.body); err != nil {
+		tb.Fatalf("body is not JSON: %v\n%s", err, raw)
+	}
+	if err := json.Unmarshal(raw, &a.resp); err != nil {
+		tb.Fatal(err)
+	}
+	return a
+}
+
+// checkoutBody writes a demo request for lines "number account amount".
+func checkoutBody(ack string, lines ...string) string {
+	var ls []string
+	for _, l := range lines {
+		f := strings.Fields(l)
+		ls = append(ls, `{"lineNumber": `+f[0]+`, "account": "`+f[1]+`", "amount": "`+f[2]+`"}`)
+	}
+	b := `{"username": "jdoe", "lines": [` + strings.Join(ls, ", ") + `]`
+	if ack != "" {
+		b += `, "acknowledgement": "` + ack + `"`
+	}
+	return b + "}"
+}
+
+func TestCheckoutDemoDecisions(t *testing.T) {
+	url := checkoutServer(t, checkoutConfig{})
+	post := func(token, body string) checkoutAnswer {
+		t.Helper()
+		return checkoutPost(t, url, token, "application/json", body)
+	}
+
+	t.Run("proceed", func(t *testing.T) {
+		a := post("north-token", checkoutBody("", "1 6100-200 999.99", "2 6100-300 50"))
+		want := checkoutResponse{Decision: "proceed", Lines: []checkoutResult{{1, "Valid", ""}, {2, "Valid", ""}}}
+		if a.status != 200 || !cmp.Equal(want, a.resp) {
+			t.Fatalf("status %d %s", a.status, cmp.Diff(want, a.resp))
+		}
+	})
+
+	t.Run("hard stop", func(t *testing.T) {
+		// spec 3: an account absent from the table is Invalid.
+		a := post("north-token", checkoutBody("", "1 6100-200 1", "2 9999-999 1", "3 6100-300 51"))
+		want := checkoutResponse{Decision: "hard_stop", Message: budget.HardStopMessage, Lines: []checkoutResult{
+			{1, "Valid", ""},
+			{2, "Invalid", "Account 9999-999 has no budget."},
+			{3, "Warning", "The lines on account 6100-300 exceed its available budget."},
+		}}
+		if a.status != 200 || !cmp.Equal(want, a.resp) {
+			t.Fatalf("status %d %s", a.status, cmp.Diff(want, a.resp))
+		}
+	})
+
+	t.Run("soft stop, then proceed with the acknowledgement", func(t *testing.T) {
+		body := checkoutBody("", "1 6100-200 600", "2 6100-200 400.01")
+		a := post("north-token", body)
+		if a.status != 200 || a.resp.Decision != "soft_stop" || a.resp.Acknowledgement == "" || a.resp.Message != budget.SoftStopMessage {
+			t.Fatalf("first attempt: %d %+v", a.status, a.resp)
+		}
+		ack := a.resp.Acknowledgement
+
+		// The same lines (amounts written differently) proceed.
+		again := post("north-token", checkoutBody(ack, "1 6100-200 600.00", "2 6100-200 400.010"))
+		if again.resp.Decision != "proceed" || !again.resp.Acknowledged {
+			t.Fatalf("retry: %+v", again.resp)
+		}
+		// A changed amount needs a fresh acknowledgement.
+		changed := post("north-token", checkoutBody(ack, "1 6100-200 600", "2 6100-200 400.02"))
+		if changed.resp.Decision != "soft_stop" || changed.resp.Acknowledgement == ack {
+			t.Fatalf("changed amount: %+v", changed.resp)
+		}
+		// Without it, the same lines stop again.
+		if without := post("north-token", body); without.resp.Decision != "soft_stop" {
+			t.Fatalf("without the acknowledgement: %+v", without.resp)
+		}
+	})
+
+	t.Run("each community has its own table", func(t *testing.T) {
+		a := post("south-token", checkoutBody("", "1 6100-200 11", "2 6100-300 1"))
+		want := []checkoutResult{
+			{1, "Warning", "The lines on account 6100-200 exceed its available budget."},
+			{2, "Invalid", "Account 6100-300 has no budget."},
+		}
+		if diff := cmp.Diff(want, a.resp.Lines); diff != "" {
+			t.Errorf("(-want +got):\n%s", diff)
+		}
+	})
+
+	t.Run("any valid token of the community, no scope needed", func(t *testing.T) {
+		if a := post("north-noscope", checkoutBody("", "1 6100-200 1")); a.status != 200 || a.resp.Decision != "proceed" {
+			t.Fatalf("%d %+v", a.status, a.resp)
+		}
+	})
+}
+
+func TestCheckoutDemoAcknowledgementAcrossCommunities(t *testing.T) {
+	// Both communities warn on the same lines: the north acknowledgement
+	// still does not open south's checkout.
+	f, err := datafile.Parse(strings.NewReader(strings.ReplaceAll(checkoutData, `"budget": "10"`, `"budget": "1000.00"`)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := memstore.Load(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := checkoutServer(t, checkoutConfig{Store: s, Tokens: s})
+	body := checkoutBody("", "1 6100-200 1000.01")
+	north := checkoutPost(t, url, "north-token", "application/json", body)
+	if north.resp.Decision != "soft_stop" {
+		t.Fatalf("north: %+v", north.resp)
+	}
+	south := checkoutPost(t, url, "south-token", "application/json", checkoutBody(north.resp.Acknowledgement, "1 6100-200 1000.01"))
+	if south.resp.Decision != "soft_stop" {
+		t.Fatalf("south with north's acknowledgement: %+v; want a soft stop", south.resp)
+	}
+	if again := checkoutPost(t, url, "south-token", "application/json", checkoutBody(south.resp.Acknowledgement, "1 6100-200 1000.01")); again.resp.Decision != "proceed" {
+		t.Fatalf("south with its own acknowledgement: %+v", again.resp)
+	}
+}
+
+func TestCheckoutDemoErrors(t *testing.T) {
+	url := checkoutServer(t, checkoutConfig{})
+	cases := []struct {
+		name, token, contentType, body string
+		status                         int
+		code, message                  string
+	}{
+		{"no token", "", "application/json", checkoutBody("", "1 6100-200 1"), 401, "UNAUTHORIZED", "authentication failed"},
+		{"unknown token", "nope", "application/json", checkoutBody("", "1 6100-200 1"), 401, "UNAUTHORIZED", "authentication failed"},
+		{"revoked token", "north-revoked", "application/json", checkoutBody("", "1 6100-200 1"), 401, "UNAUTHORIZED", "authentication failed"},
+		{"not JSON", "north-token", "text/plain", "lines", 415, "UNSUPPORTED_MEDIA_TYPE", "the body must be JSON"},
+		{"malformed JSON", "north-token", "application/json", `{"lines": [`, 400, "MALFORMED_REQUEST", "the body is not a checkout request"},
+		{"no lines", "north-token", "application/json", `{"lines": []}`, 400, "INVALID_FIELD", "lines: at least one line is required"},
+		{"no line number", "north-token", "application/json", `{"lines": [{"account": "A", "amount": 1}]}`, 400, "INVALID_FIELD", "lines[0].lineNumber: is required"},
+		{"duplicate line number", "north-token", "application/json", checkoutBody("", "1 A 1", "1 B 1"), 400, "INVALID_FIELD", "lines[1].lineNumber: line number 1 appears more than once"},
+		{"bad amount", "north-token", "application/json", checkoutBody("", "1 A 12,50"), 400, "INVALID_FIELD", `lines[0].amount: must be a decimal number such as 125.50 (got "12,50")`},
+		{"float amount", "north-token", "application/json", `{"lines": [{"lineNumber": 1, "account": "A", "amount": 1e3}]}`, 400, "INVALID_FIELD", `lines[0].amount: must be a decimal number`},
+		{"no amount", "north-token", "application/json", `{"lines": [{"lineNumber": 1, "account": "A"}]}`, 400, "INVALID_FIELD", "lines[0].amount: is required"},
+		{"blank account", "north-token", "application/json", `{"lines": [{"lineNumber": 1, "account": " ", "amount": 1}]}`, 400, "INVALID_FIELD", "lines[0].account: is required"},
+		{"too large", "north-token", "application/json", `{"x": "` + strings.Repeat("a", checkoutMaxBody) + `"}`, 413, "PAYLOAD_TOO_LARGE", "the body is larger than 1 MiB"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			a := checkoutPost(t, url, c.token, c.contentType, c.body)
+			if a.status != c.status || a.body["code"] != c.code || !strings.HasPrefix(a.body["message"].(string), c.message) {
+				t.Fatalf("%d %v; want %d %s %q", a.status, a.body, c.status, c.code, c.message)
+			}
+			if c.status == 401 && a.header.Get("WWW-Authenticate") != "Bearer" {
+				t.Errorf("WWW-Authenticate %q", a.header.Get("WWW-Authenticate"))
+			}
+		})
+	}
+
+	t.Run("GET", func(t *testing.T) {
+		resp, err := http.Get(url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 405 || resp.Header.Get("Allow") != "POST" {
+			t.Fatalf("%d Allow %q", resp.StatusCode, resp.Header.Get("Allow"))
+		}
+	})
+}
+
+func TestCheckoutDemoThroughConnector(t *testing.T) {
+	// The whole flow: demo route -> gate -> XML client -> connector
+	// handler -> budget table.
+	table, err := budget.ReadCSV(strings.NewReader("account,budget\n6100-200,100\n"), "budgets.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tv, err := budget.NewTableValidator(context.Background(), budget.TableConfig{Load: budget.StaticTable(table), OverBudget: budget.Warning})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmux := http.NewServeMux()
+	httpapi.NewAccountCodeHandler(tv, httpapi.AccountCodeHandlerOptions{}).Mount(cmux)
+	connector := httptest.NewServer(cmux)
+	t.Cleanup(connector.Close)
+
+	url := checkoutServer(t, checkoutConfig{FinanceURL: connector.URL + httpapi.AccountCodePath})
+	a := checkoutPost(t, url, "north-token", "application/json", checkoutBody("", "1 6100-200 60", "2 6100-200 40.01", "3 7000-000 1"))
+	want := checkoutResponse{Decision: "hard_stop", Message: budget.HardStopMessage, Lines: []checkoutResult{
+		{1, "Warning", "The lines on account 6100-200 exceed its available budget."},
+		{2, "Warning", "The lines on account 6100-200 exceed its available budget."},
+		{3, "Invalid", "Account 7000-000 has no budget."},
+	}}
+	if a.status != 200 || !cmp.Equal(want, a.resp) {
+		t.Fatalf("%d %s", a.status, cmp.Diff(want, a.resp))
+	}
+	soft := checkoutPost(t, url, "north-token", "application/json", checkoutBody("", "1 6100-200 60", "2 6100-200 40.01"))
+	if soft.resp.Decision != "soft_stop" {
+		t.Fatalf("%+v", soft.resp)
+	}
+	if p := checkoutPost(t, url, "north-token", "application/json", checkoutBody(soft.resp.Acknowledgement, "1 6100-200 60", "2 6100-200 40.01")); p.resp.Decision != "proceed" {
+		t.Fatalf("%+v", p.resp)
+	}
+}
+
+func TestCheckoutDemoUnavailable(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := "http://" + l.Addr().String() + httpapi.AccountCodePath
+	l.Close()
+	var logs bytes.Buffer
+	url := checkoutServer(t, checkoutConfig{FinanceURL: dead, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	a := checkoutPost(t, url, "north-token", "application/json", checkoutBody("", "1 6100-200 1"))
+	want := checkoutResponse{Decision: "unavailable", Message: budget.UnavailableMessage}
+	if a.status != 503 || !cmp.Equal(want, a.resp) {
+		t.Fatalf("%d %s", a.status, cmp.Diff(want, a.resp))
+	}
+	if !strings.Contains(logs.String(), "refused") {
+		t.Errorf("the cause was not logged:\n%s", logs.String())
+	}
+}
+
+func TestMountCheckoutDemoConfig(t *testing.T) {
+	s := checkoutStore(t)
+	for name, cfg := range map[string]checkoutConfig{
+		"no tokens":       {Store: s},
+		"no source":       {Tokens: s},
+		"bad finance URL": {Tokens: s, FinanceURL: "finance.example.com"},
+	} {
+		if err := mountCheckoutDemo(http.NewServeMux(), cfg); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+}

@@ -1,0 +1,368 @@
+// Command server runs the procurement APIs of this library over HTTP: the
+// supplier read API (Interface A), the user synchronisation API (Interface
+// B) and a demo checkout route that shows account code validation
+// (Interface C), on an in-memory store or on PostgreSQL.
+//
+//	go run ./examples/server                 # built-in demo data on 127.0.0.1:8080
+//	go run ./examples/server -addr :9000     # listen elsewhere
+//	go run ./examples/server -data my.json   # your own data file
+//	go run ./examples/server -postgres postgres://localhost/procure   # keep the data in PostgreSQL
+//	go run ./examples/server -finance-url http://127.0.0.1:8090/account-code-validation
+//	                                         # demo checkout asks a finance system (examples/connector)
+//
+// The demo data (demo.json, embedded in the binary) holds two communities,
+// acme-au (AU) and globex-us (US), with about fifty suppliers, bearer
+// tokens, service accounts, users and budgets. On start the server prints
+// its address and the demo credentials. A -data file has the same format
+// (DECISIONS.md "Data files"); a bad one stops the server with an error
+// naming the file and the offending entry.
+//
+// The server shuts down gracefully on SIGINT or SIGTERM: it stops
+// accepting connections and lets requests in flight finish, for up to ten
+// seconds.
+package main
+
+import (
+	"bytes"
+	"context"
+	_ "embed"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/procurekit/procure/auth"
+	"github.com/procurekit/procure/datafile"
+	"github.com/procurekit/procure/httpapi"
+	"github.com/procurekit/procure/memstore"
+	"github.com/procurekit/procure/pgstore"
+	"github.com/procurekit/procure/supplier"
+	"github.com/procurekit/procure/user"
+)
+
+// demoData is the built-in data set. Its secrets are demo secrets, printed
+// on start; never reuse them.
+//
+//go:embed demo.json
+var demoData []byte
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		os.Exit(0)
+	case errors.Is(err, errUsage):
+		os.Exit(2)
+	case err != nil:
+		fmt.Fprintln(os.Stderr, "server:", err)
+		os.Exit(1)
+	}
+}
+
+// errUsage marks a command line that flag parsing rejected (already
+// reported on stderr).
+var errUsage = errors.New("usage")
+
+// config is the command line.
+type config struct {
+	addr       string // listen address
+	data       string // data file; empty means the embedded demo data
+	postgres   string // PostgreSQL DSN; empty means the in-memory store
+	financeURL string // finance system for the demo checkout; empty means the stored budget tables
+}
+
+// Server timeouts: generous for an API whose largest answer is one page of
+// 100 suppliers, tight enough that idle or slow clients cannot pin
+// connections.
+const (
+	readHeaderTimeout = 5 * time.Second
+	readTimeout       = 15 * time.Second
+	writeTimeout      = 30 * time.Second
+	idleTimeout       = 120 * time.Second
+	shutdownTimeout   = 10 * time.Second
+	maxHeaderBytes    = 64 << 10
+)
+
+func parseFlags(args []string, stderr io.Writer) (config, error) {
+	var cfg config
+	fs := flag.NewFlagSet("server", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	// Loopback by default: the demo tokens are public, so the demo must not
+	// be reachable from the network unless asked for (-addr :8080).
+	fs.StringVar(&cfg.addr, "addr", "127.0.0.1:8080", "listen `address` (host:port; :8080 listens on every interface)")
+	fs.StringVar(&cfg.data, "data", "", "data `file` to serve instead of the built-in demo data (JSON, DECISIONS.md \"Data files\")")
+	fs.StringVar(&cfg.postgres, "postgres", "", "PostgreSQL `URL` to keep the data in (postgres://user:pass@host:5432/db); the schema is created or migrated at start and the data (-data, or the demo data) is imported, idempotently")
+	fs.StringVar(&cfg.financeURL, "finance-url", "", "finance system `URL` the demo checkout asks over the XML exchange (e.g. http://127.0.0.1:8090/account-code-validation from examples/connector); empty uses the stored budget tables")
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "usage: server [-addr host:port] [-data file.json] [-postgres URL] [-finance-url URL]\n\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return cfg, err
+		}
+		return cfg, errUsage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "server: unexpected argument %q\n", fs.Arg(0))
+		fs.Usage()
+		return cfg, errUsage
+	}
+	return cfg, nil
+}
+
+// run is the whole program: it serves until ctx is done, then shuts down
+// gracefully. Tests call it directly.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	cfg, err := parseFlags(args, stderr)
+	if err != nil {
+		return err
+	}
+	log := slog.New(slog.NewTextHandler(stderr, nil))
+
+	data, err := loadData(cfg.data)
+	if err != nil {
+		return err
+	}
+	store, closeStore, err := openBackend(ctx, cfg, data)
+	if err != nil {
+		return err
+	}
+	defer closeStore()
+	handler, err := newHandler(store, cfg.financeURL, log)
+	if err != nil {
+		return err
+	}
+
+	ln, err := net.Listen("tcp", cfg.addr)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{
+		Handler:           handler,
+		ReadHeaderTimeout: readHeaderTimeout,
+		ReadTimeout:       readTimeout,
+		WriteTimeout:      writeTimeout,
+		IdleTimeout:       idleTimeout,
+		MaxHeaderBytes:    maxHeaderBytes,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+		// No BaseContext tied to ctx: requests in flight at shutdown must
+		// finish, not see their context cancelled by the signal.
+	}
+
+	base := "http://" + displayAddr(ln.Addr())
+	printBanner(stdout, base, data, cfg.data == "")
+	log.Info("listening", "addr", ln.Addr().String(), "communities", len(data.Communities))
+
+	return serve(ctx, srv, ln, log)
+}
+
+// backend is what the server serves from: memstore.Store and
+// pgstore.Store both implement every part.
+type backend interface {
+	supplier.Store
+	auth.TokenStore
+	user.Store
+	auth.KeyStore
+	checkoutBudgets
+}
+
+var (
+	_ backend = (*memstore.Store)(nil)
+	_ backend = (*pgstore.Store)(nil)
+)
+
+// openBackend returns the store holding data: in memory, or PostgreSQL
+// when cfg.postgres is set (the schema is migrated and data imported, which
+// changes nothing when the database already holds it). The returned func
+// releases the store.
+func openBackend(ctx context.Context, cfg config, data *datafile.File) (backend, func(), error) {
+	if cfg.postgres == "" {
+		store, err := memstore.Load(data)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", dataName(cfg.data), err)
+		}
+		return store, func() {}, nil
+	}
+	pg, err := pgstore.Open(ctx, cfg.postgres)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := pg.Import(ctx, data); err != nil {
+		pg.Close()
+		return nil, nil, fmt.Errorf("%s: %w", dataName(cfg.data), err)
+	}
+	return pg, pg.Close, nil
+}
+
+// newHandler is the server's routes: the supplier API (Interface A), the
+// user API (Interface B) and the demo checkout route (Interface C; the
+// example host's own route, not part of the spec's API), on one mux.
+func newHandler(store backend, financeURL string, log *slog.Logger) (http.Handler, error) {
+	mux := http.NewServeMux()
+	httpapi.MountSuppliers(mux, httpapi.SupplierOptions{Store: store, Tokens: store, Logger: log})
+	httpapi.MountUsers(mux, httpapi.UserOptions{Users: user.NewService(store), Accounts: store, Logger: log})
+	err := mountCheckoutDemo(mux, checkoutConfig{Store: store, Tokens: store, FinanceURL: financeURL, Logger: log})
+	if err != nil {
+		return nil, err
+	}
+	return mux, nil
+}
+
+// serve runs srv on ln until ctx is done, then shuts it down, waiting up to
+// shutdownTimeout for requests in flight.
+func serve(ctx context.Context, srv *http.Server, ln net.Listener, log *slog.Logger) error {
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err // Serve failed before any shutdown
+	case <-ctx.Done():
+	}
+	log.Info("shutting down", "grace", shutdownTimeout.String())
+	sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	log.Info("stopped")
+	return nil
+}
+
+// loadData reads the data file at path, or the embedded demo data when path
+// is empty. Errors start with the file name and name the entry.
+func loadData(path string) (*datafile.File, error) {
+	if path == "" {
+		f, err := datafile.Parse(bytes.NewReader(demoData))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", dataName(""), err)
+		}
+		return f, nil
+	}
+	return datafile.ReadFile(path)
+}
+
+func dataName(path string) string {
+	if path == "" {
+		return "built-in demo.json"
+	}
+	return path
+}
+
+// displayAddr renders a listen address as one a browser or curl can use:
+// an unspecified host (":8080", "0.0.0.0:8080", "[::]:8080") becomes
+// localhost.
+func displayAddr(a net.Addr) string {
+	tcp, ok := a.(*net.TCPAddr)
+	if !ok {
+		return a.String()
+	}
+	if tcp.IP == nil || tcp.IP.IsUnspecified() {
+		return net.JoinHostPort("localhost", fmt.Sprint(tcp.Port))
+	}
+	return tcp.String()
+}
+
+// printBanner tells the user where the API is and, for the demo data, how
+// to call it. Secrets from a -data file are never printed.
+func printBanner(w io.Writer, base string, data *datafile.File, demo bool) {
+	fmt.Fprintf(w, "procure example server on %s\n", base)
+	fmt.Fprintf(w, "  supplier API: %s%s/suppliers\n", base, httpapi.SupplierBasePath)
+	fmt.Fprintf(w, "  OpenAPI:      %s%s/openapi.json\n", base, httpapi.SupplierBasePath)
+	if !demo {
+		n := 0
+		for _, c := range data.Communities {
+			n += len(c.Suppliers)
+		}
+		fmt.Fprintf(w, "  data: %d communities, %d suppliers\n", len(data.Communities), n)
+		return
+	}
+	fmt.Fprintln(w, "\nDemo bearer tokens (demo data only; never use these anywhere else):")
+	now := time.Now()
+	var noScope string
+	for _, c := range data.Communities {
+		for _, t := range c.Tokens {
+			usable := !t.Revoked && (t.Expires == nil || now.Before(*t.Expires))
+			switch {
+			case !usable:
+			case slices.Contains(t.Scopes, auth.ScopeSuppliersRead):
+				note := ""
+				if t.Expires != nil {
+					note = ", expires " + t.Expires.UTC().Format(time.DateOnly)
+				}
+				fmt.Fprintf(w, "  %-10s %-24s scope %s%s\n", c.ID, t.Token, auth.ScopeSuppliersRead, note)
+			case noScope == "":
+				noScope = t.Token
+				fmt.Fprintf(w, "  %-10s %-24s no %s scope: answers 403\n", c.ID, t.Token, auth.ScopeSuppliersRead)
+			}
+		}
+	}
+	fmt.Fprintln(w, "\nDemo service accounts of the user API (Service-Account-ID / Service-API-Key):")
+	for _, c := range data.Communities {
+		for _, a := range c.ServiceAccounts {
+			for _, k := range a.Keys {
+				if !k.Active {
+					continue
+				}
+				allow := "any address"
+				if len(a.AllowedIPs) > 0 {
+					allow = "from " + strings.Join(a.AllowedIPs, ", ")
+				}
+				fmt.Fprintf(w, "  %-10s %-14s %-32s %s\n", c.ID, a.ID, k.Key, allow)
+			}
+		}
+	}
+	fmt.Fprintf(w, "  user API: %s/v1/users (OpenAPI: %s/v1/openapi.json)\n", base, base)
+	fmt.Fprintf(w, "\nDemo checkout (this example's own route, not part of the spec's API): POST %s%s\n", base, checkoutPath)
+	fmt.Fprintln(w, "\nTry:")
+	if token := firstReadToken(data); token != "" {
+		fmt.Fprintf(w, "  curl -H 'Authorization: Bearer %s' '%s%s/suppliers?size=5&sort=name,asc'\n", token, base, httpapi.SupplierBasePath)
+	}
+	if id, key := firstServiceKey(data); id != "" {
+		fmt.Fprintf(w, "  curl -H 'Service-Account-ID: %s' -H 'Service-API-Key: %s' '%s/v1/users/username/jsmith'\n", id, key, base)
+	}
+	fmt.Fprintln(w)
+}
+
+// firstServiceKey returns the first active key of a service account without
+// an IP allowlist, the one the banner's example uses.
+func firstServiceKey(data *datafile.File) (id, key string) {
+	for _, c := range data.Communities {
+		for _, a := range c.ServiceAccounts {
+			if len(a.AllowedIPs) > 0 {
+				continue
+			}
+			for _, k := range a.Keys {
+				if k.Active {
+					return a.ID, k.Key
+				}
+			}
+		}
+	}
+	return "", ""
+}
+
+func firstReadToken(data *datafile.File) string {
+	for _, c := range data.Communities {
+		for _, t := range c.Tokens {
+			if !t.Revoked && t.Expires == nil && slices.Contains(t.Scopes, auth.ScopeSuppliersRead) {
+				return t.Token
+			}
+		}
+	}
+	return ""
+}
