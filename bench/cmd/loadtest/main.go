@@ -1,0 +1,429 @@
+// Command loadtest is the load harness of the library: with one command it
+// generates a data set, starts examples/server on it, records each
+// scenario's answer, starts the baseline server (bench/baseline) that
+// replays those answers precomputed, and drives both with wrk, runs
+// interleaved, then prints one table: per scenario the median requests/s,
+// p50 and p99 latency of the real server and of the baseline, and their
+// ratio.
+//
+//	go run ./bench/cmd/loadtest                       # memstore, 100,000 suppliers
+//	go run ./bench/cmd/loadtest -postgres             # on a throwaway PostgreSQL
+//	go run ./bench/cmd/loadtest -duration 3s -runs 1 -scenarios list,get-user
+//
+// Everything runs on 127.0.0.1 only. Every run is bounded (-duration), and
+// the harness stops what it started (servers, PostgreSQL) when it ends or
+// is interrupted. See bench/README.md for the scenarios and how to read
+// the table.
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/procurekit/procure/bench/internal/fixture"
+	"github.com/procurekit/procure/bench/internal/gotool"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	switch {
+	case err == nil:
+	case errors.Is(err, flag.ErrHelp):
+	case errors.Is(err, errChecks):
+		os.Exit(1)
+	case errors.Is(err, context.Canceled):
+		fmt.Fprintln(os.Stderr, "loadtest: interrupted; stopped everything it started")
+		os.Exit(130)
+	default:
+		fmt.Fprintln(os.Stderr, "loadtest:", err)
+		os.Exit(1)
+	}
+}
+
+// errChecks reports that the load ran but a server answered a scenario
+// wrongly (the table is printed; the exit status says it is suspect).
+var errChecks = errors.New("some scenario checks failed")
+
+type options struct {
+	suppliers, users int
+	seed             uint64
+	duration, warmup time.Duration
+	runs             int
+	threads, conns   int
+	scenarios        string
+	dataFile         string
+	manifestFile     string
+	postgres         bool
+	postgresDSN      string
+	work             string
+	keep             bool
+	out              string
+	wrk              string
+	install          bool
+	readyTimeout     time.Duration
+}
+
+func parseFlags(args []string, stderr io.Writer) (options, error) {
+	var o options
+	fs := flag.NewFlagSet("loadtest", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.IntVar(&o.suppliers, "suppliers", 100000, "suppliers in the community under load (another community gets a ninth as many)")
+	fs.IntVar(&o.users, "users", 1000, "users in the community under load")
+	fs.Uint64Var(&o.seed, "seed", 1, "data generator seed")
+	fs.DurationVar(&o.duration, "duration", 10*time.Second, "length of each measured wrk run (whole seconds)")
+	fs.DurationVar(&o.warmup, "warmup", 2*time.Second, "unmeasured run on each server before a scenario's runs; 0 for none")
+	fs.IntVar(&o.runs, "runs", 3, "measured runs per scenario on each server, alternating real and baseline")
+	fs.IntVar(&o.threads, "threads", 2, "wrk threads")
+	fs.IntVar(&o.conns, "connections", 64, "wrk connections")
+	fs.StringVar(&o.scenarios, "scenarios", "all", "comma-separated scenarios to run: "+strings.Join(scenarioNames, ", "))
+	fs.StringVar(&o.dataFile, "data", "", "use this data `file` instead of generating one (needs -manifest)")
+	fs.StringVar(&o.manifestFile, "manifest", "", "the examples/gendata -manifest `file` of -data")
+	fs.BoolVar(&o.postgres, "postgres", false, "serve from a throwaway PostgreSQL server started for the run")
+	fs.StringVar(&o.postgresDSN, "postgres-dsn", "", "serve from this PostgreSQL database instead (its data is replaced by the import)")
+	fs.StringVar(&o.work, "work", "", "work `directory` (default: a new temporary one, removed at the end)")
+	fs.BoolVar(&o.keep, "keep", false, "keep the work directory (data, logs, scripts, fixtures)")
+	fs.StringVar(&o.out, "o", "", "also write the report to `file`")
+	fs.StringVar(&o.wrk, "wrk", "", "path of the wrk binary (default: wrk on PATH)")
+	fs.BoolVar(&o.install, "install", true, "install wrk with apt-get when it is missing and running as root")
+	fs.DurationVar(&o.readyTimeout, "ready-timeout", 10*time.Minute, "how long the server may take to load its data")
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	switch {
+	case fs.NArg() > 0:
+		return o, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	case o.suppliers < 1:
+		return o, fmt.Errorf("-suppliers: must be at least 1 (got %d)", o.suppliers)
+	case o.users < 1:
+		return o, fmt.Errorf("-users: must be at least 1 (got %d)", o.users)
+	case o.duration < time.Second:
+		return o, fmt.Errorf("-duration: must be at least 1s (got %s)", o.duration)
+	case o.warmup != 0 && o.warmup < time.Second:
+		return o, fmt.Errorf("-warmup: must be 0 or at least 1s (got %s)", o.warmup)
+	case o.runs < 1:
+		return o, fmt.Errorf("-runs: must be at least 1 (got %d)", o.runs)
+	case o.threads < 1 || o.conns < o.threads:
+		return o, fmt.Errorf("-threads %d, -connections %d: need at least one thread and a connection per thread", o.threads, o.conns)
+	case (o.dataFile == "") != (o.manifestFile == ""):
+		return o, errors.New("-data and -manifest go together (examples/gendata -o FILE -manifest FILE)")
+	case o.postgres && o.postgresDSN != "":
+		return o, errors.New("-postgres and -postgres-dsn: give one")
+	}
+	if _, err := selectScenarios(nil, o.scenarios); err != nil {
+		return o, err
+	}
+	return o, nil
+}
+
+var scenarioNames = []string{"list", "list-query", "list-modified", "page-1000", "get-supplier", "contacts", "get-user", "create-user", "update-user"}
+
+// selectScenarios keeps the scenarios named in the comma-separated list
+// (or all), in the canonical order.
+func selectScenarios(all []scenario, list string) ([]scenario, error) {
+	if list == "" || list == "all" {
+		return all, nil
+	}
+	want := map[string]bool{}
+	for _, n := range strings.Split(list, ",") {
+		n = strings.TrimSpace(n)
+		if !slices.Contains(scenarioNames, n) {
+			return nil, fmt.Errorf("-scenarios: unknown scenario %q (known: %s)", n, strings.Join(scenarioNames, ", "))
+		}
+		want[n] = true
+	}
+	var out []scenario
+	for _, sc := range all {
+		if want[sc.Name] {
+			out = append(out, sc)
+		}
+	}
+	return out, nil
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err error) {
+	o, err := parseFlags(args, stderr)
+	if err != nil {
+		return err
+	}
+	logf := func(format string, a ...any) {
+		fmt.Fprintf(stderr, "[%s] %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, a...))
+	}
+	var cl cleanup
+	defer cl.run(stderr)
+
+	root, err := gotool.ModuleRoot(ctx)
+	if err != nil {
+		return err
+	}
+	wrkBin, err := findWrk(ctx, o.wrk, o.install, logf)
+	if err != nil {
+		return err
+	}
+	work := o.work
+	if work == "" {
+		if work, err = os.MkdirTemp("", "procure-bench-"); err != nil {
+			return err
+		}
+	} else if err := os.MkdirAll(work, 0o755); err != nil {
+		return err
+	}
+	if !o.keep && o.work == "" {
+		cl.add(func() error { return os.RemoveAll(work) })
+	} else {
+		logf("work directory: %s", work)
+	}
+
+	logf("building examples/server, examples/gendata and bench/baseline")
+	bin := filepath.Join(work, "bin")
+	if err := gotool.Build(ctx, root, bin, "./examples/server", "./examples/gendata", "./bench/baseline"); err != nil {
+		return err
+	}
+
+	dataFile, manifestFile := o.dataFile, o.manifestFile
+	if dataFile == "" {
+		dataFile, manifestFile = filepath.Join(work, "data.json"), filepath.Join(work, "manifest.json")
+		// The community under load holds -suppliers; a second community
+		// holds a ninth as many, so that the store is shared as in
+		// production.
+		other := o.suppliers / 9
+		otherUsers := o.users / 9
+		logf("generating %d suppliers (+%d in a second community) and %d users, seed %d", o.suppliers, other, o.users, o.seed)
+		cmd := exec.CommandContext(ctx, filepath.Join(bin, "gendata"), "-q",
+			"-suppliers", strconv.Itoa(o.suppliers+other), "-other-suppliers", strconv.Itoa(other),
+			"-users", strconv.Itoa(o.users+otherUsers), "-other-users", strconv.Itoa(otherUsers),
+			"-seed", strconv.FormatUint(o.seed, 10), "-o", dataFile, "-manifest", manifestFile)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("gendata: %w\n%s", err, out)
+		}
+	}
+	var m manifest
+	if b, err := os.ReadFile(manifestFile); err != nil {
+		return err
+	} else if err := json.Unmarshal(b, &m); err != nil {
+		return fmt.Errorf("%s: %w", manifestFile, err)
+	}
+	cr, err := m.creds()
+	if err != nil {
+		return err
+	}
+	nonce := strconv.FormatInt(time.Now().UnixNano()%(1<<40), 36)
+	all, err := scenarios(&m, nonce)
+	if err != nil {
+		return err
+	}
+	scs, err := selectScenarios(all, o.scenarios)
+	if err != nil {
+		return err
+	}
+
+	backend := "memstore"
+	serverArgs := []string{"-data", dataFile}
+	dsn := o.postgresDSN
+	if o.postgres {
+		logf("starting a throwaway PostgreSQL server")
+		pg, err := startPostgres(ctx)
+		if pg != nil {
+			cl.add(pg.stop)
+		}
+		if err != nil {
+			return err
+		}
+		dsn = pg.DSN
+	}
+	if dsn != "" {
+		backend = "PostgreSQL"
+		serverArgs = append(serverArgs, "-postgres", dsn)
+	}
+
+	port, err := freePort()
+	if err != nil {
+		return err
+	}
+	realBase := "http://127.0.0.1:" + strconv.Itoa(port)
+	logf("starting examples/server (%s) on %s", backend, realBase)
+	loadStart := time.Now()
+	srv, err := startProc("examples/server", filepath.Join(work, "server.log"), filepath.Join(bin, "server"),
+		append([]string{"-addr", "127.0.0.1:" + strconv.Itoa(port)}, serverArgs...)...)
+	if err != nil {
+		return err
+	}
+	cl.add(func() error { return srv.stop(15 * time.Second) })
+	readySc := scenario{Method: "GET", Target: suppliersPath + "?size=1"}
+	readyReq := func(ctx context.Context) (int, []byte, error) { return do(ctx, realBase, readySc, cr) }
+	if err := waitReady(ctx, srv, readyReq, o.readyTimeout); err != nil {
+		return err
+	}
+	loadTook := time.Since(loadStart)
+	rss, _ := rssOf(srv.cmd.Process.Pid) // informative only; 0 when unreadable
+	logf("server ready after %.1fs, resident memory %.0f MB", loadTook.Seconds(), float64(rss)/1e6)
+
+	// Record each scenario's answer from the real server, and check it.
+	logf("recording the responses of %d scenarios", len(scs))
+	var fixtures []fixture.Response
+	var failed []string
+	for _, sc := range scs {
+		resp, body, err := exchange(ctx, realBase, sc, cr)
+		if err != nil {
+			return fmt.Errorf("scenario %s: %w", sc.Name, err)
+		}
+		if err := sc.check(resp.StatusCode, body); err != nil {
+			failed = append(failed, fmt.Sprintf("%s: %v", sc.Name, err))
+			logf("CHECK FAILED %s: %v", sc.Name, err)
+		}
+		fixtures = append(fixtures, fixture.Record(sc.Method, sc.Target, resp, body))
+	}
+	fixturesPath := filepath.Join(work, "fixtures.json")
+	if err := fixture.Write(fixturesPath, fixtures); err != nil {
+		return err
+	}
+
+	bport, err := freePort()
+	if err != nil {
+		return err
+	}
+	baseBase := "http://127.0.0.1:" + strconv.Itoa(bport)
+	base, err := startProc("bench/baseline", filepath.Join(work, "baseline.log"), filepath.Join(bin, "baseline"),
+		"-addr", "127.0.0.1:"+strconv.Itoa(bport), "-fixtures", fixturesPath)
+	if err != nil {
+		return err
+	}
+	cl.add(func() error { return base.stop(10 * time.Second) })
+	// The baseline answers the first scenario's request with 200 once up.
+	baseReady := func(ctx context.Context) (int, []byte, error) { return do(ctx, baseBase, scs[0], cr) }
+	if err := waitReady(ctx, base, baseReady, 30*time.Second); err != nil {
+		return err
+	}
+
+	wo := wrkOptions{bin: wrkBin, threads: o.threads, connections: o.conns, timeout: 10 * time.Second}
+	rows := make([]row, len(scs))
+	total := len(scs) * (2*o.runs*int(o.duration/time.Second) + 2*int(o.warmup/time.Second))
+	logf("load: %d scenarios, %d runs of %s on each server, about %s", len(scs), o.runs, o.duration, time.Duration(total)*time.Second)
+	for i, sc := range scs {
+		rows[i].sc = sc
+		script := filepath.Join(work, "wrk-"+sc.Name+".lua")
+		if err := os.WriteFile(script, []byte(sc.script(cr)), 0o600); err != nil {
+			return err
+		}
+		targets := []struct {
+			name, base string
+			into       *[]result
+		}{{"server", realBase, &rows[i].real}, {"baseline", baseBase, &rows[i].base}}
+		if o.warmup > 0 {
+			for _, t := range targets {
+				if _, err := runWrk(ctx, wo, script, t.base, sc.Target, o.warmup, nonce+"w"+t.name[:1]); err != nil {
+					return fmt.Errorf("%s warm-up on %s: %w", sc.Name, t.name, err)
+				}
+			}
+		}
+		for k := 0; k < o.runs; k++ {
+			// Alternate which server goes first, so that a drift in the
+			// machine's speed does not favour either.
+			order := targets
+			if k%2 == 1 {
+				order = []struct {
+					name, base string
+					into       *[]result
+				}{targets[1], targets[0]}
+			}
+			for _, t := range order {
+				tag := nonce + "r" + strconv.Itoa(k) + t.name[:1]
+				r, err := runWrk(ctx, wo, script, t.base, sc.Target, o.duration, tag)
+				if err != nil {
+					return fmt.Errorf("%s run %d on %s: %w", sc.Name, k+1, t.name, err)
+				}
+				*t.into = append(*t.into, r)
+				logf("%-13s %-8s run %d/%d: %8.0f req/s  p50 %-8s p99 %-8s errors %d", sc.Name, t.name, k+1, o.runs,
+					r.RPS(), formatLatency(r.P50), formatLatency(r.P99), r.Errors())
+			}
+		}
+	}
+
+	var report bytes.Buffer
+	goVersion := runtime.Version()
+	if out, err := exec.CommandContext(ctx, "go", "env", "GOVERSION").Output(); err == nil {
+		goVersion = strings.TrimSpace(string(out))
+	}
+	c0 := m.Communities[0]
+	fmt.Fprintf(&report, "procure load test: examples/server on %s, %d suppliers and %d users in community %s\n",
+		backend, c0.Suppliers, c0.Users, c0.ID)
+	fmt.Fprintf(&report, "machine: %d CPU cores (%s/%s), %s; %s\n", runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, goVersion, wrkVersion(wrkBin))
+	fmt.Fprintf(&report, "load: wrk -t%d -c%d, %s per run, %d runs per server interleaved (medians shown), %s warm-up; wrk, server and baseline share the cores\n",
+		o.threads, o.conns, o.duration, o.runs, o.warmup)
+	fmt.Fprintf(&report, "server: ready %.1fs after start, %.0f MB resident\n\n", loadTook.Seconds(), float64(rss)/1e6)
+	writeTable(&report, rows, backend == "memstore")
+	if len(failed) > 0 {
+		fmt.Fprintf(&report, "\nCHECKS FAILED (the server answered wrongly; its figures are suspect):\n")
+		for _, f := range failed {
+			fmt.Fprintf(&report, "  %s\n", f)
+		}
+	}
+	if _, err := stdout.Write(report.Bytes()); err != nil {
+		return err
+	}
+	if o.out != "" {
+		if err := os.WriteFile(o.out, report.Bytes(), 0o644); err != nil {
+			return err
+		}
+	}
+	if len(failed) > 0 {
+		return errChecks
+	}
+	return nil
+}
+
+// do sends a scenario's request once and returns the status and body.
+func do(ctx context.Context, base string, sc scenario, cr creds) (int, []byte, error) {
+	resp, body, err := exchange(ctx, base, sc, cr)
+	if err != nil {
+		return 0, nil, err
+	}
+	return resp.StatusCode, body, nil
+}
+
+// exchange sends a scenario's request once, with the headers wrk sends,
+// and reads the whole answer.
+func exchange(ctx context.Context, base string, sc scenario, cr creds) (*http.Response, []byte, error) {
+	var body io.Reader
+	if sc.Body != "" {
+		body = strings.NewReader(sc.Body)
+	}
+	req, err := http.NewRequestWithContext(ctx, sc.Method, base+sc.Target, body)
+	if err != nil {
+		return nil, nil, err
+	}
+	if sc.Service {
+		req.Header.Set("Service-Account-ID", cr.accountID)
+		req.Header.Set("Service-API-Key", cr.key)
+	} else {
+		req.Header.Set("Authorization", "Bearer "+cr.token)
+	}
+	if sc.Body != "" {
+		req.Header.Set("Content-Type", "application/json; charset=utf-8")
+	}
+	client := &http.Client{Timeout: 30 * time.Second}
+	resp, err := client.Do(req)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	return resp, b, err
+}
