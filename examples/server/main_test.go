@@ -338,7 +338,7 @@ func get(t *testing.T, url, token string) (int, []byte) {
 func TestRunServesDemoData(t *testing.T) {
 	r := start(t)
 	var banner []string
-	for len(banner) == 0 || !strings.Contains(banner[len(banner)-1], "curl ") {
+	for len(banner) == 0 || !strings.Contains(banner[len(banner)-1], "curl -H 'Service-Account-ID") {
 		select {
 		case l := <-r.lines:
 			banner = append(banner, l)
@@ -347,12 +347,16 @@ func TestRunServesDemoData(t *testing.T) {
 		}
 	}
 	text := strings.Join(banner, "\n")
-	for _, want := range []string{"demo-acme-read-token", "demo-globex-read-token", "demo-acme-noscope-token", "answers 403", "curl -H 'Authorization: Bearer demo-acme-read-token'"} {
+	// Issue 3: the server prints a demo service account id and key; the
+	// retired (inactive) keys are never offered.
+	for _, want := range []string{"demo-acme-read-token", "demo-globex-read-token", "demo-acme-noscope-token", "answers 403", "curl -H 'Authorization: Bearer demo-acme-read-token'",
+		"acme-au-hris   pk_demo_acme_hris_2026_Qm7vX2", "/v1/users", "POST " + r.base + "/demo/checkout",
+		"curl -H 'Service-Account-ID: acme-au-hris' -H 'Service-API-Key: pk_demo_acme_hris_2026_Qm7vX2'"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the banner lacks %q:\n%s", want, text)
 		}
 	}
-	for _, never := range []string{"revoked-token", "expired-token", "pk_demo_"} {
+	for _, never := range []string{"revoked-token", "expired-token", "_retired"} {
 		if strings.Contains(text, never) {
 			t.Errorf("the banner offers %q:\n%s", never, text)
 		}
@@ -556,5 +560,64 @@ func TestReadmeMatchesDemoData(t *testing.T) {
 		if status == http.StatusOK && bytes.Contains(body, []byte(`"content":[]`)) {
 			t.Errorf("README example %s finds nothing", m[1])
 		}
+	}
+}
+
+// The banner's user API example works: the demo service account reads a
+// user (case-insensitively), and the retired key of the same account is
+// refused (DECISIONS.md "Interface B authentication").
+func TestRunServesUserAPI(t *testing.T) {
+	r := start(t)
+	do := func(key string) (int, []byte) {
+		t.Helper()
+		req, err := http.NewRequest(http.MethodGet, r.base+"/v1/users/username/JSMITH", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Service-Account-ID", "acme-au-hris")
+		req.Header.Set("Service-API-Key", key)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		body, err := io.ReadAll(res.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.StatusCode, body
+	}
+	status, body := do("pk_demo_acme_hris_2026_Qm7vX2")
+	if status != http.StatusOK || !bytes.Contains(body, []byte(`"username":"jsmith"`)) {
+		t.Errorf("active key: status %d, body %s", status, body)
+	}
+	status, body = do("pk_demo_acme_hris_2025_retired")
+	if status != http.StatusUnauthorized || !bytes.Contains(body, []byte(`"code":"UNAUTHORIZED"`)) {
+		t.Errorf("retired key: status %d, body %s", status, body)
+	}
+}
+
+// The demo checkout route is mounted: an account absent from the demo
+// budgets is a hard stop (spec 3: absent accounts are Invalid).
+func TestRunServesCheckoutDemo(t *testing.T) {
+	r := start(t)
+	req, err := http.NewRequest(http.MethodPost, r.base+"/demo/checkout",
+		strings.NewReader(`{"lines":[{"lineNumber":1,"account":"9999-999","amount":"1.00"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer demo-acme-read-token")
+	req.Header.Set("Content-Type", "application/json")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	body, err := io.ReadAll(res.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.StatusCode != http.StatusOK || !bytes.Contains(body, []byte(`"decision":"hard_stop"`)) || !bytes.Contains(body, []byte(`"status":"Invalid"`)) {
+		t.Errorf("status %d, body %s", res.StatusCode, body)
 	}
 }
