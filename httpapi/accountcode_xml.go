@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -276,12 +277,7 @@ func shortName(s string) string {
 type fields uint16
 
 const (
-	hasNumber fields = 1 << iota
-	hasAccount
-	hasAmount
-	hasStatus
-	hasMessage
-	hasLines
+	hasLines fields = 1 << iota
 	hasRequisitionID
 	hasUsername
 	hasOrganisationUnit
@@ -294,6 +290,53 @@ func (f *fields) first(bit fields, parent, name string) error {
 	}
 	*f |= bit
 	return nil
+}
+
+// The child elements of a Line that are read, in the order of the texts
+// leaves fills; any other child is skipped.
+var (
+	requestLeaves  = [3]string{"LineNumber", "Account", "Amount"}
+	responseLeaves = [3]string{"LineNumber", "Status", "Message"}
+)
+
+// Bits of the leaves seen, by index in requestLeaves or responseLeaves.
+const (
+	leaf0 uint8 = 1 << iota
+	leaf1
+	leaf2
+)
+
+// leaves reads the children of el, the pos-th Line: the text of each child
+// named in names goes to the same index of texts (a name met twice is
+// malformed); other children are skipped. Bit i of have is set when
+// names[i] was met. texts' buffers are reused, so callers copy what they
+// keep.
+func (x *xmlReader) leaves(el xml.Name, pos int, names *[3]string, texts *[3][]byte) (have uint8, err error) {
+	for {
+		f, ok, err := x.child(el)
+		if err != nil {
+			return 0, err
+		}
+		if !ok {
+			return have, nil
+		}
+		i := slices.Index(names[:], f.Local)
+		if i < 0 {
+			if err := x.skip(f); err != nil {
+				return 0, err
+			}
+			continue
+		}
+		if have&(1<<i) != 0 {
+			return 0, malformed("%s has more than one %s element", lineAt(pos), f.Local)
+		}
+		have |= 1 << i
+		text, err := x.text(f)
+		if err != nil {
+			return 0, err
+		}
+		texts[i] = append(texts[i][:0], text...)
+	}
 }
 
 // lineAt names the pos-th Line (counted from 1, as in XPath).
@@ -406,6 +449,7 @@ func decodeRequestLines(x *xmlReader, linesEl xml.Name, v *procure.ValidationErr
 	type numbered struct{ n, pos int }
 	var seen []numbered
 	var firstAt map[int]int // line number -> position of its first Line
+	var texts [3][]byte     // reused for every Line
 	pos := 0
 	bad := func(field, rule string) {
 		if len(v.Fields) < maxFieldErrors {
@@ -427,54 +471,21 @@ func decodeRequestLines(x *xmlReader, linesEl xml.Name, v *procure.ValidationErr
 			continue
 		}
 		pos++
-		var line budget.Line
-		var number []byte
-		var amount string
-		var have fields
-		for {
-			f, ok, err := x.child(el)
-			if err != nil {
-				return nil, err
-			}
-			if !ok {
-				break
-			}
-			var bit fields
-			switch f.Local {
-			case "LineNumber":
-				bit = hasNumber
-			case "Account":
-				bit = hasAccount
-			case "Amount":
-				bit = hasAmount
-			default:
-				if err := x.skip(f); err != nil {
-					return nil, err
-				}
-				continue
-			}
-			if err := have.first(bit, lineAt(pos), f.Local); err != nil {
-				return nil, err
-			}
-			text, err := x.text(f)
-			if err != nil {
-				return nil, err
-			}
-			switch bit {
-			case hasNumber:
-				number = append(number[:0], text...)
-			case hasAccount:
-				line.Account = string(text)
-			case hasAmount:
-				amount = string(text)
-			}
+		have, err := x.leaves(el, pos, &requestLeaves, &texts)
+		if err != nil {
+			return nil, err
 		}
+		var line budget.Line
+		if have&leaf1 != 0 {
+			line.Account = string(texts[1])
+		}
+		number, amount := texts[0], texts[2]
 		at := ""
 		if len(v.Fields) < maxFieldErrors {
 			at = lineAt(pos)
 		}
 		lineOK := true
-		if have&hasNumber == 0 {
+		if have&leaf0 == 0 {
 			bad(at+"/LineNumber", "is required")
 			lineOK = false
 		} else if n, ok := atoi(number); !ok {
@@ -503,10 +514,10 @@ func decodeRequestLines(x *xmlReader, linesEl xml.Name, v *procure.ValidationErr
 			bad(at+"/Account", "is required")
 			lineOK = false
 		}
-		if have&hasAmount == 0 {
+		if have&leaf2 == 0 {
 			bad(at+"/Amount", "is required")
 			lineOK = false
-		} else if d, err := budget.ParseAmount(amount); err != nil {
+		} else if d, err := budget.ParseAmount(string(amount)); err != nil {
 			bad(at+"/Amount", err.Error())
 			lineOK = false
 		} else {
@@ -591,6 +602,7 @@ func status(b []byte) budget.Status {
 
 func decodeResponseLines(x *xmlReader, linesEl xml.Name) ([]budget.Result, error) {
 	var results []budget.Result
+	var texts [3][]byte // reused for every Line
 	pos := 0
 	for {
 		el, ok, err := x.child(linesEl)
@@ -607,50 +619,19 @@ func decodeResponseLines(x *xmlReader, linesEl xml.Name) ([]budget.Result, error
 			continue
 		}
 		pos++
-		var r budget.Result
-		var number []byte
-		var have fields
-		for {
-			f, ok, err := x.child(el)
-			if err != nil {
-				return nil, err
-			}
-			if !ok {
-				break
-			}
-			var bit fields
-			switch f.Local {
-			case "LineNumber":
-				bit = hasNumber
-			case "Status":
-				bit = hasStatus
-			case "Message":
-				bit = hasMessage
-			default:
-				if err := x.skip(f); err != nil {
-					return nil, err
-				}
-				continue
-			}
-			if err := have.first(bit, lineAt(pos), f.Local); err != nil {
-				return nil, err
-			}
-			text, err := x.text(f)
-			if err != nil {
-				return nil, err
-			}
-			switch bit {
-			case hasNumber:
-				number = append(number[:0], text...)
-			case hasStatus:
-				r.Status = status(text)
-			case hasMessage:
-				if len(text) > 0 {
-					r.Message = string(text)
-				}
-			}
+		have, err := x.leaves(el, pos, &responseLeaves, &texts)
+		if err != nil {
+			return nil, err
 		}
-		if have&hasNumber == 0 {
+		var r budget.Result
+		if have&leaf1 != 0 {
+			r.Status = status(texts[1])
+		}
+		if have&leaf2 != 0 && len(texts[2]) > 0 {
+			r.Message = string(texts[2])
+		}
+		number := texts[0]
+		if have&leaf0 == 0 {
 			return nil, malformed("%s has no LineNumber", lineAt(pos))
 		}
 		n, ok := atoi(number)
@@ -658,7 +639,7 @@ func decodeResponseLines(x *xmlReader, linesEl xml.Name) ([]budget.Result, error
 			return nil, malformed("%s/LineNumber must be an integer (got %s)", lineAt(pos), quoteText(string(number)))
 		}
 		r.LineNumber = n
-		if have&hasStatus == 0 {
+		if have&leaf1 == 0 {
 			return nil, malformed("%s (line %d) has no Status", lineAt(pos), n)
 		}
 		results = append(results, r)
