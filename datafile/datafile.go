@@ -2,6 +2,12 @@
 // (DECISIONS.md "Data files"): communities with their bearer tokens,
 // service accounts, auto-roles, suppliers, users and budgets.
 //
+// Parse and ReadFile return the whole file as a File. Stream and
+// StreamFile hand it over entry by entry instead, for files too large to
+// hold twice (a million suppliers is some gigabytes of JSON): they accept
+// the same files, report the same errors and decode and validate on all
+// cores.
+//
 // Secrets in a data file are plain text; stores hash them on load and keep
 // only the hashes. Errors name the offending entry by its JSON path
 // ("communities[0].suppliers[12].emails.ordersEmailAddress: must be a valid
@@ -23,6 +29,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/google/uuid"
 	"github.com/shopspring/decimal"
 
 	"github.com/procurekit/procure"
@@ -189,111 +196,163 @@ func lineCol(data []byte, off int64) string {
 // valid auto-role codes, valid CIDRs. The first broken entry is reported.
 func (f *File) Validate() error {
 	if len(f.Communities) == 0 {
-		return errors.New("communities: must hold at least one community")
+		return errNoCommunity
 	}
-	communityIDs := map[string]bool{}
-	tokens := map[string]bool{}
-	accounts := map[string]bool{}
-	userIDs := map[string]bool{}
-	for ci, c := range f.Communities {
-		at := fmt.Sprintf("communities[%d]", ci)
-		if strings.TrimSpace(c.ID) == "" {
-			return fmt.Errorf("%s.id: is required", at)
+	var v checker
+	for ci := range f.Communities {
+		c := &f.Communities[ci]
+		if err := v.head(ci, c); err != nil {
+			return err
 		}
-		if communityIDs[c.ID] {
-			return fmt.Errorf("%s.id: duplicate community id %q", at, c.ID)
-		}
-		communityIDs[c.ID] = true
-		switch c.Region {
-		case AU, NZ, US, DEMO:
-		default:
-			return fmt.Errorf("%s.region: must be one of AU, NZ, US, DEMO (got %q)", at, c.Region)
-		}
-		for ti, t := range c.Tokens {
-			tat := fmt.Sprintf("%s.tokens[%d]", at, ti)
-			if t.Token == "" {
-				return fmt.Errorf("%s.token: is required", tat)
-			}
-			if tokens[t.Token] {
-				// Never echo the secret itself.
-				return fmt.Errorf("%s.token: the same token appears twice", tat)
-			}
-			tokens[t.Token] = true
-		}
-		for ai, a := range c.ServiceAccounts {
-			aat := fmt.Sprintf("%s.serviceAccounts[%d]", at, ai)
-			if a.ID == "" {
-				return fmt.Errorf("%s.id: is required", aat)
-			}
-			if accounts[a.ID] {
-				return fmt.Errorf("%s.id: duplicate service account id %q", aat, a.ID)
-			}
-			accounts[a.ID] = true
-			for ki, k := range a.Keys {
-				if k.Key == "" {
-					return fmt.Errorf("%s.keys[%d].key: is required", aat, ki)
-				}
-			}
-			for ii, ip := range a.AllowedIPs {
-				if _, err := ParsePrefix(ip); err != nil {
-					return fmt.Errorf("%s.allowedIPs[%d]: must be an IP address or CIDR (got %q)", aat, ii, ip)
-				}
-			}
-		}
-		supplierIDs := map[[16]byte]bool{}
+		supplierIDs := make(map[uuid.UUID]struct{}, len(c.Suppliers))
 		for si := range c.Suppliers {
 			s := &c.Suppliers[si]
-			sat := fmt.Sprintf("%s.suppliers[%d]", at, si)
-			if err := s.Validate(); err != nil {
-				var v *procure.ValidationError
-				if errors.As(err, &v) {
-					return fmt.Errorf("%s", v.Prefix(sat).Error())
-				}
-				return fmt.Errorf("%s: %w", sat, err)
+			if err := checkSupplier(ci, si, s); err != nil {
+				return err
 			}
-			if supplierIDs[s.ID] {
-				return fmt.Errorf("%s.id: duplicate supplier id %s", sat, s.ID)
-			}
-			supplierIDs[s.ID] = true
-		}
-		for ri, r := range c.AutoRoles {
-			if r = strings.TrimSpace(r); r == "" || utf8.RuneCountInString(r) > user.MaxTextLength {
-				return fmt.Errorf("%s.autoRoles[%d]: must be a role code of 1 to %d characters", at, ri, user.MaxTextLength)
+			if err := uniqueSupplier(supplierIDs, ci, si, s); err != nil {
+				return err
 			}
 		}
-		usernames := map[string]bool{}
-		for ui, u := range c.Users {
-			uat := fmt.Sprintf("%s.users[%d]", at, ui)
-			// The rules of the user API (user.User.Validate) on the
-			// trimmed values that Parse keeps.
-			u = u.Normalize()
-			if err := u.Validate(); err != nil {
-				var v *procure.ValidationError
-				if errors.As(err, &v) {
-					return fmt.Errorf("%s", v.Prefix(uat).Error())
-				}
-				return fmt.Errorf("%s: %w", uat, err)
-			}
-			if userIDs[u.ID] {
-				return fmt.Errorf("%s.id: duplicate user id %q", uat, u.ID)
-			}
-			userIDs[u.ID] = true
-			key := user.UsernameKey(u.Username)
-			if usernames[key] {
-				return fmt.Errorf("%s.username: duplicate username %q (usernames compare case-insensitively)", uat, u.Username)
-			}
-			usernames[key] = true
+		if err := v.tail(ci, c); err != nil {
+			return err
 		}
-		accountsSeen := map[string]bool{}
-		for bi, b := range c.Budgets {
-			if strings.TrimSpace(b.Account) == "" {
-				return fmt.Errorf("%s.budgets[%d].account: is required", at, bi)
-			}
-			if accountsSeen[b.Account] {
-				return fmt.Errorf("%s.budgets[%d].account: duplicate account %q", at, bi, b.Account)
-			}
-			accountsSeen[b.Account] = true
+	}
+	return nil
+}
+
+var errNoCommunity = errors.New("communities: must hold at least one community")
+
+// checker holds what must be unique across the communities of a file.
+type checker struct {
+	communityIDs map[string]bool
+	tokens       map[string]bool
+	accounts     map[string]bool
+	userIDs      map[string]bool
+}
+
+func communityPath(ci int) string { return "communities[" + strconv.Itoa(ci) + "]" }
+
+// head checks a community's id, region, tokens and service accounts.
+func (v *checker) head(ci int, c *Community) error {
+	if v.communityIDs == nil {
+		v.communityIDs = map[string]bool{}
+		v.tokens = map[string]bool{}
+		v.accounts = map[string]bool{}
+		v.userIDs = map[string]bool{}
+	}
+	at := communityPath(ci)
+	if strings.TrimSpace(c.ID) == "" {
+		return fmt.Errorf("%s.id: is required", at)
+	}
+	if v.communityIDs[c.ID] {
+		return fmt.Errorf("%s.id: duplicate community id %q", at, c.ID)
+	}
+	v.communityIDs[c.ID] = true
+	switch c.Region {
+	case AU, NZ, US, DEMO:
+	default:
+		return fmt.Errorf("%s.region: must be one of AU, NZ, US, DEMO (got %q)", at, c.Region)
+	}
+	for ti, t := range c.Tokens {
+		tat := fmt.Sprintf("%s.tokens[%d]", at, ti)
+		if t.Token == "" {
+			return fmt.Errorf("%s.token: is required", tat)
 		}
+		if v.tokens[t.Token] {
+			// Never echo the secret itself.
+			return fmt.Errorf("%s.token: the same token appears twice", tat)
+		}
+		v.tokens[t.Token] = true
+	}
+	for ai, a := range c.ServiceAccounts {
+		aat := fmt.Sprintf("%s.serviceAccounts[%d]", at, ai)
+		if a.ID == "" {
+			return fmt.Errorf("%s.id: is required", aat)
+		}
+		if v.accounts[a.ID] {
+			return fmt.Errorf("%s.id: duplicate service account id %q", aat, a.ID)
+		}
+		v.accounts[a.ID] = true
+		for ki, k := range a.Keys {
+			if k.Key == "" {
+				return fmt.Errorf("%s.keys[%d].key: is required", aat, ki)
+			}
+		}
+		for ii, ip := range a.AllowedIPs {
+			if _, err := ParsePrefix(ip); err != nil {
+				return fmt.Errorf("%s.allowedIPs[%d]: must be an IP address or CIDR (got %q)", aat, ii, ip)
+			}
+		}
+	}
+	return nil
+}
+
+// checkSupplier checks supplier si of community ci (supplier.Record.Validate).
+func checkSupplier(ci, si int, s *supplier.Record) error {
+	if surelyValid(s) {
+		return nil
+	}
+	if err := s.Validate(); err != nil {
+		sat := communityPath(ci) + ".suppliers[" + strconv.Itoa(si) + "]"
+		var v *procure.ValidationError
+		if errors.As(err, &v) {
+			return fmt.Errorf("%s", v.Prefix(sat).Error())
+		}
+		return fmt.Errorf("%s: %w", sat, err)
+	}
+	return nil
+}
+
+// uniqueSupplier records s's id in seen, or reports it as a duplicate.
+func uniqueSupplier(seen map[uuid.UUID]struct{}, ci, si int, s *supplier.Record) error {
+	if _, dup := seen[s.ID]; dup {
+		return fmt.Errorf("%s.suppliers[%d].id: duplicate supplier id %s", communityPath(ci), si, s.ID)
+	}
+	seen[s.ID] = struct{}{}
+	return nil
+}
+
+// tail checks a community's auto-roles, users and budgets.
+func (v *checker) tail(ci int, c *Community) error {
+	at := communityPath(ci)
+	for ri, r := range c.AutoRoles {
+		if r = strings.TrimSpace(r); r == "" || utf8.RuneCountInString(r) > user.MaxTextLength {
+			return fmt.Errorf("%s.autoRoles[%d]: must be a role code of 1 to %d characters", at, ri, user.MaxTextLength)
+		}
+	}
+	usernames := map[string]bool{}
+	for ui, u := range c.Users {
+		uat := fmt.Sprintf("%s.users[%d]", at, ui)
+		// The rules of the user API (user.User.Validate) on the
+		// trimmed values that Parse keeps.
+		u = u.Normalize()
+		if err := u.Validate(); err != nil {
+			var v *procure.ValidationError
+			if errors.As(err, &v) {
+				return fmt.Errorf("%s", v.Prefix(uat).Error())
+			}
+			return fmt.Errorf("%s: %w", uat, err)
+		}
+		if v.userIDs[u.ID] {
+			return fmt.Errorf("%s.id: duplicate user id %q", uat, u.ID)
+		}
+		v.userIDs[u.ID] = true
+		key := user.UsernameKey(u.Username)
+		if usernames[key] {
+			return fmt.Errorf("%s.username: duplicate username %q (usernames compare case-insensitively)", uat, u.Username)
+		}
+		usernames[key] = true
+	}
+	accountsSeen := map[string]bool{}
+	for bi, b := range c.Budgets {
+		if strings.TrimSpace(b.Account) == "" {
+			return fmt.Errorf("%s.budgets[%d].account: is required", at, bi)
+		}
+		if accountsSeen[b.Account] {
+			return fmt.Errorf("%s.budgets[%d].account: duplicate account %q", at, bi, b.Account)
+		}
+		accountsSeen[b.Account] = true
 	}
 	return nil
 }

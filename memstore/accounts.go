@@ -23,35 +23,38 @@ type accounts struct {
 
 func (x *accounts) init() { x.byID = map[string]auth.ServiceAccount{} }
 
-// load adds a community's service accounts. Ids are unique across the
-// store; allowedIPs entries are CIDRs or single addresses
-// (datafile.ParsePrefix). Nothing is added when any entry is wrong, and
-// errors never quote a key.
-func (x *accounts) load(c *datafile.Community) error {
+// build checks and hashes the community's service accounts without
+// touching x. Ids are unique across the store (check); allowedIPs entries
+// are CIDRs or single addresses (datafile.ParsePrefix). Errors never quote
+// a key.
+func (x *accounts) build(c *datafile.Community) ([]auth.ServiceAccount, error) {
 	add := make([]auth.ServiceAccount, 0, len(c.ServiceAccounts))
 	for i, sa := range c.ServiceAccounts {
 		at := fmt.Sprintf("serviceAccounts[%d]", i)
 		if sa.ID == "" {
-			return fmt.Errorf("%s.id: is required", at)
+			return nil, fmt.Errorf("%s.id: is required", at)
 		}
 		a := auth.ServiceAccount{ID: sa.ID, Community: c.ID}
 		for ki, k := range sa.Keys {
 			if k.Key == "" {
-				return fmt.Errorf("%s.keys[%d].key: is required", at, ki)
+				return nil, fmt.Errorf("%s.keys[%d].key: is required", at, ki)
 			}
 			a.Keys = append(a.Keys, auth.Key{Hash: auth.HashSecret(k.Key), Active: k.Active})
 		}
 		for ii, s := range sa.AllowedIPs {
 			p, err := datafile.ParsePrefix(s)
 			if err != nil {
-				return fmt.Errorf("%s.allowedIPs[%d]: must be an IP address or CIDR (got %q)", at, ii, s)
+				return nil, fmt.Errorf("%s.allowedIPs[%d]: must be an IP address or CIDR (got %q)", at, ii, s)
 			}
 			a.AllowedIPs = append(a.AllowedIPs, p)
 		}
 		add = append(add, a)
 	}
-	x.mu.Lock()
-	defer x.mu.Unlock()
+	return add, nil
+}
+
+// check reports an id that repeats in add or is taken; x.mu is held.
+func (x *accounts) check(add []auth.ServiceAccount) error {
 	seen := make(map[string]bool, len(add))
 	for i, a := range add {
 		if seen[a.ID] || x.byID[a.ID].ID != "" {
@@ -59,10 +62,14 @@ func (x *accounts) load(c *datafile.Community) error {
 		}
 		seen[a.ID] = true
 	}
+	return nil
+}
+
+// publish adds the accounts; x.mu is held and check passed.
+func (x *accounts) publish(add []auth.ServiceAccount) {
 	for _, a := range add {
 		x.byID[a.ID] = a
 	}
-	return nil
 }
 
 // ServiceAccount implements auth.KeyStore. The result shares nothing with

@@ -22,29 +22,28 @@ type budgets struct {
 
 func (x *budgets) init() { x.byCommunity = make(map[string]*budget.Table) }
 
-// load builds the community's table. A blank or duplicate account is an
-// error naming the entry, and nothing of c is kept.
-func (x *budgets) load(c *datafile.Community) error {
+// build makes the community's table without touching x.
+func (x *budgets) build(c *datafile.Community) (*budget.Table, error) {
 	rows := make(map[string]decimal.Decimal, len(c.Budgets))
 	for i, b := range c.Budgets {
 		account := strings.TrimSpace(b.Account)
 		if account == "" {
-			return fmt.Errorf("budgets[%d].account: is required", i)
+			return nil, fmt.Errorf("budgets[%d].account: is required", i)
 		}
 		if _, dup := rows[account]; dup {
-			return fmt.Errorf("budgets[%d].account: duplicate account %q", i, account)
+			return nil, fmt.Errorf("budgets[%d].account: duplicate account %q", i, account)
 		}
 		rows[account] = b.Budget
 	}
 	t, err := budget.NewTable(rows)
 	if err != nil {
-		return fmt.Errorf("budgets: %w", err)
+		return nil, fmt.Errorf("budgets: %w", err)
 	}
-	x.mu.Lock()
-	x.byCommunity[c.ID] = t
-	x.mu.Unlock()
-	return nil
+	return t, nil
 }
+
+// publish makes t the community's table; x.mu is held.
+func (x *budgets) publish(community string, t *budget.Table) { x.byCommunity[community] = t }
 
 var emptyTable = func() *budget.Table {
 	t, err := budget.NewTable(nil)

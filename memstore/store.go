@@ -43,19 +43,75 @@ func Load(f *datafile.File) (*Store, error) {
 	return s, nil
 }
 
-// AddCommunity adds the data of one community of a data file.
+// AddCommunity adds the data of one community of a data file: its
+// suppliers (copied: later changes to c do not reach the store), tokens,
+// users and auto-roles, service accounts and budget table.
+//
+// It is atomic: every part is built and checked, against itself and
+// against what the store holds, before any is published, so an error
+// leaves nothing of c in the store. Readers are blocked only while the
+// finished parts are put in place.
 func (s *Store) AddCommunity(c *datafile.Community) error {
-	if err := s.suppliers.load(c); err != nil {
+	// A community loaded already fails before the costly build.
+	s.suppliers.mu.RLock()
+	err := s.suppliers.check(c.ID)
+	s.suppliers.mu.RUnlock()
+	if err != nil {
 		return err
 	}
-	if err := s.tokens.load(c); err != nil {
+	set, err := buildSupplierSet(c.Suppliers)
+	if err != nil {
 		return err
 	}
-	if err := s.users.load(c); err != nil {
+	return s.add(c, set)
+}
+
+// add builds every part of c but its suppliers, set, and publishes them
+// all or nothing.
+func (s *Store) add(c *datafile.Community, set *supplierSet) error {
+	tok, err := s.tokens.build(c)
+	if err != nil {
 		return err
 	}
-	if err := s.accounts.load(c); err != nil {
+	us, err := s.users.build(c)
+	if err != nil {
 		return err
 	}
-	return s.budgets.load(c)
+	acc, err := s.accounts.build(c)
+	if err != nil {
+		return err
+	}
+	bt, err := s.budgets.build(c)
+	if err != nil {
+		return err
+	}
+	// Hold every part's lock (always in this order) while checking for
+	// conflicts with what is loaded and publishing, so that no other
+	// load or write slips in between.
+	s.suppliers.mu.Lock()
+	defer s.suppliers.mu.Unlock()
+	s.tokens.mu.Lock()
+	defer s.tokens.mu.Unlock()
+	s.users.mu.Lock()
+	defer s.users.mu.Unlock()
+	s.accounts.mu.Lock()
+	defer s.accounts.mu.Unlock()
+	s.budgets.mu.Lock()
+	defer s.budgets.mu.Unlock()
+	for _, check := range []func() error{
+		func() error { return s.suppliers.check(c.ID) },
+		func() error { return s.tokens.check(tok) },
+		func() error { return s.users.check(us) },
+		func() error { return s.accounts.check(acc) },
+	} {
+		if err := check(); err != nil {
+			return err
+		}
+	}
+	s.suppliers.publish(c.ID, set)
+	s.tokens.publish(tok)
+	s.users.publish(us)
+	s.accounts.publish(acc)
+	s.budgets.publish(c.ID, bt)
+	return nil
 }

@@ -90,7 +90,8 @@ func (rec *supplierRec) addrAt(order, i int) int {
 // supplier may own several terms in one range (its name and legal name
 // both start with the query); see textIndex for how it is counted once.
 type supplierSet struct {
-	recs   []supplierRec
+	recs   recStore
+	slot   []int32 // the record of each position
 	byID   map[uuid.UUID]int32
 	mod    []int64 // modifiedDate of each position, in microseconds
 	orders [numOrders][]int32
@@ -113,8 +114,14 @@ func (set *supplierSet) find(id uuid.UUID) *supplierRec {
 	if !ok {
 		return nil
 	}
-	return &set.recs[p]
+	return set.rec(int(p))
 }
+
+// rec is the record at position p.
+func (set *supplierSet) rec(p int) *supplierRec { return set.recs.at(set.slot[p]) }
+
+// size is the number of suppliers.
+func (set *supplierSet) size() int { return len(set.slot) }
 
 // strTable is a sorted table of strings stored in one byte arena (no
 // pointers for the garbage collector to chase, and repeated strings, such
@@ -226,31 +233,85 @@ const maxTermBytes = math.MaxUint16
 // records are copied in full, so later changes to src do not reach the
 // store. Dates are normalised (supplier.Record.Normalize).
 func buildSupplierSet(src []supplier.Record) (*supplierSet, error) {
-	n := len(src)
-	if n > math.MaxInt32/2 {
-		return nil, fmt.Errorf("suppliers: at most %d per community (got %d)", math.MaxInt32/2, n)
+	if err := checkCount(len(src)); err != nil {
+		return nil, err
 	}
-	perm := make([]int32, n)
+	var recs recStore
+	keywords := make([][]string, len(src))
 	for i := range src {
 		if src[i].ID == uuid.Nil {
 			return nil, fmt.Errorf("suppliers[%d].id: is required (a non-nil UUID)", i)
 		}
-		perm[i] = int32(i)
 	}
-	slices.SortFunc(perm, func(a, b int32) int {
-		if c := bytes.Compare(src[a].ID[:], src[b].ID[:]); c != 0 {
+	for i := range src {
+		recs.add(newSupplierRec(&src[i], nil))
+		keywords[i] = src[i].Keywords
+	}
+	return indexSuppliers(recs, keywords)
+}
+
+func checkCount(n int) error {
+	if n > math.MaxInt32/2 {
+		return fmt.Errorf("suppliers: at most %d per community (got %d)", math.MaxInt32/2, n)
+	}
+	return nil
+}
+
+// recStore holds a community's records in chunks, in the order they were
+// added: growing it never copies a record, and no record moves after.
+type recStore struct {
+	chunks [][]supplierRec
+	n      int
+}
+
+const recChunkBits = 13
+
+func (r *recStore) at(i int32) *supplierRec {
+	return &r.chunks[i>>recChunkBits][i&(1<<recChunkBits-1)]
+}
+
+func (r *recStore) add(rec supplierRec) {
+	if r.n>>recChunkBits == len(r.chunks) {
+		r.chunks = append(r.chunks, make([]supplierRec, 0, 1<<recChunkBits))
+	}
+	last := &r.chunks[len(r.chunks)-1]
+	*last = append(*last, rec)
+	r.n++
+}
+
+// indexSuppliers indexes the records of one community, which it takes
+// over, with their keywords (keywords[i] are those of record i). The
+// records are in file order; errors name them by that index.
+func indexSuppliers(recs recStore, keywords [][]string) (*supplierSet, error) {
+	n := recs.n
+	if err := checkCount(n); err != nil {
+		return nil, err
+	}
+	// Positions are id order: slot[p] is the record at position p.
+	slot := make([]int32, n)
+	ids := make([]uuid.UUID, n)
+	for i := range n {
+		ids[i] = recs.at(int32(i)).detail.ID
+		if ids[i] == uuid.Nil {
+			return nil, fmt.Errorf("suppliers[%d].id: is required (a non-nil UUID)", i)
+		}
+		slot[i] = int32(i)
+	}
+	slices.SortFunc(slot, func(a, b int32) int {
+		if c := bytes.Compare(ids[a][:], ids[b][:]); c != 0 {
 			return c
 		}
 		return cmp.Compare(a, b)
 	})
 	for p := 1; p < n; p++ {
-		if src[perm[p]].ID == src[perm[p-1]].ID {
-			return nil, fmt.Errorf("suppliers[%d].id: duplicate supplier id %s", perm[p], src[perm[p]].ID)
+		if ids[slot[p]] == ids[slot[p-1]] {
+			return nil, fmt.Errorf("suppliers[%d].id: duplicate supplier id %s", slot[p], ids[slot[p]])
 		}
 	}
 
 	set := &supplierSet{
-		recs: make([]supplierRec, n),
+		recs: recs,
+		slot: slot,
 		byID: make(map[uuid.UUID]int32, n),
 		mod:  make([]int64, n),
 	}
@@ -259,10 +320,15 @@ func buildSupplierSet(src []supplier.Record) (*supplierSet, error) {
 	terms := make([]termEntry, 0, n*4)
 	var pairs []termEntry
 	var own []string
-	for p, i := range perm {
-		rec := newSupplierRec(&src[i])
-		set.recs[p] = rec
-		d := &set.recs[p].detail
+	// Walk the records in storage order (sequential reads), each at its
+	// position.
+	posOf := make([]int32, n)
+	for p, i := range slot {
+		posOf[i] = int32(p)
+	}
+	for i := range n {
+		p := int(posOf[i])
+		d := &recs.at(int32(i)).detail
 		set.byID[d.ID] = int32(p)
 		set.mod[p] = d.ModifiedDate.UnixMicro()
 		created[p] = d.CreatedDate.UnixMicro()
@@ -274,7 +340,7 @@ func buildSupplierSet(src []supplier.Record) (*supplierSet, error) {
 				own = append(own, strings.ToLower(s))
 			}
 		}
-		for _, s := range src[i].Keywords {
+		for _, s := range keywords[i] {
 			if s != "" {
 				own = append(own, strings.ToLower(s))
 			}
@@ -294,19 +360,31 @@ func buildSupplierSet(src []supplier.Record) (*supplierSet, error) {
 		}
 	}
 
-	set.orders[byNameAsc], set.orders[byNameDesc] = buildOrder(n,
-		func(a, b int32) int { return strings.Compare(lname[a], lname[b]) },
-		func(a int32) bool { return lname[a] == "" },
-		func(a, b int32) int { return cmp.Compare(a, b) })
-	set.orders[byCreatedAsc], set.orders[byCreatedDesc] = buildOrder(n,
-		func(a, b int32) int { return cmp.Compare(created[a], created[b]) },
-		nil,
-		func(a, b int32) int { return cmp.Compare(a, b) })
+	// The orders and the sorts of the text index are independent: build
+	// them in parallel.
 	mod := set.mod
-	set.orders[byModifiedAsc], set.orders[byModifiedDesc] = buildOrder(n,
-		func(a, b int32) int { return cmp.Compare(mod[a], mod[b]) },
-		nil,
-		func(a, b int32) int { return cmp.Compare(a, b) })
+	runAll([]func(){
+		func() {
+			set.orders[byNameAsc], set.orders[byNameDesc] = buildOrder(n,
+				func(a, b int32) int { return strings.Compare(lname[a], lname[b]) },
+				func(a int32) bool { return lname[a] == "" },
+				func(a, b int32) int { return cmp.Compare(a, b) })
+		},
+		func() {
+			set.orders[byCreatedAsc], set.orders[byCreatedDesc] = buildOrder(n,
+				func(a, b int32) int { return cmp.Compare(created[a], created[b]) },
+				nil,
+				func(a, b int32) int { return cmp.Compare(a, b) })
+		},
+		func() {
+			set.orders[byModifiedAsc], set.orders[byModifiedDesc] = buildOrder(n,
+				func(a, b int32) int { return cmp.Compare(mod[a], mod[b]) },
+				nil,
+				func(a, b int32) int { return cmp.Compare(a, b) })
+		},
+		func() { slices.SortFunc(terms, cmpEntry) },
+		func() { slices.SortFunc(pairs, cmpEntry) },
+	})
 	for o := range set.orders {
 		rk := make([]int32, n)
 		for r, p := range set.orders[o] {
@@ -315,8 +393,6 @@ func buildSupplierSet(src []supplier.Record) (*supplierSet, error) {
 		set.ranks[o] = rk
 	}
 
-	slices.SortFunc(terms, cmpEntry)
-	slices.SortFunc(pairs, cmpEntry)
 	var arena []byte
 	var err error
 	if set.text.terms, arena, err = packTable(terms, arena); err != nil {
@@ -451,28 +527,39 @@ func buildOrder(n int, key func(a, b int32) int, isNull func(a int32) bool, tie 
 	return asc, desc
 }
 
-// newSupplierRec deep-copies a record, normalises its dates, sorts its
-// contacts by name and its addresses by companyName, and precomputes the
-// other address orders.
-func newSupplierRec(src *supplier.Record) supplierRec {
-	r := supplier.Record{Detail: cloneDetail(src.Detail)}
-	r.Contacts = make([]supplier.Contact, len(src.Contacts))
-	for i := range src.Contacts {
-		r.Contacts[i] = cloneContact(src.Contacts[i])
+// newSupplierRec makes the stored form of a record: it sorts the contacts
+// by name and the addresses by companyName, and precomputes the other
+// address orders. With in nil, it deep-copies src first and normalises the
+// copy; otherwise it takes src over as it is (datafile.Stream has
+// normalised it) and interns its repeated strings with in. Either way a
+// default contact or address equal to one of the supplier's own shares its
+// memory.
+func newSupplierRec(src *supplier.Record, in *interner) supplierRec {
+	var r supplier.Record
+	if in == nil {
+		r = supplier.Record{Detail: cloneDetail(src.Detail)}
+		r.Contacts = make([]supplier.Contact, len(src.Contacts))
+		for i := range src.Contacts {
+			r.Contacts[i] = cloneContact(src.Contacts[i])
+		}
+		r.RemittanceAddresses = make([]supplier.RemittanceAddress, len(src.RemittanceAddresses))
+		for i := range src.RemittanceAddresses {
+			r.RemittanceAddresses[i] = cloneRemittance(src.RemittanceAddresses[i])
+		}
+		r.Normalize()
+	} else {
+		r = *src
+		r.Keywords = nil
+		in.record(&r)
 	}
-	r.RemittanceAddresses = make([]supplier.RemittanceAddress, len(src.RemittanceAddresses))
-	for i := range src.RemittanceAddresses {
-		r.RemittanceAddresses[i] = cloneRemittance(src.RemittanceAddresses[i])
-	}
-	r.Normalize()
 
 	rec := supplierRec{detail: r.Detail}
 	// One contact or address (the common case) needs no ordering.
 	if len(r.Contacts) == 1 {
-		rec.contacts = r.Contacts
+		rec.contacts = slices.Clip(r.Contacts)
 	}
 	if len(r.RemittanceAddresses) == 1 {
-		rec.addrs = r.RemittanceAddresses
+		rec.addrs = slices.Clip(r.RemittanceAddresses)
 	}
 	if len(r.Contacts) > 1 {
 		cs := r.Contacts
@@ -506,7 +593,49 @@ func newSupplierRec(src *supplier.Record) supplierRec {
 			nil, byID)
 		rec.addrIdx = slices.Concat(nameDesc, dateAsc, dateDesc)
 	}
+	// The default contact and address are usually one of the supplier's
+	// own: share it (the store's records are read-only).
+	if c := rec.detail.DefaultContact; c != nil {
+		for i := range rec.contacts {
+			if sameContact(c, &rec.contacts[i]) {
+				rec.detail.DefaultContact = &rec.contacts[i]
+				break
+			}
+		}
+	}
+	if a := rec.detail.DefaultRemittanceAddress; a != nil {
+		for i := range rec.addrs {
+			if sameRemittance(a, &rec.addrs[i]) {
+				rec.detail.DefaultRemittanceAddress = &rec.addrs[i]
+				break
+			}
+		}
+	}
 	return rec
+}
+
+func sameContact(a, b *supplier.Contact) bool {
+	pa, pb := a.Phone, b.Phone
+	if (pa == nil) != (pb == nil) || pa != nil && *pa != *pb {
+		return false
+	}
+	x, y := *a, *b
+	x.Phone, y.Phone = nil, nil
+	return x.ID == y.ID && x.Name == y.Name && x.Email == y.Email && x.ManagedBy == y.ManagedBy &&
+		x.ModifiedDate.Equal(y.ModifiedDate) && x.CreatedDate.Equal(y.CreatedDate) &&
+		x.ModifiedDate.Location() == y.ModifiedDate.Location() && x.CreatedDate.Location() == y.CreatedDate.Location()
+}
+
+func sameRemittance(a, b *supplier.RemittanceAddress) bool {
+	ra, rb := a.Address.Region, b.Address.Region
+	if (ra == nil) != (rb == nil) || ra != nil && *ra != *rb {
+		return false
+	}
+	x, y := a.Address, b.Address
+	x.Region, y.Region = nil, nil
+	return a.ID == b.ID && a.Code == b.Code && a.CompanyName == b.CompanyName && x == y && a.ManagedBy == b.ManagedBy &&
+		a.ModifiedDate.Equal(b.ModifiedDate) && a.CreatedDate.Equal(b.CreatedDate) &&
+		a.ModifiedDate.Location() == b.ModifiedDate.Location() && a.CreatedDate.Location() == b.CreatedDate.Location()
 }
 
 func lowerKeys(n int, text func(i int) string) []string {

@@ -13,7 +13,7 @@ import (
 // list returns the page q.Page (already checked) of the suppliers matching
 // q, and the number of matches.
 func (set *supplierSet) list(q supplier.ListQuery) ([]supplier.Summary, int) {
-	n := len(set.recs)
+	n := set.size()
 	r := q.Page
 	o := orderOf(r.Sort)
 
@@ -114,7 +114,7 @@ func (set *supplierSet) gather(o int, candidates []int32, keep func(p int32) boo
 		page := buf[lo:min(hi, len(buf))]
 		out = make([]supplier.Summary, 0, len(page))
 		for _, rank := range page {
-			out = append(out, set.recs[idx[rank]].detail.Summary)
+			out = append(out, set.rec(int(idx[rank])).detail.Summary)
 		}
 	}
 	if cap(buf) <= maxPooledRanks {
@@ -132,7 +132,7 @@ func (set *supplierSet) page(o, lo, hi int, rankAt func(k int) int) []supplier.S
 	idx := set.orders[o]
 	out := make([]supplier.Summary, 0, hi-lo)
 	for k := lo; k < hi; k++ {
-		out = append(out, set.recs[idx[rankAt(k)]].detail.Summary)
+		out = append(out, set.rec(int(idx[rankAt(k)])).detail.Summary)
 	}
 	return out
 }
@@ -147,7 +147,7 @@ func (set *supplierSet) walkPage(tw, pw *wavelet, t, p span, o, lo, hi int) []su
 	idx := set.orders[o]
 	out := make([]supplier.Summary, 0, hi-lo)
 	w := distinctWalk{tw: tw, pw: pw, skip: lo, yield: func(rank int) bool {
-		out = append(out, set.recs[idx[rank]].detail.Summary)
+		out = append(out, set.rec(int(idx[rank])).detail.Summary)
 		return len(out) < hi-lo
 	}}
 	w.run(t, p)
@@ -197,7 +197,7 @@ func (set *supplierSet) listBoth(o int, ts, ps span, th int64, matches, total, l
 				return true
 			}
 			if found >= first {
-				out = append(out, set.recs[p].detail.Summary)
+				out = append(out, set.rec(int(p)).detail.Summary)
 			}
 			found++
 			return found < last

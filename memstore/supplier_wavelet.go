@@ -82,32 +82,27 @@ func newWavelet(vals []int32, limit int) *wavelet {
 	cur := make([]int32, n)
 	copy(cur, vals)
 	next := make([]int32, n)
+	ones := make([]int32, n)
 	for l := 0; l < nl; l++ {
 		shift := uint(nl - 1 - l)
 		bv := newBitVector(n)
-		z := 0
+		// One pass: mark the bits and partition stably, zeros at the
+		// front of next in their order, ones aside, then after them.
+		zi, oi := 0, 0
 		for i, v := range cur {
 			if (v>>shift)&1 == 1 {
 				bv.set(i)
-			} else {
-				z++
-			}
-		}
-		bv.finish()
-		w.levels[l] = bv
-		w.zeros[l] = z
-		// Stable partition: zeros keep their order at the front, ones
-		// follow in their order.
-		zi, oi := 0, z
-		for _, v := range cur {
-			if (v>>shift)&1 == 1 {
-				next[oi] = v
+				ones[oi] = v
 				oi++
 			} else {
 				next[zi] = v
 				zi++
 			}
 		}
+		copy(next[zi:], ones[:oi])
+		bv.finish()
+		w.levels[l] = bv
+		w.zeros[l] = zi
 		cur, next = next, cur
 	}
 	return w

@@ -10,7 +10,6 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/procurekit/procure/auth"
-	"github.com/procurekit/procure/datafile"
 	"github.com/procurekit/procure/paging"
 	"github.com/procurekit/procure/supplier"
 )
@@ -32,28 +31,19 @@ type suppliers struct {
 
 func (x *suppliers) init() { x.byCom = make(map[string]*supplierSet) }
 
-// load builds the supplier set of c and publishes it. Loading a community
-// twice is an error (and leaves the first load in place): silently merging
-// or replacing would hide a mistake in the data.
-func (x *suppliers) load(c *datafile.Community) error {
-	x.mu.RLock()
-	_, dup := x.byCom[c.ID]
-	x.mu.RUnlock()
-	if dup {
-		return fmt.Errorf("community %q: suppliers already loaded", c.ID)
+// check reports a community whose suppliers are loaded; x.mu is held.
+// Loading a community twice is an error (and leaves the first load in
+// place): silently merging or replacing would hide a mistake in the data.
+func (x *suppliers) check(community string) error {
+	if _, dup := x.byCom[community]; dup {
+		return fmt.Errorf("community %q: suppliers already loaded", community)
 	}
-	set, err := buildSupplierSet(c.Suppliers)
-	if err != nil {
-		return err
-	}
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	if _, dup := x.byCom[c.ID]; dup {
-		return fmt.Errorf("community %q: suppliers already loaded", c.ID)
-	}
-	x.byCom[c.ID] = set
 	return nil
 }
+
+// publish makes set the community's suppliers; x.mu is held and check
+// passed.
+func (x *suppliers) publish(community string, set *supplierSet) { x.byCom[community] = set }
 
 // set returns the community's suppliers; an unknown community has none.
 func (x *suppliers) set(community string) *supplierSet {

@@ -19,18 +19,25 @@ type tokens struct {
 
 func (x *tokens) init() { x.byHash = make(map[auth.Hash]auth.Token) }
 
-// load adds the community's tokens. A token already loaded (for this
-// community or another) is an error and nothing of c is added: one secret
-// must not open two communities. Errors name the entry, never the secret.
-func (x *tokens) load(c *datafile.Community) error {
-	add := make(map[auth.Hash]auth.Token, len(c.Tokens))
+// newTokens are a community's tokens, built and checked on their own.
+type newTokens struct {
+	byHash map[auth.Hash]auth.Token
+	order  []auth.Hash // in file order, for errors
+}
+
+// build hashes and checks the community's tokens without touching x. A
+// token already loaded, for this community or another, is refused by
+// check: one secret must not open two communities. Errors name the entry,
+// never the secret.
+func (x *tokens) build(c *datafile.Community) (newTokens, error) {
+	add := newTokens{byHash: make(map[auth.Hash]auth.Token, len(c.Tokens))}
 	for i, t := range c.Tokens {
 		if t.Token == "" {
-			return fmt.Errorf("tokens[%d].token: is required", i)
+			return newTokens{}, fmt.Errorf("tokens[%d].token: is required", i)
 		}
 		h := auth.HashSecret(t.Token)
-		if _, dup := add[h]; dup {
-			return fmt.Errorf("tokens[%d].token: the same token appears twice", i)
+		if _, dup := add.byHash[h]; dup {
+			return newTokens{}, fmt.Errorf("tokens[%d].token: the same token appears twice", i)
 		}
 		tok := auth.Token{
 			Hash:      h,
@@ -41,19 +48,27 @@ func (x *tokens) load(c *datafile.Community) error {
 		if t.Expires != nil {
 			tok.Expires = *t.Expires
 		}
-		add[h] = tok
+		add.byHash[h] = tok
+		add.order = append(add.order, h)
 	}
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	for i, t := range c.Tokens {
-		if _, dup := x.byHash[auth.HashSecret(t.Token)]; dup {
+	return add, nil
+}
+
+// check reports a token of add that is already loaded; x.mu is held.
+func (x *tokens) check(add newTokens) error {
+	for i, h := range add.order {
+		if _, dup := x.byHash[h]; dup {
 			return fmt.Errorf("tokens[%d].token: the token is already loaded", i)
 		}
 	}
-	for h, tok := range add {
+	return nil
+}
+
+// publish adds the tokens; x.mu is held and check passed.
+func (x *tokens) publish(add newTokens) {
+	for h, tok := range add.byHash {
 		x.byHash[h] = tok
 	}
-	return nil
 }
 
 // TokenByHash returns the bearer token whose hash is h, or an error

@@ -46,21 +46,36 @@ func (x *users) init() {
 	x.autoRoles = map[string][]string{}
 }
 
-// load adds a community's users as they are (no auto-roles, no trimming:
-// DECISIONS.md "Users") and its auto-roles. Every user needs an id and a
-// username, unique as the Store rules require. Nothing is added when any
-// entry is wrong.
-func (x *users) load(c *datafile.Community) error {
+// newUsers are a community's users and auto-roles, built on their own.
+type newUsers struct {
+	community string
+	users     []user.User
+	roles     []string
+}
+
+// build checks the auto-roles and copies the users, without touching x.
+// Users are kept as they are (no auto-roles, no trimming: DECISIONS.md
+// "Users"); check requires an id and a username, unique as the Store
+// rules require.
+func (x *users) build(c *datafile.Community) (newUsers, error) {
 	roles, err := checkAutoRoles(c.AutoRoles)
 	if err != nil {
-		return err
+		return newUsers{}, err
 	}
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	ids := make(map[string]bool, len(c.Users))
-	names := make(map[string]bool, len(c.Users))
-	have := x.byName[c.ID]
+	add := newUsers{community: c.ID, users: make([]user.User, len(c.Users)), roles: roles}
 	for i, u := range c.Users {
+		add.users[i] = u.Clone()
+	}
+	return add, nil
+}
+
+// check reports a user of add without an id or username, or whose id or
+// username is taken; x.mu is held.
+func (x *users) check(add newUsers) error {
+	ids := make(map[string]bool, len(add.users))
+	names := make(map[string]bool, len(add.users))
+	have := x.byName[add.community]
+	for i, u := range add.users {
 		at := fmt.Sprintf("users[%d]", i)
 		key := user.UsernameKey(u.Username)
 		switch {
@@ -76,21 +91,27 @@ func (x *users) load(c *datafile.Community) error {
 		ids[u.ID] = true
 		names[key] = true
 	}
+	return nil
+}
+
+// publish adds the users and sets the auto-roles; x.mu is held and check
+// passed.
+func (x *users) publish(add newUsers) {
+	have := x.byName[add.community]
 	if have == nil {
-		have = make(map[string]*userEntry, len(c.Users))
-		x.byName[c.ID] = have
+		have = make(map[string]*userEntry, len(add.users))
+		x.byName[add.community] = have
 	}
-	for _, u := range c.Users {
-		e := &userEntry{community: c.ID, u: u.Clone()}
+	for _, u := range add.users {
+		e := &userEntry{community: add.community, u: u}
 		x.byID[u.ID] = e
 		have[user.UsernameKey(u.Username)] = e
 	}
-	if len(roles) > 0 {
-		x.autoRoles[c.ID] = roles
+	if len(add.roles) > 0 {
+		x.autoRoles[add.community] = add.roles
 	} else {
-		delete(x.autoRoles, c.ID)
+		delete(x.autoRoles, add.community)
 	}
-	return nil
 }
 
 // checkAutoRoles checks a data file's auto-role codes as user codes are

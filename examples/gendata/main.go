@@ -62,6 +62,11 @@ type config struct {
 	Communities int
 	// Budgets is the number of budget rows per community.
 	Budgets int
+	// Contacts and Addresses, when above zero, fix the number of contacts
+	// and remittance addresses of every supplier (the startup target's
+	// shape: one of each); zero draws a realistic number per supplier.
+	Contacts  int
+	Addresses int
 }
 
 // defaults fills in the share of the non-main communities: a tenth of
@@ -89,6 +94,10 @@ func (c *config) validate() error {
 		return fmt.Errorf("-users: must be >= 0 (got %d)", c.Users)
 	case c.Budgets < 0:
 		return fmt.Errorf("-budgets: must be >= 0 (got %d)", c.Budgets)
+	case c.Contacts < 0 || c.Contacts > maxChildren:
+		return fmt.Errorf("-contacts: must be at most %d (got %d)", maxChildren, c.Contacts)
+	case c.Addresses < 0 || c.Addresses > maxChildren:
+		return fmt.Errorf("-addresses: must be at most %d (got %d)", maxChildren, c.Addresses)
 	case c.Budgets > maxBudgets:
 		return fmt.Errorf("-budgets: must be at most %d (got %d)", maxBudgets, c.Budgets)
 	case c.OtherSuppliers*(c.Communities-1) > c.Suppliers:
@@ -119,6 +128,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&cfg.OtherUsers, "other-users", -1, "users in each community but the first (default: a tenth of -users, spread evenly)")
 	fs.IntVar(&cfg.Communities, "communities", 2, "number of communities; regions cycle AU, NZ, US, DEMO")
 	fs.IntVar(&cfg.Budgets, "budgets", 100, "budget table rows per community")
+	fs.IntVar(&cfg.Contacts, "contacts", 0, "contacts of every supplier (0: a realistic mix, 1.6 on average)")
+	fs.IntVar(&cfg.Addresses, "addresses", 0, "remittance addresses of every supplier (0: a realistic mix, 1.14 on average)")
 	out := fs.String("o", "", "write the data file to `FILE` (default: standard output)")
 	manifest := fs.String("manifest", "", "also write credentials, sample ids and expected match counts as JSON to `FILE`")
 	quiet := fs.Bool("q", false, "print nothing on standard error but errors")

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -653,4 +654,36 @@ func BenchmarkGenerate(b *testing.B) {
 	}
 	b.SetBytes(cw.n / int64(b.N))
 	b.ReportMetric(float64(cfg.Suppliers)*float64(b.N)/b.Elapsed().Seconds(), "suppliers/s")
+}
+
+// -contacts and -addresses give every supplier exactly that many (the
+// startup target's shape is one of each), and the file stays valid.
+func TestFixedChildren(t *testing.T) {
+	for _, n := range [][2]int{{1, 1}, {3, 2}} {
+		t.Run(fmt.Sprintf("%d contacts, %d addresses", n[0], n[1]), func(t *testing.T) {
+			cfg := config{Seed: 4, Suppliers: 300, OtherSuppliers: -1, Users: 10, OtherUsers: -1, Communities: 2, Budgets: 3,
+				Contacts: n[0], Addresses: n[1]}
+			cfg.defaults()
+			if err := cfg.validate(); err != nil {
+				t.Fatal(err)
+			}
+			raw, _ := gen(t, cfg)
+			f, err := datafile.Parse(bytes.NewReader(raw))
+			if err != nil {
+				t.Fatalf("datafile.Parse: %v", err)
+			}
+			for ci, c := range f.Communities {
+				for si, s := range c.Suppliers {
+					if len(s.Contacts) != n[0] || len(s.RemittanceAddresses) != n[1] {
+						t.Fatalf("communities[%d].suppliers[%d]: %d contacts, %d addresses; want %d, %d", ci, si, len(s.Contacts), len(s.RemittanceAddresses), n[0], n[1])
+					}
+				}
+			}
+		})
+	}
+	for _, bad := range []config{{Communities: 1, Contacts: -1}, {Communities: 1, Addresses: maxChildren + 1}} {
+		if err := bad.validate(); err == nil {
+			t.Errorf("validate(%+v) accepted a count out of range", bad)
+		}
+	}
 }

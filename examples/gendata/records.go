@@ -118,11 +118,18 @@ func (g *generator) supplier(i int) {
 	c.modDays[int(modified.Sub(firstDay)/(24*time.Hour))]++
 
 	// Children, drawn before writing because the defaults repeat them.
-	contacts := make([]contact, g.pick(10, 45, 30, 8, 4, 3))
+	nContacts, nAddrs := g.cfg.Contacts, g.cfg.Addresses
+	if nContacts == 0 {
+		nContacts = g.pick(10, 45, 30, 8, 4, 3)
+	}
+	contacts := make([]contact, nContacts)
 	for k := range contacts {
 		contacts[k] = g.contact(created, slug, domain)
 	}
-	addrs := make([]remittance, g.pick(8, 75, 12, 5))
+	if nAddrs == 0 {
+		nAddrs = g.pick(8, 75, 12, 5)
+	}
+	addrs := make([]remittance, nAddrs)
 	for k := range addrs {
 		addrs[k] = g.remittance(k, created, name, pl)
 	}
@@ -608,6 +615,10 @@ func attributeValue(g *generator, name string) string {
 
 // maxBudgets is how many distinct account codes budgets can make.
 const maxBudgets = 100 * 9
+
+// maxChildren is the most contacts or remittance addresses -contacts and
+// -addresses may give every supplier.
+const maxChildren = 100
 
 // budgets writes the community's budget table: distinct account codes
 // such as "6100-200", amounts with cents, some zero and some negative

@@ -131,11 +131,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	log := slog.New(slog.NewTextHandler(stderr, nil))
 
-	data, err := loadData(cfg.data)
-	if err != nil {
-		return err
-	}
-	store, closeStore, err := openBackend(ctx, cfg, data)
+	data, store, closeStore, err := openData(ctx, cfg)
 	if err != nil {
 		return err
 	}
@@ -162,8 +158,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 
 	base := "http://" + displayAddr(ln.Addr())
-	printBanner(stdout, base, data, cfg.data == "")
-	log.Info("listening", "addr", ln.Addr().String(), "communities", len(data.Communities))
+	printBanner(stdout, base, data.file, data.suppliers, cfg.data == "")
+	log.Info("listening", "addr", ln.Addr().String(), "communities", len(data.file.Communities))
 
 	return serve(ctx, srv, ln, log)
 }
@@ -182,6 +178,58 @@ var (
 	_ backend = (*memstore.Store)(nil)
 	_ backend = (*pgstore.Store)(nil)
 )
+
+// loaded is what the banner tells of the data: the communities (their
+// suppliers left out when the file was streamed) and the supplier count.
+type loaded struct {
+	file      *datafile.File
+	suppliers int
+}
+
+// openData opens the backend and loads the data into it. A -data file for
+// memstore is streamed (memstore's Loader: the file is never in memory as
+// a whole, and the decoded suppliers become the store's records); the demo
+// data and -postgres go through a parsed datafile.File.
+func openData(ctx context.Context, cfg config) (loaded, backend, func(), error) {
+	if cfg.data != "" && cfg.postgres == "" {
+		store := memstore.New()
+		b := &bannerLoader{Handler: store.Loader()}
+		if err := datafile.StreamFile(cfg.data, b); err != nil {
+			return loaded{}, nil, nil, err
+		}
+		return loaded{file: &datafile.File{Communities: b.communities}, suppliers: b.suppliers}, store, func() {}, nil
+	}
+	f, err := loadData(cfg.data)
+	if err != nil {
+		return loaded{}, nil, nil, err
+	}
+	store, closeStore, err := openBackend(ctx, cfg, f)
+	if err != nil {
+		return loaded{}, nil, nil, err
+	}
+	n := 0
+	for _, c := range f.Communities {
+		n += len(c.Suppliers)
+	}
+	return loaded{file: f, suppliers: n}, store, closeStore, nil
+}
+
+// bannerLoader passes a stream on to the store's loader, keeping what the
+// banner needs.
+type bannerLoader struct {
+	datafile.Handler
+	communities []datafile.Community
+	suppliers   int
+}
+
+func (b *bannerLoader) Community(i int, c *datafile.Community, n int) error {
+	if err := b.Handler.Community(i, c, n); err != nil {
+		return err
+	}
+	b.communities = append(b.communities, datafile.Community{ID: c.ID, Name: c.Name, Region: c.Region})
+	b.suppliers += n
+	return nil
+}
 
 // openBackend returns the store holding data: in memory, or PostgreSQL
 // when cfg.postgres is set (the schema is migrated and data imported, which
@@ -279,16 +327,12 @@ func displayAddr(a net.Addr) string {
 
 // printBanner tells the user where the API is and, for the demo data, how
 // to call it. Secrets from a -data file are never printed.
-func printBanner(w io.Writer, base string, data *datafile.File, demo bool) {
+func printBanner(w io.Writer, base string, data *datafile.File, suppliers int, demo bool) {
 	fmt.Fprintf(w, "procure example server on %s\n", base)
 	fmt.Fprintf(w, "  supplier API: %s%s/suppliers\n", base, httpapi.SupplierBasePath)
 	fmt.Fprintf(w, "  OpenAPI:      %s%s/openapi.json\n", base, httpapi.SupplierBasePath)
 	if !demo {
-		n := 0
-		for _, c := range data.Communities {
-			n += len(c.Suppliers)
-		}
-		fmt.Fprintf(w, "  data: %d communities, %d suppliers\n", len(data.Communities), n)
+		fmt.Fprintf(w, "  data: %d communities, %d suppliers\n", len(data.Communities), suppliers)
 		return
 	}
 	fmt.Fprintln(w, "\nDemo bearer tokens (demo data only; never use these anywhere else):")

@@ -33,7 +33,13 @@ func writeSmall(t *testing.T) string {
 }
 
 func TestMeasure(t *testing.T) {
-	m, err := measure(writeSmall(t))
+	for _, mode := range []string{"stream", "file"} {
+		t.Run(mode, func(t *testing.T) { testMeasure(t, mode) })
+	}
+}
+
+func testMeasure(t *testing.T, mode string) {
+	m, err := measure(writeSmall(t), mode)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,8 +49,8 @@ func TestMeasure(t *testing.T) {
 	if m.rssBefore <= 0 || m.rssAfter <= 0 || m.rssPeak < m.rssAfter {
 		t.Errorf("resident memory: before %d, after %d, peak %d", m.rssBefore, m.rssAfter, m.rssPeak)
 	}
-	if m.store == nil || m.read <= 0 || m.load <= 0 {
-		t.Errorf("store %v, read %v, load %v", m.store, m.read, m.load)
+	if m.store == nil || m.read <= 0 || (mode == "file") != (m.load > 0) || m.cpu <= 0 {
+		t.Errorf("store %v, read %v, load %v, cpu %v", m.store, m.read, m.load, m.cpu)
 	}
 }
 
@@ -58,8 +64,8 @@ func TestRun(t *testing.T) {
 	}
 	for _, want := range []*regexp.Regexp{
 		regexp.MustCompile(`(?m)^data file: +0 MB, 2 suppliers \(1\.00 contacts and 0\.50 remittance addresses each on average\), 1 users$`),
-		regexp.MustCompile(`(?m)^read \+ parse: +\d+\.\ds \(datafile\.ReadFile\)$`),
-		regexp.MustCompile(`(?m)^load: +\d+\.\ds \(memstore\.Load\)$`),
+		regexp.MustCompile(`(?m)^stream load: +\d+\.\ds \(memstore\.LoadFile: read, parse, validate and index in one pass\)$`),
+		regexp.MustCompile(`(?m)^total: +\d+\.\ds wall, \d+\.\ds CPU \(user \+ system\)$`),
 		regexp.MustCompile(`(?m)^resident: +\d+ MB after load and GC \(\d+ MB before reading\); peak \d+ MB$`),
 		regexp.MustCompile(`(?m)^per supplier: +-?\d+ B resident \(\d+ B of live Go heap\)$`),
 	} {

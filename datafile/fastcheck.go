@@ -1,0 +1,206 @@
+package datafile
+
+import (
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+
+	"github.com/procurekit/procure/supplier"
+)
+
+// surelyValid reports whether r keeps every rule of supplier.Record.Validate,
+// checked by hand, without the validator's reflection (most of the cost of
+// reading a large file). It may answer false for a valid record (an email
+// address of an unusual shape): the caller then runs Validate, which stays
+// the one definition of the rules and words the errors. It never answers
+// true for a record that Validate rejects (a randomised test holds it to
+// that).
+func surelyValid(r *supplier.Record) bool {
+	if !summaryOK(&r.Summary) {
+		return false
+	}
+	if c := r.DefaultContact; c != nil && !contactOK(c) {
+		return false
+	}
+	if a := r.DefaultRemittanceAddress; a != nil && !remittanceOK(a) {
+		return false
+	}
+	if b := r.BankAccount; b != nil {
+		if b.ID == uuid.Nil || !required(b.Country, 255) || !maxLen(b.BankName, 255) || !maxLen(b.AccountName, 255) ||
+			!maxLen(b.AccountNumber, 255) || !maxLen(b.RoutingNumber, 255) || !maxLen(b.LocalAccountNumber, 255) ||
+			(b.BankAccountType != "" && !b.BankAccountType.Valid()) || (b.DepositFormat != "" && !b.DepositFormat.Valid()) {
+			return false
+		}
+		if b.Address != nil && !addressOK(b.Address) {
+			return false
+		}
+	}
+	if e := r.Emails; e != nil {
+		for _, s := range [...]string{e.DefaultEmailAddress, e.RemittanceEmailAddress, e.OrdersEmailAddress,
+			e.InvoicingEmailAddress, e.RfqsEmailAddress, e.BidRequestsEmailAddress, e.IntegrationEmailAddress,
+			e.CustomerCommentsEmailAddress} {
+			if !emailOK(s) {
+				return false
+			}
+		}
+	}
+	if s := r.Settings; s != nil {
+		if p := s.PaymentTerm; p != nil {
+			if p.ID == uuid.Nil || !required(p.Code, 35) || !p.TermType.Valid() || !maxLen(p.Description, 2000) {
+				return false
+			}
+		}
+		for _, g := range s.BuyerGroups {
+			if g.ID == uuid.Nil || !required(g.Name, 255) {
+				return false
+			}
+		}
+		for _, t := range s.Tags {
+			if t.ID == uuid.Nil || !required(t.Name, 255) {
+				return false
+			}
+		}
+	}
+	for _, k := range r.Keywords {
+		if !maxLen(k, 255) {
+			return false
+		}
+	}
+	for i := range r.Contacts {
+		if !contactOK(&r.Contacts[i]) {
+			return false
+		}
+	}
+	for i := range r.RemittanceAddresses {
+		if !remittanceOK(&r.RemittanceAddresses[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func summaryOK(s *supplier.Summary) bool {
+	return s.ID != uuid.Nil &&
+		maxLen(s.CommunitySupplierID, 255) && maxLen(s.SupplierID, 255) && maxLen(s.Name, 255) &&
+		s.ProfileType.Valid() &&
+		maxLen(s.LegalBusinessName, 255) && maxLen(s.FirstName, 255) && maxLen(s.LastName, 255) &&
+		(s.TaxIdentificationType == "" || s.TaxIdentificationType.Valid()) &&
+		maxLen(s.TaxIdentificationNumber, 255) &&
+		(s.TinVerificationStatus == "" || s.TinVerificationStatus.Valid()) &&
+		(s.ConnectionState == "" || s.ConnectionState.Valid()) &&
+		maxLen(s.BusinessNumber, 255) && emailOK(s.DefaultEmailAddress) &&
+		dated(s.ModifiedDate, s.CreatedDate)
+}
+
+func contactOK(c *supplier.Contact) bool {
+	if c.ID == uuid.Nil || !required(c.Name, 255) || !emailOK(c.Email) ||
+		(c.ManagedBy != "" && !c.ManagedBy.Valid()) || !dated(c.ModifiedDate, c.CreatedDate) {
+		return false
+	}
+	if p := c.Phone; p != nil {
+		return maxLen(p.Prefix, 5) && maxLen(p.Number, 20) && maxLen(p.Extension, 20)
+	}
+	return true
+}
+
+func remittanceOK(a *supplier.RemittanceAddress) bool {
+	return a.ID != uuid.Nil && maxLen(a.Code, 255) && maxLen(a.CompanyName, 255) && addressOK(&a.Address) &&
+		(a.ManagedBy == "" || a.ManagedBy.Valid()) && dated(a.ModifiedDate, a.CreatedDate)
+}
+
+func addressOK(a *supplier.Address) bool {
+	if !required(a.Line1, 200) || !maxLen(a.Line2, 200) || !maxLen(a.Line3, 200) || !required(a.City, 200) ||
+		!maxLen(a.Postcode, 20) || !required(a.Country, 255) {
+		return false
+	}
+	if r := a.Region; r != nil {
+		return maxLen(r.Name, 255) && maxLen(r.Code, 100)
+	}
+	return true
+}
+
+// dated is the rule "required" on both dates: not the zero time.
+func dated(modified, created time.Time) bool { return !modified.IsZero() && !created.IsZero() }
+
+// maxLen is the validator's max=n on a string: at most n characters.
+func maxLen(s string, n int) bool {
+	return len(s) <= n || utf8.RuneCountInString(s) <= n
+}
+
+// required is "required,max=n": not empty, at most n characters.
+func required(s string, n int) bool { return s != "" && maxLen(s, n) }
+
+// emailOK is "omitempty,max=255,email" for the addresses of the shape
+// nearly every data file holds: a dot-atom local part of letters, digits
+// and ._+- and a domain of letter-digit-hyphen labels whose last label
+// starts and ends with a letter. Such an address satisfies both of the
+// validator's tests (net/mail.ParseAddress and its regular expression);
+// any other shape answers false and goes to the validator.
+func emailOK(s string) bool {
+	if s == "" {
+		return true
+	}
+	if len(s) > 255 {
+		return false
+	}
+	at := -1
+	for i := 0; i < len(s); i++ {
+		if s[i] == '@' {
+			if at >= 0 {
+				return false
+			}
+			at = i
+		}
+	}
+	if at <= 0 {
+		return false
+	}
+	return localOK(s[:at]) && domainOK(s[at+1:])
+}
+
+func localOK(s string) bool {
+	prevDot := true // a leading dot is not allowed
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '.':
+			if prevDot {
+				return false
+			}
+			prevDot = true
+			continue
+		case isAlnum(c), c == '_', c == '+', c == '-':
+		default:
+			return false
+		}
+		prevDot = false
+	}
+	return !prevDot
+}
+
+func domainOK(s string) bool {
+	labels, start := 0, 0
+	for i := 0; i <= len(s); i++ {
+		if i < len(s) && s[i] != '.' {
+			c := s[i]
+			if !isAlnum(c) && c != '-' {
+				return false
+			}
+			continue
+		}
+		label := s[start:i]
+		if label == "" || label[0] == '-' || label[len(label)-1] == '-' {
+			return false
+		}
+		labels++
+		if i == len(s) && (!isLetter(label[0]) || !isLetter(label[len(label)-1])) {
+			return false // the top-level label
+		}
+		start = i + 1
+	}
+	return labels >= 2
+}
+
+func isLetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
+func isAlnum(c byte) bool  { return isLetter(c) || c >= '0' && c <= '9' }

@@ -1,0 +1,643 @@
+package datafile
+
+import (
+	"encoding/json"
+	"strconv"
+	"time"
+	"unicode/utf8"
+	"unsafe"
+
+	"github.com/google/uuid"
+
+	"github.com/procurekit/procure/supplier"
+)
+
+// decodeRecord decodes one supplier object into r as json.Unmarshal would,
+// without its reflection and double scan. It handles the shape data files
+// hold: the record's own keys, spelled exactly; strings without escapes;
+// integers for days. On anything else (an escape, an unknown or repeated
+// key, a syntax error, a value of the wrong type) it answers false, and the
+// caller decodes the bytes again with json.Unmarshal into a fresh record,
+// which stays the definition of the result and words the error. A test
+// holds the two to the same result on generated and mutated records.
+func decodeRecord(raw []byte, r *supplier.Record, m *memo) bool {
+	d := fastDecoder{b: raw, m: m}
+	if !d.object(d.recordField(r)) {
+		return false
+	}
+	d.ws()
+	return d.i == len(d.b)
+}
+
+type fastDecoder struct {
+	b []byte
+	i int
+	m *memo
+}
+
+// memo is what one decoding goroutine keeps from record to record: one
+// copy of each value that repeats across suppliers (cities, countries,
+// bank names, tags, keywords, ...), and a block that the other strings
+// are allocated from, many at a time, instead of one allocation each.
+// It is not safe for concurrent use.
+type memo struct {
+	shared map[string]string
+	block  []byte
+}
+
+func newMemo() *memo { return &memo{shared: make(map[string]string)} }
+
+// The bounds of a memo: past maxShared values, new values are not
+// remembered; blocks are blockSize bytes, and a string longer than
+// blockSize/8 gets its own allocation.
+const (
+	maxShared = 1 << 16
+	blockSize = 32 << 10
+)
+
+// own returns s as a string in the memo's current block. The block's
+// bytes are never written again once handed out, so the string is as
+// immutable as any other.
+func (m *memo) own(s []byte) string {
+	if len(s) == 0 {
+		return ""
+	}
+	if m == nil || len(s) > blockSize/8 {
+		return string(s)
+	}
+	if len(s) > cap(m.block)-len(m.block) {
+		m.block = make([]byte, 0, blockSize)
+	}
+	off := len(m.block)
+	m.block = append(m.block, s...)
+	return unsafe.String(&m.block[off], len(s))
+}
+
+// share returns the memo's copy of s, a value that repeats.
+func (m *memo) share(s []byte) string {
+	if m == nil {
+		return string(s)
+	}
+	if v, ok := m.shared[string(s)]; ok {
+		return v
+	}
+	v := string(s)
+	if len(m.shared) < maxShared {
+		m.shared[v] = v
+	}
+	return v
+}
+
+func (d *fastDecoder) ws() {
+	for d.i < len(d.b) {
+		switch d.b[d.i] {
+		case ' ', '\t', '\n', '\r':
+			d.i++
+		default:
+			return
+		}
+	}
+}
+
+// peek skips white space and returns the next byte (0 at the end).
+func (d *fastDecoder) peek() byte {
+	d.ws()
+	if d.i < len(d.b) {
+		return d.b[d.i]
+	}
+	return 0
+}
+
+// literal consumes the literal word, if it comes next.
+func (d *fastDecoder) literal(word string) bool {
+	if d.peek() != word[0] || len(d.b)-d.i < len(word) || string(d.b[d.i:d.i+len(word)]) != word {
+		return false
+	}
+	d.i += len(word)
+	return true
+}
+
+// str reads a string without escapes or control characters, as bytes of
+// the input (valid UTF-8).
+func (d *fastDecoder) str() ([]byte, bool) {
+	if d.peek() != '"' {
+		return nil, false
+	}
+	start := d.i + 1
+	ascii := true
+	for j := start; j < len(d.b); j++ {
+		c := d.b[j]
+		switch {
+		case c == '"':
+			s := d.b[start:j]
+			if !ascii && !utf8.Valid(s) {
+				return nil, false
+			}
+			d.i = j + 1
+			return s, true
+		case c == '\\' || c < 0x20:
+			return nil, false
+		case c >= 0x80:
+			ascii = false
+		}
+	}
+	return nil, false
+}
+
+// object reads an object, calling field at each key's value; field answers
+// false for a key it does not take or a value it cannot decode.
+func (d *fastDecoder) object(field func(key []byte) bool) bool {
+	if d.peek() != '{' {
+		return false
+	}
+	d.i++
+	if d.peek() == '}' {
+		d.i++
+		return true
+	}
+	for {
+		key, ok := d.str()
+		if !ok || d.peek() != ':' {
+			return false
+		}
+		d.i++
+		if !field(key) {
+			return false
+		}
+		switch d.peek() {
+		case ',':
+			d.i++
+		case '}':
+			d.i++
+			return true
+		default:
+			return false
+		}
+	}
+}
+
+// array reads an array (not null), calling elem at each element.
+func (d *fastDecoder) array(elem func() bool) bool {
+	if d.peek() != '[' {
+		return false
+	}
+	d.i++
+	if d.peek() == ']' {
+		d.i++
+		return true
+	}
+	for {
+		if !elem() {
+			return false
+		}
+		switch d.peek() {
+		case ',':
+			d.i++
+		case ']':
+			d.i++
+			return true
+		default:
+			return false
+		}
+	}
+}
+
+// text decodes a string field; null leaves it as it is (encoding/json).
+func (d *fastDecoder) text(p *string) bool {
+	if d.literal("null") {
+		return true
+	}
+	s, ok := d.str()
+	if ok {
+		*p = d.m.own(s)
+	}
+	return ok
+}
+
+// common is text for a field whose values repeat across suppliers.
+func (d *fastDecoder) common(p *string) bool {
+	if d.literal("null") {
+		return true
+	}
+	s, ok := d.str()
+	if ok {
+		*p = d.m.share(s)
+	}
+	return ok
+}
+
+func (d *fastDecoder) boolean(p *bool) bool {
+	switch {
+	case d.literal("true"):
+		*p = true
+	case d.literal("false"):
+		*p = false
+	default:
+		return d.literal("null")
+	}
+	return true
+}
+
+// date decodes a date-time with time.Time's own UnmarshalJSON.
+func (d *fastDecoder) date(p *time.Time) bool {
+	if d.literal("null") {
+		return true
+	}
+	start := d.i
+	if _, ok := d.str(); !ok {
+		return false
+	}
+	return p.UnmarshalJSON(d.b[start:d.i]) == nil
+}
+
+func (d *fastDecoder) datePtr(p **time.Time) bool {
+	if d.literal("null") {
+		*p = nil
+		return true
+	}
+	if *p != nil {
+		return false // a repeated key: leave merging to encoding/json
+	}
+	t := new(time.Time)
+	if !d.date(t) {
+		return false
+	}
+	*p = t
+	return true
+}
+
+// id decodes a UUID with its own UnmarshalText, as encoding/json does.
+func (d *fastDecoder) id(p *uuid.UUID) bool {
+	s, ok := d.str()
+	return ok && p.UnmarshalText(s) == nil
+}
+
+// enum decodes a value of an enum: one of its values, shared with the
+// package's constants, or null for none.
+func enum[T ~string](d *fastDecoder, p *T, allowed []string) bool {
+	if d.literal("null") {
+		*p = ""
+		return true
+	}
+	s, ok := d.str()
+	if !ok {
+		return false
+	}
+	for _, a := range allowed {
+		if string(s) == a {
+			*p = T(a)
+			return true
+		}
+	}
+	return false
+}
+
+// ptr decodes a nullable object into a new T with fill.
+func ptr[T any](d *fastDecoder, p **T, fill func(*T) bool) bool {
+	if d.literal("null") {
+		*p = nil
+		return true
+	}
+	if *p != nil {
+		return false // a repeated key: leave merging to encoding/json
+	}
+	v := new(T)
+	if !fill(v) {
+		return false
+	}
+	*p = v
+	return true
+}
+
+// list decodes a nullable array of T with fill; [] is an empty, non-nil
+// slice, as encoding/json makes it.
+func list[T any](d *fastDecoder, p *[]T, fill func(*T) bool) bool {
+	if d.literal("null") {
+		*p = nil
+		return true
+	}
+	if *p != nil {
+		return false // a repeated key
+	}
+	out := []T{}
+	ok := d.array(func() bool {
+		var v T
+		if !fill(&v) {
+			return false
+		}
+		out = append(out, v)
+		return true
+	})
+	if !ok {
+		return false
+	}
+	*p = out
+	return true
+}
+
+func (d *fastDecoder) recordField(r *supplier.Record) func(key []byte) bool {
+	return func(key []byte) bool {
+		if d.summaryField(&r.Summary, key) {
+			return true
+		}
+		switch string(key) {
+		case "defaultContact":
+			return ptr(d, &r.DefaultContact, d.contact)
+		case "defaultRemittanceAddress":
+			return ptr(d, &r.DefaultRemittanceAddress, d.remittance)
+		case "bankAccount":
+			return ptr(d, &r.BankAccount, d.bankAccount)
+		case "emails":
+			return ptr(d, &r.Emails, d.emails)
+		case "settings":
+			return ptr(d, &r.Settings, d.settings)
+		case "keywords":
+			return list(d, &r.Keywords, d.common)
+		case "contacts":
+			return list(d, &r.Contacts, d.contact)
+		case "remittanceAddresses":
+			return list(d, &r.RemittanceAddresses, d.remittance)
+		}
+		return false
+	}
+}
+
+// summaryField decodes key into s, if it is one of s's keys; false for
+// another key or a value it cannot decode (the record is then decoded
+// again by encoding/json, so either way is safe).
+func (d *fastDecoder) summaryField(s *supplier.Summary, key []byte) bool {
+	switch string(key) {
+	case "id":
+		return d.id(&s.ID)
+	case "communitySupplierId":
+		return d.text(&s.CommunitySupplierID)
+	case "supplierId":
+		return d.text(&s.SupplierID)
+	case "name":
+		return d.text(&s.Name)
+	case "profileType":
+		return enum(d, &s.ProfileType, s.ProfileType.Allowed())
+	case "legalBusinessName":
+		return d.text(&s.LegalBusinessName)
+	case "firstName":
+		return d.text(&s.FirstName)
+	case "lastName":
+		return d.text(&s.LastName)
+	case "taxIdentificationType":
+		return enum(d, &s.TaxIdentificationType, s.TaxIdentificationType.Allowed())
+	case "taxIdentificationNumber":
+		return d.text(&s.TaxIdentificationNumber)
+	case "tinVerificationStatus":
+		return enum(d, &s.TinVerificationStatus, s.TinVerificationStatus.Allowed())
+	case "tinLastVerifiedDate":
+		return d.datePtr(&s.TinLastVerifiedDate)
+	case "connectionState":
+		return enum(d, &s.ConnectionState, s.ConnectionState.Allowed())
+	case "businessNumber":
+		return d.text(&s.BusinessNumber)
+	case "defaultEmailAddress":
+		return d.text(&s.DefaultEmailAddress)
+	case "modifiedDate":
+		return d.date(&s.ModifiedDate)
+	case "createdDate":
+		return d.date(&s.CreatedDate)
+	}
+	return false
+}
+
+func (d *fastDecoder) contact(c *supplier.Contact) bool {
+	return d.object(func(key []byte) bool {
+		switch string(key) {
+		case "id":
+			return d.id(&c.ID)
+		case "name":
+			return d.text(&c.Name)
+		case "phone":
+			return ptr(d, &c.Phone, d.phone)
+		case "email":
+			return d.text(&c.Email)
+		case "managedBy":
+			return enum(d, &c.ManagedBy, c.ManagedBy.Allowed())
+		case "modifiedDate":
+			return d.date(&c.ModifiedDate)
+		case "createdDate":
+			return d.date(&c.CreatedDate)
+		}
+		return false
+	})
+}
+
+func (d *fastDecoder) phone(p *supplier.Phone) bool {
+	return d.object(func(key []byte) bool {
+		switch string(key) {
+		case "prefix":
+			return d.common(&p.Prefix)
+		case "number":
+			return d.text(&p.Number)
+		case "extension":
+			return d.text(&p.Extension)
+		}
+		return false
+	})
+}
+
+func (d *fastDecoder) remittance(a *supplier.RemittanceAddress) bool {
+	return d.object(func(key []byte) bool {
+		switch string(key) {
+		case "id":
+			return d.id(&a.ID)
+		case "code":
+			return d.common(&a.Code)
+		case "companyName":
+			return d.text(&a.CompanyName)
+		case "address":
+			// encoding/json leaves a struct alone on null.
+			return d.literal("null") || d.address(&a.Address)
+		case "managedBy":
+			return enum(d, &a.ManagedBy, a.ManagedBy.Allowed())
+		case "modifiedDate":
+			return d.date(&a.ModifiedDate)
+		case "createdDate":
+			return d.date(&a.CreatedDate)
+		}
+		return false
+	})
+}
+
+func (d *fastDecoder) address(a *supplier.Address) bool {
+	if *a != (supplier.Address{}) {
+		return false // a repeated key: leave merging to encoding/json
+	}
+	return d.object(func(key []byte) bool {
+		switch string(key) {
+		case "line1":
+			return d.text(&a.Line1)
+		case "line2":
+			return d.text(&a.Line2)
+		case "line3":
+			return d.text(&a.Line3)
+		case "city":
+			return d.common(&a.City)
+		case "region":
+			return ptr(d, &a.Region, d.region)
+		case "postcode":
+			return d.common(&a.Postcode)
+		case "country":
+			return d.common(&a.Country)
+		}
+		return false
+	})
+}
+
+func (d *fastDecoder) region(r *supplier.Region) bool {
+	return d.object(func(key []byte) bool {
+		switch string(key) {
+		case "name":
+			return d.common(&r.Name)
+		case "code":
+			return d.common(&r.Code)
+		}
+		return false
+	})
+}
+
+func (d *fastDecoder) bankAccount(b *supplier.BankAccount) bool {
+	return d.object(func(key []byte) bool {
+		switch string(key) {
+		case "id":
+			return d.id(&b.ID)
+		case "country":
+			return d.common(&b.Country)
+		case "bankName":
+			return d.common(&b.BankName)
+		case "accountName":
+			return d.text(&b.AccountName)
+		case "address":
+			return ptr(d, &b.Address, d.address)
+		case "accountNumber":
+			return d.text(&b.AccountNumber)
+		case "routingNumber":
+			return d.text(&b.RoutingNumber)
+		case "localAccountNumber":
+			return d.text(&b.LocalAccountNumber)
+		case "bankAccountType":
+			return enum(d, &b.BankAccountType, b.BankAccountType.Allowed())
+		case "depositFormat":
+			return enum(d, &b.DepositFormat, b.DepositFormat.Allowed())
+		}
+		return false
+	})
+}
+
+func (d *fastDecoder) emails(e *supplier.Emails) bool {
+	return d.object(func(key []byte) bool {
+		switch string(key) {
+		case "defaultEmailAddress":
+			return d.text(&e.DefaultEmailAddress)
+		case "remittanceEmailAddress":
+			return d.text(&e.RemittanceEmailAddress)
+		case "ordersEmailAddress":
+			return d.text(&e.OrdersEmailAddress)
+		case "invoicingEmailAddress":
+			return d.text(&e.InvoicingEmailAddress)
+		case "rfqsEmailAddress":
+			return d.text(&e.RfqsEmailAddress)
+		case "bidRequestsEmailAddress":
+			return d.text(&e.BidRequestsEmailAddress)
+		case "integrationEmailAddress":
+			return d.text(&e.IntegrationEmailAddress)
+		case "customerCommentsEmailAddress":
+			return d.text(&e.CustomerCommentsEmailAddress)
+		}
+		return false
+	})
+}
+
+func (d *fastDecoder) settings(s *supplier.Settings) bool {
+	return d.object(func(key []byte) bool {
+		switch string(key) {
+		case "paymentTerm":
+			return ptr(d, &s.PaymentTerm, d.paymentTerm)
+		case "buyerGroups":
+			return list(d, &s.BuyerGroups, func(g *supplier.BuyerGroup) bool { return d.named(&g.ID, &g.Name) })
+		case "tags":
+			return list(d, &s.Tags, func(t *supplier.Tag) bool { return d.named(&t.ID, &t.Name) })
+		}
+		return false
+	})
+}
+
+// named decodes a buyer group or a tag.
+func (d *fastDecoder) named(id *uuid.UUID, name *string) bool {
+	return d.object(func(key []byte) bool {
+		switch string(key) {
+		case "id":
+			return d.id(id)
+		case "name":
+			return d.common(name)
+		}
+		return false
+	})
+}
+
+func (d *fastDecoder) paymentTerm(p *supplier.PaymentTerm) bool {
+	return d.object(func(key []byte) bool {
+		switch string(key) {
+		case "id":
+			return d.id(&p.ID)
+		case "code":
+			return d.common(&p.Code)
+		case "active":
+			return d.boolean(&p.Active)
+		case "days":
+			return d.days(&p.Days)
+		case "termType":
+			return enum(d, &p.TermType, p.TermType.Allowed())
+		case "description":
+			return d.common(&p.Description)
+		}
+		return false
+	})
+}
+
+// days decodes a nullable integer written as digits.
+func (d *fastDecoder) days(p **int) bool {
+	if d.literal("null") {
+		*p = nil
+		return true
+	}
+	d.ws()
+	start := d.i
+	if d.i < len(d.b) && d.b[d.i] == '-' {
+		d.i++
+	}
+	digits := d.i
+	for d.i < len(d.b) && d.b[d.i] >= '0' && d.b[d.i] <= '9' {
+		d.i++
+	}
+	if d.i == digits || d.b[digits] == '0' && d.i-digits > 1 {
+		return false
+	}
+	if d.i < len(d.b) {
+		switch d.b[d.i] {
+		case '.', 'e', 'E':
+			return false
+		}
+	}
+	n, err := strconv.Atoi(string(d.b[start:d.i]))
+	if err != nil || *p != nil {
+		return false
+	}
+	*p = &n
+	return true
+}
+
+// decodeSupplier decodes a raw supplier object: the fast path, else
+// encoding/json.
+func decodeSupplier(raw []byte, r *supplier.Record, m *memo) error {
+	if decodeRecord(raw, r, m) {
+		return nil
+	}
+	*r = supplier.Record{}
+	return json.Unmarshal(raw, r)
+}

@@ -1,0 +1,263 @@
+package datafile
+
+import (
+	"encoding/json"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/uuid"
+
+	"github.com/procurekit/procure/supplier"
+)
+
+// randomRecord makes a supplier record from pools of good and bad values,
+// so that every rule of supplier.Record.Validate is met or broken at
+// random: lengths at and around their limits (in characters, multi-byte
+// ones too), emails of many shapes, enums valid, unknown and empty, nil
+// ids, zero dates and empty required fields.
+func randomRecord(rng *rand.Rand, bad int) supplier.Record {
+	pick := func(xs ...string) string { return xs[rng.IntN(len(xs))] }
+	broken := func() bool { return rng.IntN(100) < bad }
+	text := func(limit int) string {
+		if !broken() {
+			s := []rune(pick("", "Kōwhai Plumbing", "ACME", "Zoë", strings.Repeat("x", limit), strings.Repeat("é", limit)))
+			return string(s[:min(len(s), limit)])
+		}
+		return pick(strings.Repeat("x", limit+1), strings.Repeat("é", limit+1), strings.Repeat("ü", limit-1)+"ab")
+	}
+	req := func(limit int) string {
+		if broken() && rng.IntN(2) == 0 {
+			return ""
+		}
+		if s := text(limit); s != "" {
+			return s
+		}
+		return "R"
+	}
+	email := func() string {
+		if !broken() {
+			return pick("", "ann@example.com", "a.b+c_d-e@mail.co.nz", "X9@Sub-Domain.Example.ORG")
+		}
+		return pick("a@b", "a..b@c.com", ".a@b.com", "a.@b.com", "a@-b.com", "a@b-.com", "a@b.c1", "a@b.1c", "a@1.2.3.4",
+			"a@b.com.", "\"q s\"@ex.com", "ü@ex.com", "a@ex.cöm", "a b@ex.com", "a@@ex.com", "@ex.com", "a@", "a@.com",
+			"a@ex..com", "a!#$%&'*/=?^`{|}~@ex.com", "a@ex.c-m", "a@ex.co-", strings.Repeat("a", 250)+"@ex.com", "Ann <ann@ex.com>")
+	}
+	id := func() uuid.UUID {
+		if broken() && rng.IntN(4) == 0 {
+			return uuid.Nil
+		}
+		return uuid.New()
+	}
+	date := func() time.Time {
+		if broken() && rng.IntN(4) == 0 {
+			return time.Time{}
+		}
+		return time.Date(2020+rng.IntN(6), 1, 1, 0, 0, 0, rng.IntN(1e9), time.UTC)
+	}
+	enum := func(allowed []string, optional bool) string {
+		if broken() {
+			return pick("BOGUS", "company", "")
+		}
+		if optional && rng.IntN(3) == 0 {
+			return ""
+		}
+		return allowed[rng.IntN(len(allowed))]
+	}
+	address := func() supplier.Address {
+		a := supplier.Address{Line1: req(200), Line2: text(200), City: req(200), Postcode: text(20), Country: req(255)}
+		if rng.IntN(2) == 0 {
+			a.Region = &supplier.Region{Name: text(255), Code: text(100)}
+		}
+		return a
+	}
+	contact := func() supplier.Contact {
+		c := supplier.Contact{ID: id(), Name: req(255), Email: email(), ManagedBy: supplier.TenantType(enum(supplier.TenantType("").Allowed(), true)),
+			ModifiedDate: date(), CreatedDate: date()}
+		if rng.IntN(2) == 0 {
+			c.Phone = &supplier.Phone{Prefix: text(5), Number: text(20), Extension: text(20)}
+		}
+		return c
+	}
+	remittance := func() supplier.RemittanceAddress {
+		return supplier.RemittanceAddress{ID: id(), Code: text(255), CompanyName: text(255), Address: address(),
+			ManagedBy: supplier.TenantType(enum(supplier.TenantType("").Allowed(), true)), ModifiedDate: date(), CreatedDate: date()}
+	}
+	var r supplier.Record
+	r.ID = id()
+	r.CommunitySupplierID, r.SupplierID, r.Name = text(255), text(255), text(255)
+	r.ProfileType = supplier.ProfileType(enum(r.ProfileType.Allowed(), false))
+	r.LegalBusinessName, r.FirstName, r.LastName = text(255), text(255), text(255)
+	r.TaxIdentificationType = supplier.TaxIdentificationType(enum(r.TaxIdentificationType.Allowed(), true))
+	r.TaxIdentificationNumber = text(255)
+	r.TinVerificationStatus = supplier.TinVerificationStatus(enum(r.TinVerificationStatus.Allowed(), true))
+	r.ConnectionState = supplier.ConnectionState(enum(r.ConnectionState.Allowed(), true))
+	r.BusinessNumber, r.DefaultEmailAddress = text(255), email()
+	r.ModifiedDate, r.CreatedDate = date(), date()
+	if rng.IntN(2) == 0 {
+		t := date()
+		r.TinLastVerifiedDate = &t
+	}
+	if rng.IntN(2) == 0 {
+		c := contact()
+		r.DefaultContact = &c
+	}
+	if rng.IntN(2) == 0 {
+		a := remittance()
+		r.DefaultRemittanceAddress = &a
+	}
+	if rng.IntN(2) == 0 {
+		b := &supplier.BankAccount{ID: id(), Country: req(255), BankName: text(255), AccountName: text(255), AccountNumber: text(255),
+			RoutingNumber: text(255), LocalAccountNumber: text(255),
+			BankAccountType: supplier.BankAccountType(enum(supplier.BankAccountType("").Allowed(), true)),
+			DepositFormat:   supplier.DepositFormat(enum(supplier.DepositFormat("").Allowed(), true))}
+		if rng.IntN(2) == 0 {
+			a := address()
+			b.Address = &a
+		}
+		r.BankAccount = b
+	}
+	if rng.IntN(2) == 0 {
+		r.Emails = &supplier.Emails{DefaultEmailAddress: email(), RemittanceEmailAddress: email(), OrdersEmailAddress: email(),
+			InvoicingEmailAddress: email(), RfqsEmailAddress: email(), BidRequestsEmailAddress: email(),
+			IntegrationEmailAddress: email(), CustomerCommentsEmailAddress: email()}
+	}
+	if rng.IntN(2) == 0 {
+		s := &supplier.Settings{}
+		if rng.IntN(2) == 0 {
+			days := rng.IntN(90) - 5
+			s.PaymentTerm = &supplier.PaymentTerm{ID: id(), Code: req(35), Active: rng.IntN(2) == 0, Days: &days,
+				TermType: supplier.TermType(enum(supplier.TermType("").Allowed(), false)), Description: text(2000)}
+		}
+		for range rng.IntN(3) {
+			s.BuyerGroups = append(s.BuyerGroups, supplier.BuyerGroup{ID: id(), Name: req(255)})
+			s.Tags = append(s.Tags, supplier.Tag{ID: id(), Name: req(255)})
+		}
+		r.Settings = s
+	}
+	for range rng.IntN(3) {
+		r.Keywords = append(r.Keywords, text(255))
+		r.Contacts = append(r.Contacts, contact())
+		r.RemittanceAddresses = append(r.RemittanceAddresses, remittance())
+	}
+	return r
+}
+
+// surelyValid never accepts a record that supplier.Record.Validate (the
+// definition of the rules) rejects, and accepts the ordinary valid ones.
+func TestSurelyValidAgreesWithValidate(t *testing.T) {
+	rng := rand.New(rand.NewPCG(6, 1))
+	accepted, rejected := 0, 0
+	for i := range 10000 {
+		bad := []int{0, 2, 10}[i%3]
+		r := randomRecord(rng, bad)
+		fast := surelyValid(&r)
+		err := r.Validate()
+		if fast && err != nil {
+			t.Fatalf("record %d: surelyValid accepts what Validate rejects: %v\n%+v", i, err, r)
+		}
+		if bad == 0 && !fast {
+			t.Fatalf("record %d: a valid record of the common shape takes the slow path (Validate: %v)", i, err)
+		}
+		if fast {
+			accepted++
+		}
+		if err != nil {
+			rejected++
+		}
+	}
+	if accepted < 2500 || rejected < 2500 {
+		t.Errorf("the random set is lopsided: %d accepted by surelyValid, %d rejected by Validate", accepted, rejected)
+	}
+}
+
+// decodeRecord gives exactly what json.Unmarshal gives whenever it answers
+// true, and answers false whenever json.Unmarshal fails; the records that
+// data files hold take the fast path.
+func TestDecodeRecordAgreesWithUnmarshal(t *testing.T) {
+	rng := rand.New(rand.NewPCG(6, 2))
+	// mutations turn a record's JSON into something encoding/json may
+	// read differently, or refuse.
+	mutations := []func(s string) string{
+		func(s string) string { return s },
+		func(s string) string { return strings.Replace(s, `"name":"`, `"name":"\u00e9\"`, 1) },
+		func(s string) string { return strings.Replace(s, `"name":`, `"Name":`, 1) },
+		func(s string) string { return strings.Replace(s, `{"id"`, `{"unknown":[1,{"a":null}],"id"`, 1) },
+		func(s string) string {
+			return strings.Replace(s, `"supplierId":"`, `"supplierId":null,"supplierId":"`, 1)
+		},
+		func(s string) string { return strings.Replace(s, `"contacts":[`, `"contacts":null,"contacts":[`, 1) },
+		func(s string) string { return strings.Replace(s, `"phone":{`, `"phone":{"prefix":"1"},"phone":{`, 1) },
+		func(s string) string {
+			return strings.Replace(s, `"address":{`, `"address":{"line3":"x"},"address":{`, 1)
+		},
+		func(s string) string { return strings.Replace(s, `"address":{`, `"address":null,"x":{`, 1) },
+		func(s string) string { return strings.ReplaceAll(s, `,"`, ` ,	"`) },
+		func(s string) string { return strings.Replace(s, `"profileType":"`, `"profileType":null,"x":"`, 1) },
+		func(s string) string { return strings.Replace(s, `"profileType":"`, `"profileType":7,"x":"`, 1) },
+		func(s string) string { return strings.Replace(s, `"id":"`, `"id":null,"x":"`, 1) },
+		func(s string) string { return strings.Replace(s, `"modifiedDate":"`, `"modifiedDate":null,"x":"`, 1) },
+		func(s string) string { return strings.Replace(s, `"modifiedDate":"20`, `"modifiedDate":"19`, 1) },
+		func(s string) string { return strings.Replace(s, `"modifiedDate":"2`, `"modifiedDate":"x`, 1) },
+		func(s string) string { return strings.Replace(s, `"active":`, `"active":null,"x":`, 1) },
+		func(s string) string { return strings.Replace(s, `"active":true`, `"active":"true"`, 1) },
+		func(s string) string {
+			return strings.Replace(s, `"tinLastVerifiedDate":"`, `"tinLastVerifiedDate":null,"x":"`, 1)
+		},
+		func(s string) string { return strings.Replace(s, `"keywords":[`, `"keywords":[null,`, 1) },
+		func(s string) string { return strings.Replace(s, `"keywords":[`, `"keywords":[],"x":[`, 1) },
+		func(s string) string { return strings.Replace(s, `"tags":[`, `"tags":[null,`, 1) },
+		func(s string) string { return strings.Replace(s, `"days":`, `"days":1e2,"x":`, 1) },
+		func(s string) string { return strings.Replace(s, `"days":`, `"days":30.0,"x":`, 1) },
+		func(s string) string { return strings.Replace(s, `"days":`, `"days":-0,"x":`, 1) },
+		func(s string) string { return strings.Replace(s, `"days":`, `"days":01,"x":`, 1) },
+		func(s string) string { return strings.Replace(s, `"days":`, `"days":99999999999999999999,"x":`, 1) },
+		func(s string) string { return strings.Replace(s, `"days":`, `"days":null,"x":`, 1) },
+		func(s string) string { return strings.Replace(s, `"city":"`, "\"city\":\"\x01", 1) },
+		func(s string) string { return strings.Replace(s, `"city":"`, "\"city\":\"\xff", 1) },
+		func(s string) string { return strings.Replace(s, `}`, `},`, 1) },
+		func(s string) string { return s[:len(s)-1] },
+		func(s string) string { return s + " x" },
+		func(s string) string { return strings.Replace(s, `"bankAccount":{`, `"bankAccount":[`, 1) },
+		func(s string) string {
+			return strings.Replace(s, `"emails":{`, `"emails":{"ordersEmailAddress":"a@b.com"},"emails":{`, 1)
+		},
+	}
+	fast := 0
+	for i := range 10000 {
+		r := randomRecord(rng, 5)
+		b, err := json.Marshal(&r)
+		if err != nil {
+			continue // an enum outside its set does not encode
+		}
+		m := i % len(mutations)
+		raw := []byte(mutations[m](string(b)))
+		var want supplier.Record
+		werr := json.Unmarshal(raw, &want)
+		var got supplier.Record
+		ok := decodeRecord(raw, &got, newMemo())
+		if ok && werr != nil {
+			t.Fatalf("record %d, mutation %d: decodeRecord accepts what json.Unmarshal refuses (%v):\n%s", i, m, werr, raw)
+		}
+		if ok {
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Fatalf("record %d, mutation %d: decodeRecord differs from json.Unmarshal (-want +got):\n%s\n%s", i, m, diff, raw)
+			}
+			fast++
+		}
+		if m == 0 && !ok && werr == nil && !strings.Contains(string(raw), `\`) {
+			t.Fatalf("record %d: an ordinary record takes the slow path:\n%s", i, raw)
+		}
+		// decodeSupplier is the pair: always json.Unmarshal's answer.
+		var both supplier.Record
+		berr := decodeSupplier(raw, &both, newMemo())
+		if (berr == nil) != (werr == nil) || berr == nil && !cmp.Equal(want, both) {
+			t.Fatalf("record %d, mutation %d: decodeSupplier = %v, json.Unmarshal = %v", i, m, berr, werr)
+		}
+	}
+	if fast < 1500 {
+		t.Errorf("only %d records took the fast path", fast)
+	}
+}

@@ -1,0 +1,261 @@
+package memstore_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/uuid"
+
+	"github.com/procurekit/procure/auth"
+	"github.com/procurekit/procure/datafile"
+	"github.com/procurekit/procure/memstore"
+	"github.com/procurekit/procure/paging"
+	"github.com/procurekit/procure/supplier"
+	"github.com/procurekit/procure/supplier/suppliertest"
+	"github.com/procurekit/procure/user"
+)
+
+// encode writes f as a data file.
+func encode(tb testing.TB, f *datafile.File) []byte {
+	tb.Helper()
+	b, err := json.MarshalIndent(f, "", " ")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return b
+}
+
+// TestStreamedSupplierStore runs the supplier.Store conformance suite on a
+// store loaded with LoadReader, the path that takes the decoded records
+// over instead of copying them.
+func TestStreamedSupplierStore(t *testing.T) {
+	suppliertest.Run(t, func(t *testing.T, f *datafile.File) supplier.Store {
+		s, err := memstore.LoadReader(bytes.NewReader(encode(t, f)))
+		if err != nil {
+			t.Fatalf("memstore.LoadReader: %v", err)
+		}
+		return s
+	})
+}
+
+// The ownership path (LoadFile) and the copying path (ReadFile, then Load)
+// give the same answers to every read: every supplier in full, every list
+// in every order with and without filters, every contact and address page.
+func TestLoadFileEqualsLoad(t *testing.T) {
+	recs := benchRecords(3000)
+	// Shapes the bench records lack: several contacts and addresses, a
+	// default contact equal to one of them, and one that is not.
+	for i := range recs {
+		r := &recs[i]
+		if i%3 == 0 {
+			c := r.Contacts[0]
+			c.ID, c.Name, c.Phone = uuid.New(), "Zed Jones", nil
+			r.Contacts = append(r.Contacts, c)
+			a := r.RemittanceAddresses[0]
+			a.ID, a.CompanyName = uuid.New(), "Another "+a.CompanyName
+			region := supplier.Region{Name: "Auckland", Code: "AUK"}
+			a.Address.Region = &region
+			r.RemittanceAddresses = append(r.RemittanceAddresses, a)
+		}
+		if i%2 == 0 {
+			c := r.Contacts[len(r.Contacts)-1]
+			r.DefaultContact = &c
+			a := r.RemittanceAddresses[0]
+			r.DefaultRemittanceAddress = &a
+		} else if i%5 == 1 {
+			c := r.Contacts[0]
+			c.Name = "Not one of the contacts"
+			r.DefaultContact = &c
+		}
+		days := 30
+		r.Settings = &supplier.Settings{
+			PaymentTerm: &supplier.PaymentTerm{ID: uuid.MustParse("7d1e3e4c-0000-4000-8000-000000000030"), Code: "NET30", Active: true, Days: &days, TermType: supplier.TermType("DAYS_AFTER_THE_INVOICE_DATE"), Description: "Net 30"},
+			Tags:        []supplier.Tag{{ID: uuid.MustParse("7d1e3e4c-0000-4000-8000-0000000000aa"), Name: "Preferred"}},
+		}
+		r.Emails = &supplier.Emails{DefaultEmailAddress: r.DefaultEmailAddress, OrdersEmailAddress: r.DefaultEmailAddress, InvoicingEmailAddress: "inv@example.com"}
+	}
+	f := &datafile.File{Communities: []datafile.Community{
+		{ID: "one", Name: "One", Region: datafile.NZ, Suppliers: recs[:2500],
+			Tokens: []datafile.Token{{Token: "demo-token-one", Scopes: []string{"suppliers:read"}}}},
+		{ID: "two", Name: "Two", Region: datafile.AU, Suppliers: recs[2500:]},
+	}}
+	path := filepath.Join(t.TempDir(), "data.json")
+	if err := os.WriteFile(path, encode(t, f), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	parsed, err := datafile.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	copied, err := memstore.Load(parsed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	owned, err := memstore.LoadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	same := func(what string, want, got any, wantErr, gotErr error) {
+		t.Helper()
+		if (wantErr == nil) != (gotErr == nil) {
+			t.Fatalf("%s: Load gives error %v, LoadFile %v", what, wantErr, gotErr)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Fatalf("%s: LoadFile differs from Load (-Load +LoadFile):\n%s", what, diff)
+		}
+	}
+	for _, c := range f.Communities {
+		for _, r := range c.Suppliers {
+			w, werr := copied.Supplier(ctx, c.ID, r.ID)
+			g, gerr := owned.Supplier(ctx, c.ID, r.ID)
+			same("Supplier "+r.ID.String(), w, g, werr, gerr)
+			for _, sort := range []string{"name", "-name"} {
+				p := paging.Request{Page: 0, Size: 100, Sort: paging.Sort{Field: "name", Desc: sort[0] == '-'}}
+				wc, werr := copied.ListContacts(ctx, c.ID, r.ID, p)
+				gc, gerr := owned.ListContacts(ctx, c.ID, r.ID, p)
+				same("ListContacts", wc, gc, werr, gerr)
+			}
+			for _, field := range []string{"companyName", "modifiedDate"} {
+				q := supplier.AddressQuery{Page: paging.Request{Size: 100, Sort: paging.Sort{Field: field}}}
+				wa, werr := copied.ListRemittanceAddresses(ctx, c.ID, r.ID, q)
+				ga, gerr := owned.ListRemittanceAddresses(ctx, c.ID, r.ID, q)
+				same("ListRemittanceAddresses", wa, ga, werr, gerr)
+			}
+		}
+		for _, field := range []string{"name", "createdDate", "modifiedDate"} {
+			for _, desc := range []bool{false, true} {
+				for _, q := range []supplier.ListQuery{{}, {Query: "auck"}, {ModifiedSince: benchSince}, {Query: "plumb", ModifiedSince: benchSince}} {
+					for page := 0; page < 3; page++ {
+						q.Page = paging.Request{Page: page, Size: 50, Sort: paging.Sort{Field: field, Desc: desc}}
+						w, werr := copied.ListSuppliers(ctx, c.ID, q)
+						g, gerr := owned.ListSuppliers(ctx, c.ID, q)
+						same("ListSuppliers", w, g, werr, gerr)
+					}
+				}
+			}
+		}
+	}
+	for _, st := range []*memstore.Store{copied, owned} {
+		if _, err := st.TokenByHash(ctx, auth.HashSecret("demo-token-one")); err != nil {
+			t.Errorf("token of community one: %v", err)
+		}
+	}
+}
+
+// LoadFile's errors name the file, the entry and the rule, as ReadFile's.
+func TestLoadFileErrors(t *testing.T) {
+	f := suppliertest.Fixture(t)
+	f.Communities[1].Suppliers[2].ProfileType = "NOT_A_TYPE"
+	b, err := json.Marshal(f)
+	if err != nil {
+		// The enum refuses to encode an unknown value: write it by hand.
+		b = bytes.Replace(encode(t, suppliertest.Fixture(t)), []byte(`"COMPANY"`), []byte(`"NOT_A_TYPE"`), 1)
+	}
+	path := filepath.Join(t.TempDir(), "bad.json")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = memstore.LoadFile(path)
+	if err == nil || !strings.HasPrefix(err.Error(), path+": line ") || !strings.Contains(err.Error(), ".profileType: must be one of") {
+		t.Fatalf("LoadFile = %v, want the file, line and entry", err)
+	}
+	if _, err := memstore.LoadFile(filepath.Join(t.TempDir(), "missing.json")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("LoadFile of a missing file = %v, want os.ErrNotExist", err)
+	}
+}
+
+// AddCommunity is all or nothing: when a later part (tokens, users,
+// service accounts) conflicts with what the store holds, nothing of the
+// community is published, not even the parts that were fine.
+func TestAddCommunityIsAtomic(t *testing.T) {
+	ctx := context.Background()
+	first := datafile.Community{
+		ID: "first", Name: "First", Region: datafile.NZ,
+		Tokens:          []datafile.Token{{Token: "demo-token-first", Scopes: []string{"suppliers:read"}}},
+		ServiceAccounts: []datafile.ServiceAccount{{ID: "sa-first", Keys: []datafile.Key{{Key: "demo-key-first", Active: true}}}},
+		Users:           []user.User{{ID: "u-first", Username: "first.user"}},
+	}
+	recs := benchRecords(20)
+	second := func() datafile.Community {
+		return datafile.Community{
+			ID: "second", Name: "Second", Region: datafile.AU,
+			Suppliers:       recs,
+			Tokens:          []datafile.Token{{Token: "demo-token-second", Scopes: []string{"suppliers:read"}}},
+			ServiceAccounts: []datafile.ServiceAccount{{ID: "sa-second", Keys: []datafile.Key{{Key: "demo-key-second", Active: true}}}},
+			Users:           []user.User{{ID: "u-second", Username: "second.user"}},
+			AutoRoles:       []string{"EMPLOYEE"},
+			Budgets:         []datafile.Budget{{Account: "6100"}},
+		}
+	}
+	tests := []struct {
+		name   string
+		break_ func(c *datafile.Community)
+		want   string
+	}{
+		{"token of another community", func(c *datafile.Community) { c.Tokens[0].Token = "demo-token-first" }, "tokens[0].token: the token is already loaded"},
+		{"user id of another community", func(c *datafile.Community) { c.Users[0].ID = "u-first" }, `users[0].id: duplicate user id "u-first"`},
+		{"service account of another community", func(c *datafile.Community) { c.ServiceAccounts[0].ID = "sa-first" }, `serviceAccounts[0].id: duplicate service account id "sa-first"`},
+		{"blank budget account", func(c *datafile.Community) { c.Budgets[0].Account = " " }, "budgets[0].account: is required"},
+		{"bad auto-role", func(c *datafile.Community) { c.AutoRoles[0] = "" }, "autoRoles[0]: must not be empty"},
+		{"community loaded already", func(c *datafile.Community) { c.ID = "first" }, `community "first": suppliers already loaded`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := memstore.New()
+			if err := s.AddCommunity(&first); err != nil {
+				t.Fatal(err)
+			}
+			c := second()
+			tt.break_(&c)
+			err := s.AddCommunity(&c)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("AddCommunity = %v, want an error containing %q", err, tt.want)
+			}
+			// Nothing of the second community is there.
+			page, err := s.ListSuppliers(ctx, "second", supplier.ListQuery{Page: paging.Request{Size: 10}})
+			if err != nil || page.Page.TotalElements != 0 {
+				t.Errorf("suppliers of the failed community: %d, %v; want none", page.Page.TotalElements, err)
+			}
+			if _, err := s.TokenByHash(ctx, auth.HashSecret("demo-token-second")); !errors.Is(err, auth.ErrUnknown) {
+				t.Errorf("token of the failed community: %v, want auth.ErrUnknown", err)
+			}
+			if _, err := s.ServiceAccount(ctx, "sa-second"); err == nil {
+				t.Error("service account of the failed community was published")
+			}
+			if _, err := s.UserByID(ctx, "second", "u-second"); err == nil {
+				t.Error("user of the failed community was published")
+			}
+			if roles, _ := s.AutoRoles(ctx, "second"); len(roles) != 0 {
+				t.Errorf("auto-roles of the failed community: %v", roles)
+			}
+			if s.BudgetTable("second").Len() != 0 {
+				t.Error("budget table of the failed community was published")
+			}
+			// The first community is untouched, and the fixed second
+			// community loads.
+			if _, err := s.TokenByHash(ctx, auth.HashSecret("demo-token-first")); err != nil {
+				t.Errorf("token of the first community: %v", err)
+			}
+			good := second()
+			if err := s.AddCommunity(&good); err != nil {
+				t.Fatalf("AddCommunity of the fixed community: %v", err)
+			}
+			page, err = s.ListSuppliers(ctx, "second", supplier.ListQuery{Page: paging.Request{Size: 10}})
+			if err != nil || page.Page.TotalElements != len(recs) {
+				t.Errorf("suppliers after the fixed load: %d, %v; want %d", page.Page.TotalElements, err, len(recs))
+			}
+		})
+	}
+}
+
+func supplierQuery(q string) supplier.ListQuery {
+	return supplier.ListQuery{Query: q, Page: paging.Request{Size: 20, Sort: paging.Sort{Field: "name"}}}
+}
