@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+	"sync/atomic"
 )
 
 var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
@@ -27,8 +28,33 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 		buf.WriteString(`{"code":"` + CodeInternal + `","message":"internal server error"}` + "\n")
 	}
 	h := w.Header()
-	h.Set("Content-Type", "application/json")
-	h.Set("Content-Length", strconv.Itoa(buf.Len()))
+	h["Content-Type"] = hdrJSON
+	h["Content-Length"] = contentLength(buf.Len())
 	w.WriteHeader(status)
 	_, _ = w.Write(buf.Bytes()) // the client has gone; nothing to do
+}
+
+// lengthValue is a Content-Length header value ready to assign.
+type lengthValue struct {
+	n int
+	v []string
+}
+
+// lengthCache remembers recent Content-Length values by length, one per
+// slot, so that the answers a server gives over and over (the same page,
+// the same supplier) set the header without allocating. A slot holds the
+// last length that hashed to it; entries are immutable once published.
+var lengthCache [4096]atomic.Pointer[lengthValue]
+
+// contentLength returns the header value of Content-Length n. The slice
+// is shared: callers assign it to a header and never modify it (net/http
+// only reads it).
+func contentLength(n int) []string {
+	slot := &lengthCache[uint(n)%uint(len(lengthCache))]
+	if e := slot.Load(); e != nil && e.n == n {
+		return e.v
+	}
+	e := &lengthValue{n: n, v: []string{strconv.Itoa(n)}}
+	slot.Store(e)
+	return e.v
 }

@@ -155,6 +155,21 @@ func (a *supplierAPI) listSuppliers(w http.ResponseWriter, r *http.Request, comm
 	if err != nil {
 		return err
 	}
+	lq, err := parseListQuery(q)
+	if err != nil {
+		return err
+	}
+	page, err := a.store.ListSuppliers(r.Context(), community, lq)
+	if err != nil {
+		return err
+	}
+	return writeSummaryPage(w, &page)
+}
+
+// parseListQuery reads the parameters of the supplier list: query,
+// modifiedSince, page, size and sort. Every broken rule is reported, in
+// one *procure.ValidationError of the query.
+func parseListQuery(q url.Values) (supplier.ListQuery, error) {
 	var errs fieldErrors
 	var lq supplier.ListQuery
 	if v, ok := singleParam(q, "query", &errs); ok {
@@ -170,13 +185,9 @@ func (a *supplierAPI) listSuppliers(w http.ResponseWriter, r *http.Request, comm
 	lq.ModifiedSince = modifiedSinceParam(q, &errs)
 	lq.Page = pageParams(q, supplier.ListPaging, &errs)
 	if err := errs.err(); err != nil {
-		return err
+		return supplier.ListQuery{}, err
 	}
-	page, err := a.store.ListSuppliers(r.Context(), community, lq)
-	if err != nil {
-		return err
-	}
-	return writeSummaryPage(w, &page)
+	return lq, nil
 }
 
 func (a *supplierAPI) getSupplier(w http.ResponseWriter, r *http.Request, community string) error {

@@ -68,7 +68,9 @@ type Spec struct {
 // 0, size 20, spec.DefaultSort. Each parameter may appear at most once.
 func Parse(q url.Values, spec Spec) (Request, error) {
 	r := Request{Page: 0, Size: DefaultSize, Sort: spec.DefaultSort}
-	verr := &procure.ValidationError{Source: procure.SourceQuery}
+	// A value, not a pointer: it is copied to the heap only when a rule
+	// is broken, so a valid request costs no allocation here.
+	verr := procure.ValidationError{Source: procure.SourceQuery}
 
 	if v, ok, err := single(q, "page"); err != nil {
 		verr.Fields = append(verr.Fields, *err)
@@ -111,8 +113,9 @@ func Parse(q url.Values, spec Spec) (Request, error) {
 		}
 	}
 
-	if err := verr.Err(); err != nil {
-		return Request{}, err
+	if len(verr.Fields) > 0 {
+		out := verr
+		return Request{}, &out
 	}
 	return r, nil
 }
@@ -130,15 +133,35 @@ func ParseSort(v string, allowed []string) (Sort, string) {
 	}
 	s := Sort{Field: field}
 	if hasDir {
-		switch strings.ToLower(dir) {
-		case "asc":
-		case "desc":
+		switch {
+		case asciiFold(dir, "asc"):
+		case asciiFold(dir, "desc"):
 			s.Desc = true
 		default:
 			return Sort{}, "direction must be asc or desc (got " + quote(dir) + ")"
 		}
 	}
 	return s, ""
+}
+
+// asciiFold reports whether s is lower (lower-case ASCII) in any case of
+// ASCII letters: what strings.ToLower(s) == lower says for these words,
+// without allocating. (Not strings.EqualFold, which also matches the long
+// s "ſ" to "s".)
+func asciiFold(s, lower string) bool {
+	if len(s) != len(lower) {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != lower[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // single returns the one value of a parameter, whether it was present, or a
