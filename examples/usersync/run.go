@@ -287,7 +287,7 @@ func (s *syncer) progress(stderr io.Writer) (stop func()) {
 // report prints the per-user lines and the summary, and returns the exit
 // status.
 func (s *syncer) report(w io.Writer, file string) int {
-	var created, updated, unchanged, failed int
+	var created, updated, either, unchanged, failed int
 	var failures []string
 	for i, res := range s.results {
 		r := s.rows[i]
@@ -310,10 +310,15 @@ func (s *syncer) report(w io.Writer, file string) int {
 			failures = append(failures, at+": "+msg)
 			continue
 		}
-		switch res.outcome {
-		case userapi.Created:
+		switch {
+		case s.cfg.dryRun && res.outcome == userapi.Updated && res.plan.ByID():
+			// The username is unknown and the row has an id: the API has
+			// no lookup by id, so only the write would tell a rename
+			// from a create. Count it as neither.
+			either++
+		case res.outcome == userapi.Created:
 			created++
-		case userapi.Updated:
+		case res.outcome == userapi.Updated:
 			updated++
 		default:
 			unchanged++
@@ -337,7 +342,11 @@ func (s *syncer) report(w io.Writer, file string) int {
 	if s.cfg.dryRun {
 		verb = "dry run, nothing written: would be "
 	}
-	fmt.Fprintf(w, "%screated %d, updated %d, unchanged %d, failed %d (of %d users)\n", verb, created, updated, unchanged, failed, len(s.rows))
+	eitherNote := ""
+	if either > 0 {
+		eitherNote = fmt.Sprintf(", created or updated by id %d (the pre-check cannot look ids up)", either)
+	}
+	fmt.Fprintf(w, "%screated %d, updated %d%s, unchanged %d, failed %d (of %d users)\n", verb, created, updated, eitherNote, unchanged, failed, len(s.rows))
 	if s.authErr.Load() {
 		fmt.Fprintf(w, "authentication failed: check -account and %s (and the account's IP allowlist)\n", apiKeyEnv)
 	}
