@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -159,12 +160,33 @@ func (a *supplierAPI) listSuppliers(w http.ResponseWriter, r *http.Request, comm
 	if err != nil {
 		return err
 	}
-	page, err := a.store.ListSuppliers(r.Context(), community, lq)
+	app, ok := a.store.(supplier.Appender)
+	if !ok {
+		page, err := a.store.ListSuppliers(r.Context(), community, lq)
+		if err != nil {
+			return err
+		}
+		return writeSummaryPage(w, &page)
+	}
+	// A store that can fill a buffer lists into a pooled one: the page is
+	// encoded before the buffer goes back, and nothing else keeps it.
+	bufp := summaryBufs.Get().(*[]supplier.Summary)
+	defer summaryBufs.Put(bufp)
+	page, err := app.AppendSuppliers(r.Context(), community, lq, *bufp)
 	if err != nil {
 		return err
 	}
-	return writeSummaryPage(w, &page)
+	err = writeSummaryPage(w, &page)
+	clear(page.Content) // drop the references to stored strings
+	return err
 }
+
+// summaryBufs holds page buffers for supplier.Appender stores, each with
+// room for the largest page.
+var summaryBufs = sync.Pool{New: func() any {
+	b := make([]supplier.Summary, 0, paging.MaxSize)
+	return &b
+}}
 
 // parseListQuery reads the parameters of the supplier list: query,
 // modifiedSince, page, size and sort. Every broken rule is reported, in

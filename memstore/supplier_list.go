@@ -11,8 +11,9 @@ import (
 )
 
 // list returns the page q.Page (already checked) of the suppliers matching
-// q, and the number of matches.
-func (set *supplierSet) list(q supplier.ListQuery) ([]supplier.Summary, int) {
+// q, and the number of matches. The items are appended to dst[:0] when it
+// has room for a page (see pageBuf), so a caller can reuse one buffer.
+func (set *supplierSet) list(q supplier.ListQuery, dst []supplier.Summary) ([]supplier.Summary, int) {
 	n := set.size()
 	r := q.Page
 	o := orderOf(r.Sort)
@@ -30,7 +31,7 @@ func (set *supplierSet) list(q supplier.ListQuery) ([]supplier.Summary, int) {
 	if q.Query == "" {
 		if !filterDate {
 			lo, hi := paging.Window(n, r)
-			return set.page(o, lo, hi, func(k int) int { return k }), n
+			return set.page(dst, o, lo, hi, func(k int) int { return k }), n
 		}
 		total := n - since
 		lo, hi := paging.Window(total, r)
@@ -43,11 +44,11 @@ func (set *supplierSet) list(q supplier.ListQuery) ([]supplier.Summary, int) {
 			rankAt = func(k int) int { return k }
 		default:
 			if set.gatherIsCheaper(total, o, lo, hi) {
-				return set.gather(o, set.orders[byModifiedAsc][since:], nil, lo, hi), total
+				return set.gather(dst, o, set.orders[byModifiedAsc][since:], nil, lo, hi), total
 			}
-			return set.walkPage(set.modBy[o], nil, span{since, n}, span{}, o, lo, hi), total
+			return set.walkPage(dst, set.modBy[o], nil, span{since, n}, span{}, o, lo, hi), total
 		}
-		return set.page(o, lo, hi, rankAt), total
+		return set.page(dst, o, lo, hi, rankAt), total
 	}
 
 	x := &set.text
@@ -57,9 +58,9 @@ func (set *supplierSet) list(q supplier.ListQuery) ([]supplier.Summary, int) {
 	if !filterDate {
 		lo, hi := paging.Window(matches, r)
 		if set.gatherIsCheaper(ts.hi-ts.lo, o, lo, hi) {
-			return set.gather(o, x.owner[ts.lo:ts.hi], nil, lo, hi), matches
+			return set.gather(dst, o, x.owner[ts.lo:ts.hi], nil, lo, hi), matches
 		}
-		return set.walkPage(x.by[o], x.pBy[o], ts, ps, o, lo, hi), matches
+		return set.walkPage(dst, x.by[o], x.pBy[o], ts, ps, o, lo, hi), matches
 	}
 
 	// Both filters. Count: the matches whose modifiedDate-ascending rank
@@ -72,16 +73,16 @@ func (set *supplierSet) list(q supplier.ListQuery) ([]supplier.Summary, int) {
 	}
 	if set.gatherIsCheaper(ts.hi-ts.lo, o, lo, hi) {
 		mod := set.mod
-		return set.gather(o, x.owner[ts.lo:ts.hi], func(p int32) bool { return mod[p] >= th }, lo, hi), total
+		return set.gather(dst, o, x.owner[ts.lo:ts.hi], func(p int32) bool { return mod[p] >= th }, lo, hi), total
 	}
 	switch o {
 	case byModifiedAsc:
-		return set.walkPage(x.by[o], x.pBy[o], ts, ps, o, before+lo, before+hi), total
+		return set.walkPage(dst, x.by[o], x.pBy[o], ts, ps, o, before+lo, before+hi), total
 	case byModifiedDesc:
 		// In newest-first order the recent matches come first.
-		return set.walkPage(x.by[o], x.pBy[o], ts, ps, o, lo, hi), total
+		return set.walkPage(dst, x.by[o], x.pBy[o], ts, ps, o, lo, hi), total
 	}
-	return set.listBoth(o, ts, ps, th, matches, total, lo, hi), total
+	return set.listBoth(dst, o, ts, ps, th, matches, total, lo, hi), total
 }
 
 // gatherIsCheaper reports whether collecting and sorting m candidates
@@ -97,7 +98,7 @@ func (set *supplierSet) gatherIsCheaper(m, o, lo, hi int) bool {
 
 // gather returns the page [lo, hi), in order o, of the distinct positions
 // among candidates that keep (nil: all) accepts.
-func (set *supplierSet) gather(o int, candidates []int32, keep func(p int32) bool, lo, hi int) []supplier.Summary {
+func (set *supplierSet) gather(dst []supplier.Summary, o int, candidates []int32, keep func(p int32) bool, lo, hi int) []supplier.Summary {
 	bufp := rankBufs.Get().(*[]int32)
 	buf := (*bufp)[:0]
 	rk := set.ranks[o]
@@ -112,7 +113,7 @@ func (set *supplierSet) gather(o int, candidates []int32, keep func(p int32) boo
 	if lo < len(buf) {
 		idx := set.orders[o]
 		page := buf[lo:min(hi, len(buf))]
-		out = make([]supplier.Summary, 0, len(page))
+		out = pageBuf(dst, len(page))
 		for _, rank := range page {
 			out = append(out, set.rec(int(idx[rank])).detail.Summary)
 		}
@@ -125,12 +126,12 @@ func (set *supplierSet) gather(o int, candidates []int32, keep func(p int32) boo
 }
 
 // page returns the items of ranks rankAt(k), k in [lo, hi), of order o.
-func (set *supplierSet) page(o, lo, hi int, rankAt func(k int) int) []supplier.Summary {
+func (set *supplierSet) page(dst []supplier.Summary, o, lo, hi int, rankAt func(k int) int) []supplier.Summary {
 	if lo >= hi {
 		return nil
 	}
 	idx := set.orders[o]
-	out := make([]supplier.Summary, 0, hi-lo)
+	out := pageBuf(dst, hi-lo)
 	for k := lo; k < hi; k++ {
 		out = append(out, set.rec(int(idx[rankAt(k)])).detail.Summary)
 	}
@@ -140,12 +141,12 @@ func (set *supplierSet) page(o, lo, hi int, rankAt func(k int) int) []supplier.S
 // walkPage returns the items of the distinct ranks lo to hi-1 (in
 // increasing order) that the wavelet walk over tw/pw and spans t/p
 // enumerates, in order o.
-func (set *supplierSet) walkPage(tw, pw *wavelet, t, p span, o, lo, hi int) []supplier.Summary {
+func (set *supplierSet) walkPage(dst []supplier.Summary, tw, pw *wavelet, t, p span, o, lo, hi int) []supplier.Summary {
 	if lo >= hi {
 		return nil
 	}
 	idx := set.orders[o]
-	out := make([]supplier.Summary, 0, hi-lo)
+	out := pageBuf(dst, hi-lo)
 	w := distinctWalk{tw: tw, pw: pw, skip: lo, yield: func(rank int) bool {
 		out = append(out, set.rec(int(idx[rank])).detail.Summary)
 		return len(out) < hi-lo
@@ -166,7 +167,7 @@ func (set *supplierSet) walkPage(tw, pw *wavelet, t, p span, o, lo, hi int) []su
 //     every term of the range.
 //
 // Both are exact; the estimate only picks the cheaper one.
-func (set *supplierSet) listBoth(o int, ts, ps span, th int64, matches, total, lo, hi int) []supplier.Summary {
+func (set *supplierSet) listBoth(dst []supplier.Summary, o int, ts, ps span, th int64, matches, total, lo, hi int) []supplier.Summary {
 	x := &set.text
 	fromBack := lo > total-hi
 	need := hi
@@ -183,7 +184,7 @@ func (set *supplierSet) listBoth(o int, ts, ps span, th int64, matches, total, l
 
 	if walkCost <= gatherCost {
 		idx := set.orders[o]
-		out := make([]supplier.Summary, 0, hi-lo)
+		out := pageBuf(dst, hi-lo)
 		// Enumerate the query's matches in order o (from the back for a
 		// page nearer the end) and keep those modified since th.
 		found := 0 // matches met so far, counted from the walk's start
@@ -210,7 +211,7 @@ func (set *supplierSet) listBoth(o int, ts, ps span, th int64, matches, total, l
 	}
 
 	mod := set.mod
-	return set.gather(o, x.owner[ts.lo:ts.hi], func(p int32) bool { return mod[p] >= th }, lo, hi)
+	return set.gather(dst, o, x.owner[ts.lo:ts.hi], func(p int32) bool { return mod[p] >= th }, lo, hi)
 }
 
 // rankBufs recycles the gather plan's buffers; very large ones are left to
@@ -226,4 +227,13 @@ func log2(n int) int {
 		l++
 	}
 	return l
+}
+
+// pageBuf returns dst emptied when it can hold n items, and a new slice
+// otherwise.
+func pageBuf(dst []supplier.Summary, n int) []supplier.Summary {
+	if cap(dst) >= n {
+		return dst[:0]
+	}
+	return make([]supplier.Summary, 0, n)
 }

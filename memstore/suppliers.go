@@ -16,8 +16,9 @@ import (
 
 // Compile-time checks: the store serves the supplier API and its tokens.
 var (
-	_ supplier.Store  = (*Store)(nil)
-	_ auth.TokenStore = (*Store)(nil)
+	_ supplier.Store    = (*Store)(nil)
+	_ supplier.Appender = (*Store)(nil)
+	_ auth.TokenStore   = (*Store)(nil)
 )
 
 // suppliers holds one immutable supplierSet per community. A set is built
@@ -78,7 +79,23 @@ func (s *Store) ListSuppliers(ctx context.Context, community string, q supplier.
 		return paging.Page[supplier.Summary]{}, err
 	}
 	q.Page = r
-	items, total := s.suppliers.set(community).list(q)
+	items, total := s.suppliers.set(community).list(q, nil)
+	return paging.NewPage(items, total, r), nil
+}
+
+// AppendSuppliers is ListSuppliers writing the page's items into buf
+// (supplier.Appender): when buf has room for the page, the result's
+// Content is buf[:len], so a caller that reuses buf allocates nothing.
+func (s *Store) AppendSuppliers(ctx context.Context, community string, q supplier.ListQuery, buf []supplier.Summary) (paging.Page[supplier.Summary], error) {
+	if err := ctx.Err(); err != nil {
+		return paging.Page[supplier.Summary]{}, err
+	}
+	r, err := q.Page.Check(supplier.ListPaging)
+	if err != nil {
+		return paging.Page[supplier.Summary]{}, err
+	}
+	q.Page = r
+	items, total := s.suppliers.set(community).list(q, buf)
 	return paging.NewPage(items, total, r), nil
 }
 

@@ -322,4 +322,14 @@ type Store interface {
 	ListRemittanceAddresses(ctx context.Context, community string, supplierID uuid.UUID, q AddressQuery) (paging.Page[RemittanceAddress], error)
 }
 
+// Appender is an optional capability of a Store, found by type assertion:
+// AppendSuppliers answers exactly as ListSuppliers does, but writes the
+// page's items into buf when buf has room for them, so a caller that
+// reuses buf (a pooled buffer of MaxPageSize items, say) lists without
+// allocating. The returned Content may then alias buf: the caller must be
+// done with it before reusing buf.
+type Appender interface {
+	AppendSuppliers(ctx context.Context, community string, q ListQuery, buf []Summary) (paging.Page[Summary], error)
+}
+
 func itoa(i int) string { return strconv.Itoa(i) }

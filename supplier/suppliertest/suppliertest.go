@@ -45,6 +45,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/google/uuid"
 
 	"github.com/procurekit/procure"
@@ -81,6 +82,8 @@ type harness struct {
 	recs  map[string][]supplier.Record // by community
 	byKey map[string]*supplier.Record
 	keyOf map[uuid.UUID]string
+
+	appendBuf []supplier.Summary // reused by checkAppend
 }
 
 func newHarness(st supplier.Store, f *datafile.File) *harness {
@@ -149,7 +152,36 @@ func (h *harness) list(tb testing.TB, community string, q supplier.ListQuery) pa
 	if p.Content == nil {
 		tb.Errorf("ListSuppliers(%s, %+v): Content is nil; want a non-nil slice (encodes as [])", community, q)
 	}
+	h.checkAppend(tb, community, q, p)
 	return p
+}
+
+// checkAppend checks that a store with the optional supplier.Appender
+// capability answers AppendSuppliers exactly as ListSuppliers, into a
+// reused buffer that still holds the previous answer's items (so that a
+// page which leaves stale items behind, or reads from the buffer, shows),
+// and that the items go into the buffer when it has room.
+func (h *harness) checkAppend(tb testing.TB, community string, q supplier.ListQuery, want paging.Page[supplier.Summary]) {
+	tb.Helper()
+	app, ok := h.st.(supplier.Appender)
+	if !ok {
+		return
+	}
+	if cap(h.appendBuf) == 0 {
+		h.appendBuf = make([]supplier.Summary, 0, paging.MaxSize)
+	}
+	got, err := app.AppendSuppliers(ctx, community, q, h.appendBuf)
+	if err != nil {
+		tb.Fatalf("AppendSuppliers(%s, %+v): %v", community, q, err)
+	}
+	if diff := cmp.Diff(want, got, cmpopts.EquateEmpty()); diff != "" {
+		tb.Errorf("AppendSuppliers(%s, %s) differs from ListSuppliers (-list +append):\n%s", community, describe(q), diff)
+	}
+	if n := len(got.Content); n > 0 && &got.Content[0] != &h.appendBuf[:1][0] {
+		tb.Errorf("AppendSuppliers(%s, %s): the items were not written into the buffer, which had room for %d", community, describe(q), cap(h.appendBuf))
+	}
+	// Leave this answer in the buffer for the next call to overwrite.
+	h.appendBuf = h.appendBuf[:len(got.Content)]
 }
 
 // checkMeta checks the page object (spec 2.8, DECISIONS.md "Paging":
