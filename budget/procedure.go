@@ -9,7 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
+
+	"github.com/procurekit/procure/internal/jsontext"
 )
 
 // ProcedureParam names one value passed to the stored-procedure SQL.
@@ -225,54 +226,12 @@ func AppendLinesJSON(b []byte, lines []Line) []byte {
 		b = append(b, `{"line_number":`...)
 		b = strconv.AppendInt(b, int64(l.Number), 10)
 		b = append(b, `,"account":`...)
-		b = appendJSONString(b, l.Account)
+		b = jsontext.AppendString(b, l.Account)
 		b = append(b, `,"amount":`...)
 		b = AppendAmount(b, l.Amount)
 		b = append(b, '}')
 	}
 	return append(b, ']')
-}
-
-// appendJSONString appends s as a JSON string; invalid UTF-8 becomes U+FFFD,
-// as encoding/json does.
-func appendJSONString(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			switch {
-			case c == '"' || c == '\\':
-				b = append(b, '\\', c)
-			case c < 0x20:
-				switch c {
-				case '\n':
-					b = append(b, '\\', 'n')
-				case '\r':
-					b = append(b, '\\', 'r')
-				case '\t':
-					b = append(b, '\\', 't')
-				default:
-					b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
-				}
-			default:
-				b = append(b, c)
-			}
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			b = append(b, `\ufffd`...)
-		case r == '\u2028' || r == '\u2029': // valid JSON, but not in JavaScript source
-			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xF])
-		default:
-			b = append(b, s[i:i+size]...)
-		}
-		i += size
-	}
-	return append(b, '"')
 }
 
 // ParseResultsJSON reads the stored procedure's reply:

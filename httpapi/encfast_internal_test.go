@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/procurekit/procure/internal/jsontext"
 )
 
 // appendTime's UTC fast path must write what time.Time.MarshalJSON writes
@@ -98,7 +100,7 @@ func BenchmarkAppendString(b *testing.B) {
 			buf := make([]byte, 0, 128)
 			b.ReportAllocs()
 			for b.Loop() {
-				buf = appendString(buf[:0], tc.s)
+				buf = jsontext.AppendString(buf[:0], tc.s)
 			}
 		})
 	}

@@ -6,10 +6,10 @@ import (
 	"strconv"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/google/uuid"
 
+	"github.com/procurekit/procure/internal/jsontext"
 	"github.com/procurekit/procure/paging"
 	"github.com/procurekit/procure/supplier"
 )
@@ -133,7 +133,7 @@ func appendSummaryFields(b []byte, s *supplier.Summary) ([]byte, error) {
 	b = optString(b, `,"supplierId":`, s.SupplierID)
 	b = optString(b, `,"name":`, s.Name)
 	b = append(b, `,"profileType":`...)
-	b = appendString(b, string(s.ProfileType))
+	b = jsontext.AppendString(b, string(s.ProfileType))
 	b = optString(b, `,"legalBusinessName":`, s.LegalBusinessName)
 	b = optString(b, `,"firstName":`, s.FirstName)
 	b = optString(b, `,"lastName":`, s.LastName)
@@ -201,7 +201,7 @@ func appendContact(b []byte, c *supplier.Contact) ([]byte, error) {
 	b = append(b, `{"id":`...)
 	b = appendUUID(b, c.ID)
 	b = append(b, `,"name":`...)
-	b = appendString(b, c.Name)
+	b = jsontext.AppendString(b, c.Name)
 	if p := c.Phone; p != nil {
 		b = append(b, `,"phone":{`...)
 		b = optMembers(b, `"prefix":`, p.Prefix, `"number":`, p.Number, `"extension":`, p.Extension)
@@ -242,11 +242,11 @@ func appendRemittanceAddress(b []byte, a *supplier.RemittanceAddress) ([]byte, e
 
 func appendAddress(b []byte, a *supplier.Address) []byte {
 	b = append(b, `{"line1":`...)
-	b = appendString(b, a.Line1)
+	b = jsontext.AppendString(b, a.Line1)
 	b = optString(b, `,"line2":`, a.Line2)
 	b = optString(b, `,"line3":`, a.Line3)
 	b = append(b, `,"city":`...)
-	b = appendString(b, a.City)
+	b = jsontext.AppendString(b, a.City)
 	if r := a.Region; r != nil {
 		b = append(b, `,"region":{`...)
 		b = optMembers(b, `"name":`, r.Name, `"code":`, r.Code)
@@ -254,7 +254,7 @@ func appendAddress(b []byte, a *supplier.Address) []byte {
 	}
 	b = optString(b, `,"postcode":`, a.Postcode)
 	b = append(b, `,"country":`...)
-	b = appendString(b, a.Country)
+	b = jsontext.AppendString(b, a.Country)
 	return append(b, '}')
 }
 
@@ -262,7 +262,7 @@ func appendBankAccount(b []byte, a *supplier.BankAccount) []byte {
 	b = append(b, `{"id":`...)
 	b = appendUUID(b, a.ID)
 	b = append(b, `,"country":`...)
-	b = appendString(b, a.Country)
+	b = jsontext.AppendString(b, a.Country)
 	b = optString(b, `,"bankName":`, a.BankName)
 	b = optString(b, `,"accountName":`, a.AccountName)
 	if a.Address != nil {
@@ -299,7 +299,7 @@ func appendSettings(b []byte, s *supplier.Settings) []byte {
 		b = append(b, `"paymentTerm":{"id":`...)
 		b = appendUUID(b, t.ID)
 		b = append(b, `,"code":`...)
-		b = appendString(b, t.Code)
+		b = jsontext.AppendString(b, t.Code)
 		b = append(b, `,"active":`...)
 		b = strconv.AppendBool(b, t.Active)
 		if t.Days != nil {
@@ -307,7 +307,7 @@ func appendSettings(b []byte, s *supplier.Settings) []byte {
 			b = strconv.AppendInt(b, int64(*t.Days), 10)
 		}
 		b = append(b, `,"termType":`...)
-		b = appendString(b, string(t.TermType))
+		b = jsontext.AppendString(b, string(t.TermType))
 		b = optString(b, `,"description":`, t.Description)
 		b = append(b, '}')
 		sep = true
@@ -346,7 +346,7 @@ func appendIDName(b []byte, id uuid.UUID, name string) []byte {
 	b = append(b, `{"id":`...)
 	b = appendUUID(b, id)
 	b = append(b, `,"name":`...)
-	b = appendString(b, name)
+	b = jsontext.AppendString(b, name)
 	return append(b, '}')
 }
 
@@ -356,7 +356,7 @@ func optString(b []byte, key, v string) []byte {
 		return b
 	}
 	b = append(b, key...)
-	return appendString(b, v)
+	return jsontext.AppendString(b, v)
 }
 
 // optMembers appends the non-empty members of an object whose members are
@@ -371,7 +371,7 @@ func optMembers(b []byte, kv ...string) []byte {
 			b = append(b, ',')
 		}
 		b = append(b, kv[i]...)
-		b = appendString(b, kv[i+1])
+		b = jsontext.AppendString(b, kv[i+1])
 		sep = true
 	}
 	return b
@@ -488,71 +488,4 @@ func appendUTC(b []byte, t time.Time) ([]byte, bool) {
 	}
 	s[n], s[n+1] = 'Z', '"'
 	return append(b, s[:n+2]...), true
-}
-
-// needsEscape marks the ASCII bytes encoding/json escapes in a string:
-// control characters, the quote, the backslash and, for embedding in HTML,
-// <, > and &.
-var needsEscape = func() (t [utf8.RuneSelf]bool) {
-	for c := range 0x20 {
-		t[c] = true
-	}
-	t['"'], t['\\'], t['<'], t['>'], t['&'] = true, true, true, true, true
-	return t
-}()
-
-// appendString appends s as a JSON string exactly as encoding/json escapes
-// it (with HTML escaping on): \" \\ \b \f \n \r \t, other control
-// characters and < > & as \u00XX, invalid UTF-8 as \ufffd, and U+2028 and
-// U+2029 as \u2028 and \u2029.
-func appendString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if !needsEscape[c] {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
 }

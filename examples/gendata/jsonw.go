@@ -3,7 +3,8 @@ package main
 import (
 	"strconv"
 	"time"
-	"unicode/utf8"
+
+	"github.com/procurekit/procure/internal/jsontext"
 )
 
 // enc appends hand-assembled JSON to a byte slice. It is deliberately tiny:
@@ -42,7 +43,7 @@ func (e *enc) closeObj() { e.b = append(e.b, '}'); e.comma = true }
 func (e *enc) openArr()  { e.b = append(e.b, '['); e.comma = false }
 func (e *enc) closeArr() { e.b = append(e.b, ']'); e.comma = true }
 
-func (e *enc) str(s string)                { e.b = appendString(e.b, s); e.comma = true }
+func (e *enc) str(s string)                { e.b = jsontext.AppendString(e.b, s); e.comma = true }
 func (e *enc) null()                       { e.b = append(e.b, "null"...); e.comma = true }
 func (e *enc) int(n int)                   { e.b = strconv.AppendInt(e.b, int64(n), 10); e.comma = true }
 func (e *enc) bool(v bool)                 { e.b = strconv.AppendBool(e.b, v); e.comma = true }
@@ -77,51 +78,6 @@ const (
 )
 
 const hexDigits = "0123456789abcdef"
-
-// appendString appends s as a JSON string. s is valid UTF-8 (all text the
-// generator writes comes from its own word lists); control characters,
-// quote and backslash are escaped, and so are U+2028 and U+2029 so the
-// output is also safe to embed in JavaScript.
-func appendString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\t':
-				b = append(b, '\\', 't')
-			case '\r':
-				b = append(b, '\\', 'r')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
-}
 
 // appendUUID appends id in its canonical quoted form.
 func appendUUID(b []byte, id [16]byte) []byte {

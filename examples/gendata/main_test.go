@@ -21,6 +21,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/procurekit/procure/datafile"
+	"github.com/procurekit/procure/internal/jsontext"
 	"github.com/procurekit/procure/memstore"
 	"github.com/procurekit/procure/paging"
 	"github.com/procurekit/procure/supplier"
@@ -556,7 +557,7 @@ func TestAppendString(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			b := appendString(nil, tt.in)
+			b := jsontext.AppendString(nil, tt.in)
 			var got string
 			if err := json.Unmarshal(b, &got); err != nil {
 				t.Fatalf("unmarshal %s: %v", b, err)
