@@ -313,23 +313,38 @@ func start(t *testing.T, args ...string) *running {
 
 func get(t *testing.T, url, token string) (int, []byte) {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodGet, url, nil)
+	var header []string
+	if token != "" {
+		header = []string{"Authorization", "Bearer " + token}
+	}
+	return send(t, http.MethodGet, url, "", header...)
+}
+
+// send makes one request with the header name/value pairs given (and body,
+// when not empty) and returns the status and the whole body.
+func send(t *testing.T, method, url, body string, header ...string) (int, []byte) {
+	t.Helper()
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	req, err := http.NewRequest(method, url, rd)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
 	}
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer res.Body.Close()
-	body, err := io.ReadAll(res.Body)
+	b, err := io.ReadAll(res.Body)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return res.StatusCode, body
+	return res.StatusCode, b
 }
 
 // `go run ./examples/server` serves the demo data and prints the address
@@ -570,22 +585,8 @@ func TestRunServesUserAPI(t *testing.T) {
 	r := start(t)
 	do := func(key string) (int, []byte) {
 		t.Helper()
-		req, err := http.NewRequest(http.MethodGet, r.base+"/v1/users/username/JSMITH", nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		req.Header.Set("Service-Account-ID", "acme-au-hris")
-		req.Header.Set("Service-API-Key", key)
-		res, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer res.Body.Close()
-		body, err := io.ReadAll(res.Body)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return res.StatusCode, body
+		return send(t, http.MethodGet, r.base+"/v1/users/username/JSMITH", "",
+			"Service-Account-ID", "acme-au-hris", "Service-API-Key", key)
 	}
 	status, body := do("pk_demo_acme_hris_2026_Qm7vX2")
 	if status != http.StatusOK || !bytes.Contains(body, []byte(`"username":"jsmith"`)) {
@@ -601,23 +602,10 @@ func TestRunServesUserAPI(t *testing.T) {
 // budgets is a hard stop (spec 3: absent accounts are Invalid).
 func TestRunServesCheckoutDemo(t *testing.T) {
 	r := start(t)
-	req, err := http.NewRequest(http.MethodPost, r.base+"/demo/checkout",
-		strings.NewReader(`{"lines":[{"lineNumber":1,"account":"9999-999","amount":"1.00"}]}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Authorization", "Bearer demo-acme-read-token")
-	req.Header.Set("Content-Type", "application/json")
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	body, err := io.ReadAll(res.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.StatusCode != http.StatusOK || !bytes.Contains(body, []byte(`"decision":"hard_stop"`)) || !bytes.Contains(body, []byte(`"status":"Invalid"`)) {
-		t.Errorf("status %d, body %s", res.StatusCode, body)
+	status, body := send(t, http.MethodPost, r.base+"/demo/checkout",
+		`{"lines":[{"lineNumber":1,"account":"9999-999","amount":"1.00"}]}`,
+		"Authorization", "Bearer demo-acme-read-token", "Content-Type", "application/json")
+	if status != http.StatusOK || !bytes.Contains(body, []byte(`"decision":"hard_stop"`)) || !bytes.Contains(body, []byte(`"status":"Invalid"`)) {
+		t.Errorf("status %d, body %s", status, body)
 	}
 }
