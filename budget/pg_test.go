@@ -15,6 +15,7 @@ import (
 
 	"github.com/procurekit/procure/budget"
 	"github.com/procurekit/procure/internal/pgtest"
+	"github.com/procurekit/procure/internal/syncbuf"
 )
 
 func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
@@ -280,7 +281,7 @@ func TestSQLTablePostgres(t *testing.T) {
 	})
 
 	t.Run("refresh picks up an UPDATE and keeps the last table on failure", func(t *testing.T) {
-		var logs syncBuffer
+		var logs syncbuf.Buffer
 		v, err := budget.NewTableValidator(ctx, budget.TableConfig{
 			Load:    budget.SQLQuery(db, "SELECT account, budget FROM budgets"),
 			Refresh: 20 * time.Millisecond,

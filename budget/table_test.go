@@ -1,7 +1,6 @@
 package budget_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"log/slog"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/procurekit/procure"
 	"github.com/procurekit/procure/budget"
+	"github.com/procurekit/procure/internal/syncbuf"
 )
 
 // Budgets whose digits appear in no account code or amount of the tests,
@@ -246,25 +246,7 @@ func TestReadCSVFile(t *testing.T) {
 	}
 }
 
-// syncBuffer is a log sink safe for the refresh goroutine.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
-func newLogger(w *syncBuffer) *slog.Logger {
+func newLogger(w *syncbuf.Buffer) *slog.Logger {
 	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelDebug}))
 }
 
@@ -293,7 +275,7 @@ func eventually(tb testing.TB, what string, cond func() bool) {
 func TestTableValidatorCSVRefresh(t *testing.T) {
 	dir := t.TempDir()
 	path := writeFile(t, dir, "budgets.csv", "account,budget\n6100-200,100\n")
-	var logs syncBuffer
+	var logs syncbuf.Buffer
 	v, err := budget.NewTableValidator(context.Background(), budget.TableConfig{
 		Load: budget.CSVFile(path), Refresh: 10 * time.Millisecond, OverBudget: budget.Warning, Logger: newLogger(&logs),
 	})

@@ -24,6 +24,7 @@ import (
 	"github.com/procurekit/procure/auth"
 	"github.com/procurekit/procure/datafile"
 	"github.com/procurekit/procure/httpapi"
+	"github.com/procurekit/procure/internal/syncbuf"
 	"github.com/procurekit/procure/memstore"
 	"github.com/procurekit/procure/paging"
 	"github.com/procurekit/procure/supplier"
@@ -53,25 +54,7 @@ const base = httpapi.SupplierBasePath
 // testServer is the supplier API mounted on a fresh mux, with what it logs.
 type testServer struct {
 	mux *http.ServeMux
-	log *syncBuffer
-}
-
-// syncBuffer is a bytes.Buffer safe for the concurrent writes of handlers.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
+	log *syncbuf.Buffer
 }
 
 // loadTestStore loads testdata/suppliers.json into a memstore.
@@ -101,7 +84,7 @@ func newServer(tb testing.TB, store supplier.Store, tokens auth.TokenStore) *tes
 			tokens = ms
 		}
 	}
-	ts := &testServer{mux: http.NewServeMux(), log: &syncBuffer{}}
+	ts := &testServer{mux: http.NewServeMux(), log: &syncbuf.Buffer{}}
 	httpapi.MountSuppliers(ts.mux, httpapi.SupplierOptions{
 		Store:  store,
 		Tokens: tokens,

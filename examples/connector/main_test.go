@@ -13,43 +13,25 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/procurekit/procure/internal/pgtest"
+	"github.com/procurekit/procure/internal/syncbuf"
 )
 
 func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
 
-// syncBuffer collects the connector's log.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // start runs the connector with args on a free loopback port and returns
 // the URL it prints. The test's cleanup stops it (as SIGINT would) and
 // checks that it shut down cleanly.
-func start(tb testing.TB, args ...string) (url string, logs *syncBuffer) {
+func start(tb testing.TB, args ...string) (url string, logs *syncbuf.Buffer) {
 	tb.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	pr, pw := io.Pipe()
-	logs = &syncBuffer{}
+	logs = &syncbuf.Buffer{}
 	done := make(chan error, 1)
 	go func() {
 		err := run(ctx, append([]string{"-addr", "127.0.0.1:0"}, args...), pw, logs)
@@ -246,7 +228,7 @@ func TestConnectorConfigErrors(t *testing.T) {
 				defer busy.Close()
 				args = []string{"-addr", busy.Addr().String(), "-table", "testdata/budgets.csv"}
 			}
-			var stdout, stderr syncBuffer
+			var stdout, stderr syncbuf.Buffer
 			err := run(context.Background(), args, &stdout, &stderr)
 			if err == nil {
 				t.Fatalf("run succeeded; want an error")
@@ -276,7 +258,7 @@ func TestConnectorConfigErrors(t *testing.T) {
 }
 
 func TestConnectorHelp(t *testing.T) {
-	var stderr syncBuffer
+	var stderr syncbuf.Buffer
 	err := run(context.Background(), []string{"-h"}, io.Discard, &stderr)
 	if code := exitCode(err, io.Discard); code != 0 || !strings.Contains(stderr.String(), "-over-budget") {
 		t.Errorf("-h: exit %d, usage:\n%s", code, stderr.String())
