@@ -94,28 +94,7 @@ func (in Input) applyTo(u *User, copyLists bool) {
 // lists (for reading only).
 func (in Input) view() User {
 	var u User
-	setString(&u.ID, in.ID)
-	setString(&u.Username, in.Username)
-	setString(&u.ExternalID, in.ExternalID)
-	setString(&u.FirstName, in.FirstName)
-	setString(&u.LastName, in.LastName)
-	setString(&u.DisplayName, in.DisplayName)
-	setString(&u.Email, in.Email)
-	setString(&u.Phone, in.Phone)
-	if in.Enabled != nil {
-		u.Enabled = *in.Enabled
-	}
-	for _, l := range []struct {
-		dst *[]Code
-		src *[]Code
-	}{{&u.OrganisationUnits, in.OrganisationUnits}, {&u.Roles, in.Roles}, {&u.BuyerGroups, in.BuyerGroups}, {&u.ApproverGroups, in.ApproverGroups}} {
-		if l.src != nil {
-			*l.dst = *l.src
-		}
-	}
-	if in.Attributes != nil {
-		u.Attributes = *in.Attributes
-	}
+	in.applyTo(&u, false)
 	return u
 }
 
