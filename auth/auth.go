@@ -84,6 +84,10 @@ func FromContext(ctx context.Context) (Principal, bool) {
 
 // Token is a stored bearer token (never the token itself: its hash).
 type Token struct {
+	// ID names the token for operators (listing, revoking); it is not a
+	// secret. A token from a data file gets TokenID(Hash).
+	ID        string
+	Name      string
 	Hash      Hash
 	Community string
 	Scopes    []string
@@ -91,6 +95,10 @@ type Token struct {
 	// no longer accepted.
 	Expires time.Time
 	Revoked bool
+	// CreatedAt is when the token was stored; LastUsedAt when it last
+	// authenticated a request, to the minute (zero: never).
+	CreatedAt  time.Time
+	LastUsedAt time.Time
 }
 
 // TokenStore finds bearer tokens by the hash of the token.

@@ -3,6 +3,7 @@ package auth
 import (
 	"context"
 	"net/netip"
+	"time"
 )
 
 // ServiceAccount is a user-API caller (spec 5.2): a public id, one or more
@@ -19,8 +20,15 @@ type ServiceAccount struct {
 // Key is one API key of a service account. Several may be active at once,
 // so that callers can move to a new key before the old one is deactivated.
 type Key struct {
+	// ID names the key for operators; it is not a secret. A key from a
+	// data file gets KeyID(Hash).
+	ID     string
 	Hash   Hash
 	Active bool
+	// CreatedAt is when the key was stored; LastUsedAt when it last
+	// authenticated a request, to the minute (zero: never).
+	CreatedAt  time.Time
+	LastUsedAt time.Time
 }
 
 // KeyStore finds service accounts by their public id.

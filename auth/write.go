@@ -1,0 +1,104 @@
+package auth
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"math/big"
+	"net/netip"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// ErrNotFound is matched by the error of a credential write or listing that
+// names a token, account or key the community does not hold (the admin API
+// answers 404). Authentication never returns it: lookups for a request use
+// ErrUnknown, which becomes the one 401.
+var ErrNotFound = errors.New("credential not found")
+
+// TokenWriter is the write side of the bearer-token store (docs: "Live
+// data", "Admin API"). Every method returns an error matching
+// procure.ErrUnknownCommunity for an unknown community and is atomic; once
+// it returns, the next authentication on the same node sees the change,
+// and every other node sharing the database within one second.
+type TokenWriter interface {
+	// AddToken stores t (its Hash, never a secret). The store sets
+	// CreatedAt and clears LastUsedAt; t.ID, when empty, becomes
+	// TokenID(t.Hash). A hash or id that exists already matches
+	// procure.ErrConflict. It returns the token as stored.
+	AddToken(ctx context.Context, t Token) (Token, error)
+
+	// RevokeToken marks the community's token id revoked: from then on
+	// it authenticates nothing. Revoking a revoked token succeeds. An
+	// unknown id (or another community's) matches ErrNotFound.
+	RevokeToken(ctx context.Context, community, id string) error
+
+	// Tokens lists the community's tokens by CreatedAt, then ID.
+	Tokens(ctx context.Context, community string) ([]Token, error)
+}
+
+// KeyWriter is the write side of the service-account store, with the
+// same guarantees as TokenWriter.
+type KeyWriter interface {
+	// PutServiceAccount creates the account id in community, or replaces
+	// its allowlist; its keys are kept. An id that belongs to another
+	// community matches procure.ErrConflict: an account id belongs to one
+	// community for ever. It returns the account as stored.
+	PutServiceAccount(ctx context.Context, community, id string, allowedIPs []netip.Prefix) (ServiceAccount, error)
+
+	// AddKey adds k (its Hash, never a secret) to the community's account
+	// id. The store sets CreatedAt; k.ID, when empty, becomes KeyID(k.Hash).
+	// A hash or key id in use already matches procure.ErrConflict; an
+	// unknown account, ErrNotFound.
+	AddKey(ctx context.Context, community, accountID string, k Key) (Key, error)
+
+	// SetKeyActive activates or deactivates a key of the account; a
+	// deactivated key authenticates nothing from then on. An unknown
+	// account or key matches ErrNotFound. It returns the key as stored.
+	SetKeyActive(ctx context.Context, community, accountID, keyID string, active bool) (Key, error)
+
+	// ServiceAccounts lists the community's accounts by id, each with its
+	// keys by CreatedAt, then ID.
+	ServiceAccounts(ctx context.Context, community string) ([]ServiceAccount, error)
+}
+
+// UsageRecorder is an optional capability of a TokenStore or KeyStore,
+// found by type assertion: it records that a credential authenticated a
+// request at the given instant. Stores keep LastUsedAt to the minute and
+// write it at most once a minute per credential, so calling it on every
+// request is cheap.
+type UsageRecorder interface {
+	TokenUsed(ctx context.Context, h Hash, at time.Time)
+	KeyUsed(ctx context.Context, h Hash, at time.Time)
+}
+
+// Namespaces of the ids derived from hashes, so that a token and a key
+// with the same hash (impossible in practice) still differ.
+var (
+	tokenNS = uuid.MustParse("5f7d0f1e-8d2c-4c55-9a57-0d1e6b3c2a10")
+	keyNS   = uuid.MustParse("9b1c3a44-2e6f-4d8b-8f0a-7c5e2d1b4a33")
+)
+
+// TokenID is the id of a token that was given none (a data file's): a
+// name-based UUID of its hash. It reveals nothing of the secret.
+func TokenID(h Hash) string { return uuid.NewSHA1(tokenNS, h[:]).String() }
+
+// KeyID is the id of a key that was given none, as TokenID is for tokens.
+func KeyID(h Hash) string { return uuid.NewSHA1(keyNS, h[:]).String() }
+
+// BearerTokenPrefix starts every bearer token NewBearerToken makes, so
+// that secret scanners can recognise a leaked one. It differs from
+// APIKeyPrefix: the two kinds of secret are told apart at a glance.
+const BearerTokenPrefix = "procure_bt_"
+
+// NewBearerToken returns a new bearer token - 256 bits from crypto/rand,
+// base62, with the same checksum as API keys - and its hash. Only the hash
+// is stored; the token is shown once to whoever asked for it.
+func NewBearerToken() (token string, hash Hash) {
+	var b [keyRandomBytes]byte
+	rand.Read(b[:]) // never fails (crypto/rand, Go 1.24+)
+	body := base62(new(big.Int).SetBytes(b[:]), keyBodyLen)
+	token = BearerTokenPrefix + body + keyChecksum(body)
+	return token, HashSecret(token)
+}
