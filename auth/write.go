@@ -6,9 +6,12 @@ import (
 	"errors"
 	"math/big"
 	"net/netip"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/procurekit/procure"
 )
 
 // ErrNotFound is matched by the error of a credential write or listing that
@@ -101,4 +104,23 @@ func NewBearerToken() (token string, hash Hash) {
 	body := base62(new(big.Int).SetBytes(b[:]), keyBodyLen)
 	token = BearerTokenPrefix + body + keyChecksum(body)
 	return token, HashSecret(token)
+}
+
+// ValidateAccountID checks a service-account id written through a
+// KeyWriter: required, at most 100 characters, printable ASCII without
+// spaces (it travels in the Service-Account-ID header and in paths). It
+// returns nil or a *procure.ValidationError naming "id".
+func ValidateAccountID(id string) error {
+	rule := ""
+	switch {
+	case id == "":
+		rule = "is required"
+	case len(id) > 100:
+		rule = "must be at most 100 characters"
+	case strings.ContainsFunc(id, func(r rune) bool { return r <= ' ' || r >= 0x7f || r == '/' }):
+		rule = "must be printable ASCII without spaces or slashes"
+	default:
+		return nil
+	}
+	return procure.Invalid(procure.SourcePath, "id", rule)
 }

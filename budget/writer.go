@@ -3,8 +3,13 @@ package budget
 import (
 	"context"
 	"errors"
+	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/shopspring/decimal"
+
+	"github.com/procurekit/procure"
 )
 
 // ErrNotFound is matched by the error of DeleteBudget for an account the
@@ -26,4 +31,35 @@ type Writer interface {
 	// against it are Invalid from then on. An absent account matches
 	// ErrNotFound.
 	DeleteBudget(ctx context.Context, community, account string) error
+}
+
+// ValidateAccount checks an account code written on its own (PutBudget):
+// not blank, at most 255 characters, valid UTF-8 without control
+// characters. It returns nil or a *procure.ValidationError naming
+// "account".
+func ValidateAccount(account string) error {
+	rule := ""
+	switch {
+	case strings.TrimSpace(account) == "":
+		rule = "is required"
+	case strings.TrimSpace(account) != account:
+		rule = "must not have surrounding white space"
+	case utf8.RuneCountInString(account) > 255:
+		rule = "must be at most 255 characters"
+	case !utf8.ValidString(account) || strings.ContainsFunc(account, unicode.IsControl):
+		rule = "must be valid UTF-8 without control characters"
+	default:
+		return nil
+	}
+	return procure.Invalid(procure.SourceBody, "account", rule)
+}
+
+// Rows returns a copy of t's budgets, for a store that builds the next
+// table from this one after a write.
+func (t *Table) Rows() map[string]decimal.Decimal {
+	rows := make(map[string]decimal.Decimal, len(t.budgets))
+	for a, f := range t.budgets {
+		rows[a] = f.decimal()
+	}
+	return rows
 }

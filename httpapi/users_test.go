@@ -862,7 +862,7 @@ func ExampleMountUsers() {
 	// A store with one community and a service account holding one key.
 	store := memstore.New()
 	key, hash := auth.NewAPIKey()
-	if err := store.PutServiceAccount(auth.ServiceAccount{ID: "sa-demo", Community: "demo", Keys: []auth.Key{{Hash: hash, Active: true}}}); err != nil {
+	if err := store.AddServiceAccount(auth.ServiceAccount{ID: "sa-demo", Community: "demo", Keys: []auth.Key{{Hash: hash, Active: true}}}); err != nil {
 		panic(err)
 	}
 	mux := http.NewServeMux()

@@ -19,9 +19,28 @@ var _ auth.KeyStore = (*Store)(nil)
 type accounts struct {
 	mu   sync.RWMutex
 	byID map[string]auth.ServiceAccount
+	// keyOwner maps the hash of every key to its account's id.
+	keyOwner map[auth.Hash]string
 }
 
-func (x *accounts) init() { x.byID = map[string]auth.ServiceAccount{} }
+func (x *accounts) init() {
+	x.byID = map[string]auth.ServiceAccount{}
+	x.keyOwner = map[auth.Hash]string{}
+}
+
+// put stores a (replacing the account with its id) and indexes its keys;
+// x.mu is held.
+func (x *accounts) put(a auth.ServiceAccount) {
+	if old, ok := x.byID[a.ID]; ok {
+		for _, k := range old.Keys {
+			delete(x.keyOwner, k.Hash)
+		}
+	}
+	x.byID[a.ID] = a
+	for _, k := range a.Keys {
+		x.keyOwner[k.Hash] = a.ID
+	}
+}
 
 // build checks and hashes the community's service accounts without
 // touching x. Ids are unique across the store (check); allowedIPs entries
@@ -29,6 +48,7 @@ func (x *accounts) init() { x.byID = map[string]auth.ServiceAccount{} }
 // a key.
 func (x *accounts) build(c *datafile.Community) ([]auth.ServiceAccount, error) {
 	add := make([]auth.ServiceAccount, 0, len(c.ServiceAccounts))
+	loadedAt := nowMicros()
 	for i, sa := range c.ServiceAccounts {
 		at := fmt.Sprintf("serviceAccounts[%d]", i)
 		if sa.ID == "" {
@@ -39,7 +59,8 @@ func (x *accounts) build(c *datafile.Community) ([]auth.ServiceAccount, error) {
 			if k.Key == "" {
 				return nil, fmt.Errorf("%s.keys[%d].key: is required", at, ki)
 			}
-			a.Keys = append(a.Keys, auth.Key{Hash: auth.HashSecret(k.Key), Active: k.Active})
+			h := auth.HashSecret(k.Key)
+			a.Keys = append(a.Keys, auth.Key{ID: auth.KeyID(h), Hash: h, Active: k.Active, CreatedAt: loadedAt})
 		}
 		for ii, s := range sa.AllowedIPs {
 			p, err := datafile.ParsePrefix(s)
@@ -60,6 +81,11 @@ func (x *accounts) check(add []auth.ServiceAccount) error {
 		if seen[a.ID] || x.byID[a.ID].ID != "" {
 			return fmt.Errorf("serviceAccounts[%d].id: duplicate service account id %q", i, a.ID)
 		}
+		for ki, k := range a.Keys {
+			if _, dup := x.keyOwner[k.Hash]; dup {
+				return fmt.Errorf("serviceAccounts[%d].keys[%d].key: the key is already loaded", i, ki)
+			}
+		}
 		seen[a.ID] = true
 	}
 	return nil
@@ -68,7 +94,7 @@ func (x *accounts) check(add []auth.ServiceAccount) error {
 // publish adds the accounts; x.mu is held and check passed.
 func (x *accounts) publish(add []auth.ServiceAccount) {
 	for _, a := range add {
-		x.byID[a.ID] = a
+		x.put(a)
 	}
 }
 
@@ -85,17 +111,18 @@ func (s *Store) ServiceAccount(_ context.Context, id string) (auth.ServiceAccoun
 	return cloneAccount(a), nil
 }
 
-// PutServiceAccount adds a service account, or replaces the one with the
-// same id: the way to issue a key (auth.NewAPIKey), rotate keys or change
-// an allowlist at run time. a.ID and a.Community are required.
-func (s *Store) PutServiceAccount(a auth.ServiceAccount) error {
+// AddServiceAccount adds a whole service account with its keys, or
+// replaces the one with the same id: a shortcut for tests and demos (the
+// auth.KeyWriter methods are the checked way to write accounts). a.ID and
+// a.Community are required; the community need not be registered.
+func (s *Store) AddServiceAccount(a auth.ServiceAccount) error {
 	if a.ID == "" || a.Community == "" {
 		return fmt.Errorf("memstore: a service account needs an id and a community")
 	}
 	x := &s.accounts
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	x.byID[a.ID] = cloneAccount(a)
+	x.put(cloneAccount(a))
 	return nil
 }
 

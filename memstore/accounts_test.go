@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/procurekit/procure/auth"
 	"github.com/procurekit/procure/datafile"
@@ -48,7 +49,11 @@ func TestServiceAccountsLoad(t *testing.T) {
 	want := auth.ServiceAccount{
 		ID: "sa-1", Community: "c1",
 		// DECISIONS.md "Tenancy": secrets are kept only as SHA-256 hashes.
-		Keys: []auth.Key{{Hash: auth.HashSecret(demoKeyOld), Active: false}, {Hash: auth.HashSecret(demoKeyNew), Active: true}},
+		// A file's key gets the id of its hash.
+		Keys: []auth.Key{
+			{ID: auth.KeyID(auth.HashSecret(demoKeyOld)), Hash: auth.HashSecret(demoKeyOld), Active: false},
+			{ID: auth.KeyID(auth.HashSecret(demoKeyNew)), Hash: auth.HashSecret(demoKeyNew), Active: true},
+		},
 		// DECISIONS.md "Interface B authentication": a single address is a /32 or /128.
 		AllowedIPs: []netip.Prefix{
 			netip.MustParsePrefix("203.0.113.7/32"),
@@ -58,7 +63,12 @@ func TestServiceAccountsLoad(t *testing.T) {
 			netip.MustParsePrefix("10.0.0.0/8"),
 		},
 	}
-	if diff := cmp.Diff(want, got, cmp.Comparer(func(a, b netip.Prefix) bool { return a == b })); diff != "" {
+	for _, k := range got.Keys {
+		if k.CreatedAt.IsZero() {
+			t.Errorf("key %s of a loaded account has no CreatedAt", k.ID)
+		}
+	}
+	if diff := cmp.Diff(want, got, cmp.Comparer(func(a, b netip.Prefix) bool { return a == b }), cmpopts.IgnoreFields(auth.Key{}, "CreatedAt")); diff != "" {
 		t.Errorf("ServiceAccount (-want +got):\n%s", diff)
 	}
 	// The plain key is not in what the store hands out.
@@ -118,10 +128,10 @@ func TestServiceAccountsLoadErrors(t *testing.T) {
 	}
 }
 
-func TestPutServiceAccount(t *testing.T) {
+func TestAddServiceAccount(t *testing.T) {
 	s := memstore.New()
 	key, hash := auth.NewAPIKey()
-	if err := s.PutServiceAccount(auth.ServiceAccount{ID: "sa", Community: "c", Keys: []auth.Key{{Hash: hash, Active: true}}}); err != nil {
+	if err := s.AddServiceAccount(auth.ServiceAccount{ID: "sa", Community: "c", Keys: []auth.Key{{Hash: hash, Active: true}}}); err != nil {
 		t.Fatal(err)
 	}
 	a := auth.ServiceKey{Accounts: s}
@@ -129,8 +139,8 @@ func TestPutServiceAccount(t *testing.T) {
 	if err != nil || p.Community != "c" {
 		t.Fatalf("Authenticate with the issued key = %+v, %v", p, err)
 	}
-	if err := s.PutServiceAccount(auth.ServiceAccount{ID: "sa"}); err == nil {
-		t.Error("PutServiceAccount without a community succeeded")
+	if err := s.AddServiceAccount(auth.ServiceAccount{ID: "sa"}); err == nil {
+		t.Error("AddServiceAccount without a community succeeded")
 	}
 }
 

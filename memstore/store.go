@@ -13,16 +13,18 @@ import (
 
 // Store holds the data of any number of communities.
 type Store struct {
-	suppliers suppliers // suppliers.go
-	tokens    tokens    // tokens.go
-	users     users     // users.go
-	accounts  accounts  // accounts.go
-	budgets   budgets   // budgets.go
+	communities communities // communities.go
+	suppliers   suppliers   // suppliers.go
+	tokens      tokens      // tokens.go
+	users       users       // users.go
+	accounts    accounts    // accounts.go
+	budgets     budgets     // budgets.go
 }
 
 // New returns an empty store.
 func New() *Store {
 	s := &Store{}
+	s.communities.init()
 	s.suppliers.init()
 	s.tokens.init()
 	s.users.init()
@@ -88,6 +90,8 @@ func (s *Store) add(c *datafile.Community, set *supplierSet) error {
 	// Hold every part's lock (always in this order) while checking for
 	// conflicts with what is loaded and publishing, so that no other
 	// load or write slips in between.
+	s.communities.mu.Lock()
+	defer s.communities.mu.Unlock()
 	s.suppliers.mu.Lock()
 	defer s.suppliers.mu.Unlock()
 	s.tokens.mu.Lock()
@@ -108,6 +112,7 @@ func (s *Store) add(c *datafile.Community, set *supplierSet) error {
 			return err
 		}
 	}
+	s.communities.publish(fromFile(c))
 	s.suppliers.publish(c.ID, set)
 	s.tokens.publish(tok)
 	s.users.publish(us)

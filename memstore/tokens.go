@@ -15,9 +15,13 @@ import (
 type tokens struct {
 	mu     sync.RWMutex
 	byHash map[auth.Hash]auth.Token
+	byID   map[string]auth.Hash
 }
 
-func (x *tokens) init() { x.byHash = make(map[auth.Hash]auth.Token) }
+func (x *tokens) init() {
+	x.byHash = make(map[auth.Hash]auth.Token)
+	x.byID = make(map[string]auth.Hash)
+}
 
 // newTokens are a community's tokens, built and checked on their own.
 type newTokens struct {
@@ -31,6 +35,7 @@ type newTokens struct {
 // never the secret.
 func (x *tokens) build(c *datafile.Community) (newTokens, error) {
 	add := newTokens{byHash: make(map[auth.Hash]auth.Token, len(c.Tokens))}
+	loadedAt := nowMicros()
 	for i, t := range c.Tokens {
 		if t.Token == "" {
 			return newTokens{}, fmt.Errorf("tokens[%d].token: is required", i)
@@ -40,6 +45,8 @@ func (x *tokens) build(c *datafile.Community) (newTokens, error) {
 			return newTokens{}, fmt.Errorf("tokens[%d].token: the same token appears twice", i)
 		}
 		tok := auth.Token{
+			ID:        auth.TokenID(h),
+			CreatedAt: loadedAt,
 			Hash:      h,
 			Community: c.ID,
 			Scopes:    slices.Clip(slices.Clone(t.Scopes)),
@@ -60,6 +67,9 @@ func (x *tokens) check(add newTokens) error {
 		if _, dup := x.byHash[h]; dup {
 			return fmt.Errorf("tokens[%d].token: the token is already loaded", i)
 		}
+		if _, dup := x.byID[add.byHash[h].ID]; dup {
+			return fmt.Errorf("tokens[%d]: a token with the same id is already loaded", i)
+		}
 	}
 	return nil
 }
@@ -68,6 +78,7 @@ func (x *tokens) check(add newTokens) error {
 func (x *tokens) publish(add newTokens) {
 	for h, tok := range add.byHash {
 		x.byHash[h] = tok
+		x.byID[tok.ID] = h
 	}
 }
 
