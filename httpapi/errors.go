@@ -7,6 +7,7 @@ import (
 
 	"github.com/procurekit/procure"
 	"github.com/procurekit/procure/auth"
+	"github.com/procurekit/procure/budget"
 	"github.com/procurekit/procure/supplier"
 	"github.com/procurekit/procure/user"
 )
@@ -28,6 +29,13 @@ const (
 	CodePayloadTooLarge      = "PAYLOAD_TOO_LARGE"      // 413: a body over 1 MiB
 	CodeUnsupportedMediaType = "UNSUPPORTED_MEDIA_TYPE" // 415: a body that is not JSON
 	CodeInternal             = "INTERNAL_ERROR"         // 500: anything unexpected; details are logged, never shown
+
+	// Codes of the admin API.
+	CodeCommunityNotFound  = "COMMUNITY_NOT_FOUND"  // 404: no such community
+	CodeCredentialNotFound = "CREDENTIAL_NOT_FOUND" // 404: no such token, service account or key in the community
+	CodeBudgetNotFound     = "BUDGET_NOT_FOUND"     // 404: no such account in the community's budget table
+	CodeConflict           = "CONFLICT"             // 409: the write would break a uniqueness rule
+	CodeNotImplemented     = "NOT_IMPLEMENTED"      // 501: the server was configured without this operation
 )
 
 // ErrorBody is the body of every error response (spec 7.1, the operation
@@ -69,6 +77,14 @@ func classify(err error) (status int, code, message string) {
 		return http.StatusUnauthorized, CodeUnauthorized, "authentication failed"
 	case errors.Is(err, auth.ErrForbidden):
 		return http.StatusForbidden, CodeForbidden, "access denied: the credential lacks the scope " + auth.ScopeSuppliersRead
+	case errors.Is(err, procure.ErrUnknownCommunity):
+		return http.StatusNotFound, CodeCommunityNotFound, "community not found"
+	case errors.Is(err, procure.ErrConflict):
+		return http.StatusConflict, CodeConflict, conflictMessage(err)
+	case errors.Is(err, auth.ErrNotFound):
+		return http.StatusNotFound, CodeCredentialNotFound, "credential not found: no such token, service account or key in the community"
+	case errors.Is(err, budget.ErrNotFound):
+		return http.StatusNotFound, CodeBudgetNotFound, "budget not found: the account is not in the community's budget table"
 	case errors.Is(err, supplier.ErrNotFound):
 		return http.StatusNotFound, CodeSupplierNotFound, "supplier not found"
 	case errors.Is(err, user.ErrNotFound):
@@ -89,4 +105,10 @@ func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err er
 		log.ErrorContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path, "err", err)
 	}
 	writeJSON(w, status, ErrorBody{Code: code, Message: message})
+}
+
+// conflictMessage is the message of a 409: the store's words, which name
+// the id in conflict and never a secret.
+func conflictMessage(err error) string {
+	return "conflict: " + err.Error()
 }

@@ -1,0 +1,709 @@
+package httpapi
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/netip"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+	"github.com/shopspring/decimal"
+
+	"github.com/procurekit/procure"
+	"github.com/procurekit/procure/auth"
+	"github.com/procurekit/procure/budget"
+	"github.com/procurekit/procure/supplier"
+)
+
+// AdminBasePath is where MountAdmin mounts the admin API.
+const AdminBasePath = "/admin/v1"
+
+// MaxAdminBodyBytes bounds every admin request body but the import's.
+const MaxAdminBodyBytes = 1 << 20
+
+// adminOpenAPI is the OpenAPI 3.1.0 document of the admin API, written by
+// hand.
+//
+//go:embed openapi/admin.json
+var adminOpenAPI []byte
+
+// AdminOpenAPI returns the OpenAPI 3.1.0 document of the admin API, as
+// served at GET /admin/v1/openapi.json. The slice is a copy.
+func AdminOpenAPI() []byte { return bytes.Clone(adminOpenAPI) }
+
+// AdminStore is everything the admin API writes: what memstore.Store and
+// pgstore.Store both implement.
+type AdminStore interface {
+	procure.CommunityStore
+	supplier.Store
+	supplier.Writer
+	auth.TokenWriter
+	auth.KeyWriter
+	budget.Writer
+}
+
+// ImportFunc upserts a data file read from r (docs: "Data files", "Live
+// data") and returns how many entities of each kind it wrote, e.g.
+// {"communities": 1, "suppliers": 1000}. Errors that are the file's fault
+// are *procure.ValidationError (400) naming the JSON path and line.
+type ImportFunc func(ctx context.Context, r io.Reader) (map[string]int, error)
+
+// AdminOptions configure MountAdmin.
+type AdminOptions struct {
+	// Token is the admin token every request must carry as
+	// `Authorization: Bearer <token>`. Required; only its SHA-256 hash is
+	// kept.
+	Token string
+	// Store is written by every route. Required.
+	Store AdminStore
+	// Import serves POST /admin/v1/import; nil answers that route 501.
+	Import ImportFunc
+	// MaxImportBytes bounds the import body; 0 means no bound.
+	MaxImportBytes int64
+	// Logger receives the causes of 500s and failed authentications; nil
+	// means slog.Default().
+	Logger *slog.Logger
+}
+
+// MountAdmin registers the admin API (docs: "Admin API") on mux under
+// /admin/v1. Serve it on a listener of its own, never the public one.
+// Every route but GET /admin/v1/openapi.json needs the admin token;
+// failures are one 401 with `WWW-Authenticate: Bearer realm="admin"`.
+// Errors share the JSON model of the other APIs; a duplicate is 409
+// CONFLICT. Secrets (a new bearer token, a new API key) appear only in the
+// 201 answer that creates them; lists show ids and metadata only.
+//
+// MountAdmin panics when mux or opts.Store is nil, opts.Token is empty,
+// or the routes are registered already.
+func MountAdmin(mux *http.ServeMux, opts AdminOptions) {
+	switch {
+	case mux == nil:
+		panic("httpapi: MountAdmin: nil mux")
+	case opts.Store == nil:
+		panic("httpapi: MountAdmin: nil AdminOptions.Store")
+	case opts.Token == "":
+		panic("httpapi: MountAdmin: empty AdminOptions.Token")
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	a := &adminAPI{
+		tokenHash: sha256.Sum256([]byte(opts.Token)),
+		store:     opts.Store,
+		imp:       opts.Import,
+		maxImport: opts.MaxImportBytes,
+		log:       log,
+	}
+	rt := router{mux: mux, log: log}
+	const c = AdminBasePath + "/communities/{c}"
+	rt.handle(c, map[string]http.Handler{
+		http.MethodGet: a.authed(a.getCommunity),
+		http.MethodPut: a.authed(a.putCommunity),
+	})
+	rt.handle(c+"/suppliers/{id}", map[string]http.Handler{
+		http.MethodPut:    a.authed(a.putSupplier),
+		http.MethodDelete: a.authed(a.deleteSupplier),
+	})
+	rt.handle(c+"/suppliers/{sid}/contacts/{id}", map[string]http.Handler{
+		http.MethodPut:    a.authed(a.putContact),
+		http.MethodDelete: a.authed(a.deleteContact),
+	})
+	rt.handle(c+"/suppliers/{sid}/remittance-addresses/{id}", map[string]http.Handler{
+		http.MethodPut:    a.authed(a.putAddress),
+		http.MethodDelete: a.authed(a.deleteAddress),
+	})
+	rt.handle(c+"/tokens", map[string]http.Handler{
+		http.MethodGet:  a.authed(a.listTokens),
+		http.MethodPost: a.authed(a.issueToken),
+	})
+	rt.handle(c+"/tokens/{id}", map[string]http.Handler{
+		http.MethodDelete: a.authed(a.revokeToken),
+	})
+	rt.handle(c+"/service-accounts/{a}", map[string]http.Handler{
+		http.MethodGet: a.authed(a.getAccount),
+		http.MethodPut: a.authed(a.putAccount),
+	})
+	rt.handle(c+"/service-accounts/{a}/keys", map[string]http.Handler{
+		http.MethodPost: a.authed(a.addKey),
+	})
+	rt.handle(c+"/service-accounts/{a}/keys/{id}", map[string]http.Handler{
+		http.MethodPatch: a.authed(a.patchKey),
+	})
+	rt.handle(c+"/budgets/{account}", map[string]http.Handler{
+		http.MethodPut:    a.authed(a.putBudget),
+		http.MethodDelete: a.authed(a.deleteBudget),
+	})
+	rt.handle(AdminBasePath+"/import", map[string]http.Handler{
+		http.MethodPost: a.authed(a.importFile),
+	})
+	rt.handle(AdminBasePath+"/openapi.json", map[string]http.Handler{
+		http.MethodGet: serveDocument(adminOpenAPI),
+	})
+	mux.Handle(AdminBasePath+"/", notFound())
+	mux.Handle(AdminBasePath, notFound())
+}
+
+type adminAPI struct {
+	tokenHash [sha256.Size]byte
+	store     AdminStore
+	imp       ImportFunc
+	maxImport int64
+	log       *slog.Logger
+}
+
+var hdrAdminChallenge = []string{`Bearer realm="admin"`}
+
+// authed checks the admin token (hashes compared in constant time, so
+// neither the token nor its length leaks through timing) and runs h.
+func (a *adminAPI) authed(h func(w http.ResponseWriter, r *http.Request) error) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hdr := w.Header()
+		hdr["Cache-Control"] = hdrNoStore
+		hdr["X-Content-Type-Options"] = hdrNoSniff
+		scheme, token, _ := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " ")
+		sum := sha256.Sum256([]byte(strings.TrimSpace(token)))
+		ok := strings.EqualFold(scheme, "Bearer") && subtle.ConstantTimeCompare(sum[:], a.tokenHash[:]) == 1
+		if !ok {
+			a.log.InfoContext(r.Context(), "admin API authentication failed", "method", r.Method, "path", r.URL.Path)
+			hdr["Www-Authenticate"] = hdrAdminChallenge
+			writeError(w, r, a.log, auth.ErrUnauthenticated)
+			return
+		}
+		if err := h(w, r); err != nil {
+			writeError(w, r, a.log, err)
+		}
+	})
+}
+
+// readBody decodes a JSON request body of at most max bytes (0: no bound)
+// into v: 415 for another content type, 413 past max, 400 for an empty or
+// malformed body. An empty body is allowed when emptyOK.
+func readBody(w http.ResponseWriter, r *http.Request, max int64, v any, emptyOK bool) error {
+	if r.ContentLength == 0 && emptyOK && r.Header.Get("Content-Type") == "" {
+		return nil
+	}
+	if !isJSONContentType(r.Header.Get("Content-Type")) {
+		return newError(http.StatusUnsupportedMediaType, CodeUnsupportedMediaType,
+			"the request body must be JSON: send Content-Type: application/json (charset, if given, utf-8)")
+	}
+	tooLarge := newError(http.StatusRequestEntityTooLarge, CodePayloadTooLarge,
+		"the request body is larger than "+strconv.FormatInt(max, 10)+" bytes")
+	if max > 0 && r.ContentLength > max {
+		return tooLarge
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, max))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return tooLarge
+		}
+		return newError(http.StatusBadRequest, CodeMalformedRequest, "the request body could not be read")
+	}
+	if len(bytes.TrimSpace(body)) == 0 {
+		if emptyOK {
+			return nil
+		}
+		return newError(http.StatusBadRequest, CodeMalformedRequest, "the request body is empty: send a JSON object")
+	}
+	if !utf8.Valid(body) {
+		return newError(http.StatusBadRequest, CodeMalformedRequest, "the request body is not valid UTF-8")
+	}
+	if err := json.Unmarshal(body, v); err != nil {
+		var ve *procure.ValidationError
+		if errors.As(err, &ve) {
+			return err
+		}
+		var syn *json.SyntaxError
+		var typ *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &syn):
+			return newError(http.StatusBadRequest, CodeMalformedRequest,
+				"the request body is not valid JSON: "+syn.Error()+" (at "+lineColumn(body, syn.Offset-1)+")")
+		case errors.As(err, &typ):
+			field := typ.Field
+			if field == "" {
+				field = "the body"
+			}
+			return newError(http.StatusBadRequest, CodeMalformedRequest,
+				field+": must be "+article(jsonTypeName(typ.Type.Kind()))+" (got "+typ.Value+")")
+		}
+		return newError(http.StatusBadRequest, CodeInvalidField, err.Error())
+	}
+	return nil
+}
+
+// community is the {c} path value: a community id.
+func community(r *http.Request) string { return r.PathValue("c") }
+
+// --- communities -----------------------------------------------------------
+
+type communityBody struct {
+	Name      string   `json:"name"`
+	Region    string   `json:"region"`
+	AutoRoles []string `json:"autoRoles"`
+}
+
+func (a *adminAPI) putCommunity(w http.ResponseWriter, r *http.Request) error {
+	var b communityBody
+	if err := readBody(w, r, MaxAdminBodyBytes, &b, false); err != nil {
+		return err
+	}
+	c, err := a.store.PutCommunity(r.Context(), procure.Community{ID: community(r), Name: b.Name, Region: b.Region, AutoRoles: b.AutoRoles})
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, c)
+	return nil
+}
+
+func (a *adminAPI) getCommunity(w http.ResponseWriter, r *http.Request) error {
+	c, err := a.store.Community(r.Context(), community(r))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, c)
+	return nil
+}
+
+// --- suppliers, contacts, addresses -------------------------------------------
+
+// bodyID reconciles an id in a body with the path's: absent takes the
+// path's; present must equal it.
+func bodyID(body *uuid.UUID, path uuid.UUID) error {
+	switch *body {
+	case uuid.Nil:
+		*body = path
+	case path:
+	default:
+		return procure.Invalid(procure.SourceBody, "id", "must equal the id in the path ("+path.String()+") or be absent")
+	}
+	return nil
+}
+
+func (a *adminAPI) putSupplier(w http.ResponseWriter, r *http.Request) error {
+	id, err := pathID(r, "id")
+	if err != nil {
+		return err
+	}
+	var rec supplier.Record
+	if err := readBody(w, r, MaxAdminBodyBytes, &rec, false); err != nil {
+		return err
+	}
+	if err := bodyID(&rec.ID, id); err != nil {
+		return err
+	}
+	d, err := a.store.PutSupplier(r.Context(), community(r), rec)
+	if err != nil {
+		return err
+	}
+	return writeDetail(w, &d)
+}
+
+func (a *adminAPI) deleteSupplier(w http.ResponseWriter, r *http.Request) error {
+	id, err := pathID(r, "id")
+	if err != nil {
+		return err
+	}
+	if err := a.store.DeleteSupplier(r.Context(), community(r), id); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// childIDs reads the {sid} and {id} path values.
+func childIDs(r *http.Request) (sid, id uuid.UUID, err error) {
+	if sid, err = pathID(r, "sid"); err != nil {
+		return
+	}
+	id, err = pathID(r, "id")
+	return
+}
+
+func (a *adminAPI) putContact(w http.ResponseWriter, r *http.Request) error {
+	sid, id, err := childIDs(r)
+	if err != nil {
+		return err
+	}
+	var c supplier.Contact
+	if err := readBody(w, r, MaxAdminBodyBytes, &c, false); err != nil {
+		return err
+	}
+	if err := bodyID(&c.ID, id); err != nil {
+		return err
+	}
+	out, err := a.store.PutContact(r.Context(), community(r), sid, c)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+func (a *adminAPI) deleteContact(w http.ResponseWriter, r *http.Request) error {
+	sid, id, err := childIDs(r)
+	if err != nil {
+		return err
+	}
+	if err := a.store.DeleteContact(r.Context(), community(r), sid, id); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+func (a *adminAPI) putAddress(w http.ResponseWriter, r *http.Request) error {
+	sid, id, err := childIDs(r)
+	if err != nil {
+		return err
+	}
+	var ra supplier.RemittanceAddress
+	if err := readBody(w, r, MaxAdminBodyBytes, &ra, false); err != nil {
+		return err
+	}
+	if err := bodyID(&ra.ID, id); err != nil {
+		return err
+	}
+	out, err := a.store.PutRemittanceAddress(r.Context(), community(r), sid, ra)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+func (a *adminAPI) deleteAddress(w http.ResponseWriter, r *http.Request) error {
+	sid, id, err := childIDs(r)
+	if err != nil {
+		return err
+	}
+	if err := a.store.DeleteRemittanceAddress(r.Context(), community(r), sid, id); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// --- tokens ----------------------------------------------------------------
+
+type tokenBody struct {
+	Name    string     `json:"name"`
+	Scopes  []string   `json:"scopes"`
+	Expires *time.Time `json:"expires"`
+}
+
+// tokenView is a token as lists show it: never the secret nor its hash.
+type tokenView struct {
+	ID         string     `json:"id"`
+	Name       string     `json:"name"`
+	Scopes     []string   `json:"scopes"`
+	Expires    *time.Time `json:"expires"`
+	Revoked    bool       `json:"revoked"`
+	CreatedAt  time.Time  `json:"createdAt"`
+	LastUsedAt *time.Time `json:"lastUsedAt"`
+}
+
+// issuedToken is the 201 answer: the only place the secret appears.
+type issuedToken struct {
+	ID        string     `json:"id"`
+	Name      string     `json:"name"`
+	Token     string     `json:"token"`
+	Scopes    []string   `json:"scopes"`
+	Expires   *time.Time `json:"expires"`
+	CreatedAt time.Time  `json:"createdAt"`
+}
+
+func optTime(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	t = t.UTC()
+	return &t
+}
+
+func (b *tokenBody) validate(now time.Time) error {
+	v := &procure.ValidationError{Source: procure.SourceBody}
+	if utf8.RuneCountInString(b.Name) > 255 || !utf8.ValidString(b.Name) || strings.ContainsRune(b.Name, 0) {
+		v.Add("name", "must be valid text of at most 255 characters")
+	}
+	if len(b.Scopes) == 0 {
+		v.Add("scopes", "is required: at least one scope, e.g. "+auth.ScopeSuppliersRead)
+	}
+	for i, s := range b.Scopes {
+		if s == "" || len(s) > 100 || strings.ContainsFunc(s, func(r rune) bool { return r <= ' ' || r >= 0x7f }) {
+			v.Add("scopes["+strconv.Itoa(i)+"]", "must be 1 to 100 printable ASCII characters without spaces")
+		}
+	}
+	if b.Expires != nil && !b.Expires.After(now) {
+		v.Add("expires", "must be in the future")
+	}
+	return v.Err()
+}
+
+func (a *adminAPI) issueToken(w http.ResponseWriter, r *http.Request) error {
+	var b tokenBody
+	if err := readBody(w, r, MaxAdminBodyBytes, &b, false); err != nil {
+		return err
+	}
+	if err := b.validate(time.Now()); err != nil {
+		return err
+	}
+	secret, hash := auth.NewBearerToken()
+	t := auth.Token{ID: uuid.NewString(), Name: b.Name, Hash: hash, Community: community(r), Scopes: b.Scopes}
+	if b.Expires != nil {
+		t.Expires = *b.Expires
+	}
+	t, err := a.store.AddToken(r.Context(), t)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusCreated, issuedToken{
+		ID: t.ID, Name: t.Name, Token: secret, Scopes: nonNil(t.Scopes),
+		Expires: optTime(t.Expires), CreatedAt: t.CreatedAt.UTC(),
+	})
+	return nil
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func (a *adminAPI) listTokens(w http.ResponseWriter, r *http.Request) error {
+	ts, err := a.store.Tokens(r.Context(), community(r))
+	if err != nil {
+		return err
+	}
+	out := make([]tokenView, len(ts))
+	for i, t := range ts {
+		out[i] = tokenView{
+			ID: t.ID, Name: t.Name, Scopes: nonNil(t.Scopes), Expires: optTime(t.Expires), Revoked: t.Revoked,
+			CreatedAt: t.CreatedAt.UTC(), LastUsedAt: optTime(t.LastUsedAt),
+		}
+	}
+	writeJSON(w, http.StatusOK, struct {
+		Content []tokenView `json:"content"`
+	}{out})
+	return nil
+}
+
+func (a *adminAPI) revokeToken(w http.ResponseWriter, r *http.Request) error {
+	if err := a.store.RevokeToken(r.Context(), community(r), r.PathValue("id")); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// --- service accounts and keys -------------------------------------------------
+
+type keyView struct {
+	ID         string     `json:"id"`
+	Active     bool       `json:"active"`
+	CreatedAt  time.Time  `json:"createdAt"`
+	LastUsedAt *time.Time `json:"lastUsedAt"`
+}
+
+type accountView struct {
+	ID         string    `json:"id"`
+	Community  string    `json:"community"`
+	AllowedIPs []string  `json:"allowedIPs"`
+	Keys       []keyView `json:"keys"`
+}
+
+func viewKey(k auth.Key) keyView {
+	return keyView{ID: k.ID, Active: k.Active, CreatedAt: k.CreatedAt.UTC(), LastUsedAt: optTime(k.LastUsedAt)}
+}
+
+func viewAccount(sa auth.ServiceAccount) accountView {
+	v := accountView{ID: sa.ID, Community: sa.Community, AllowedIPs: make([]string, len(sa.AllowedIPs)), Keys: make([]keyView, len(sa.Keys))}
+	for i, p := range sa.AllowedIPs {
+		v.AllowedIPs[i] = p.String()
+	}
+	for i, k := range sa.Keys {
+		v.Keys[i] = viewKey(k)
+	}
+	return v
+}
+
+// account returns the community's account {a}, or ErrNotFound.
+func (a *adminAPI) account(ctx context.Context, c, id string) (auth.ServiceAccount, error) {
+	all, err := a.store.ServiceAccounts(ctx, c)
+	if err != nil {
+		return auth.ServiceAccount{}, err
+	}
+	for _, sa := range all {
+		if sa.ID == id {
+			return sa, nil
+		}
+	}
+	return auth.ServiceAccount{}, auth.ErrNotFound
+}
+
+func (a *adminAPI) getAccount(w http.ResponseWriter, r *http.Request) error {
+	sa, err := a.account(r.Context(), community(r), r.PathValue("a"))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, viewAccount(sa))
+	return nil
+}
+
+func (a *adminAPI) putAccount(w http.ResponseWriter, r *http.Request) error {
+	var b struct {
+		AllowedIPs []string `json:"allowedIPs"`
+	}
+	if err := readBody(w, r, MaxAdminBodyBytes, &b, true); err != nil {
+		return err
+	}
+	v := &procure.ValidationError{Source: procure.SourceBody}
+	ips := make([]netip.Prefix, 0, len(b.AllowedIPs))
+	for i, s := range b.AllowedIPs {
+		p, err := parsePrefix(s)
+		if err != nil {
+			v.Add("allowedIPs["+strconv.Itoa(i)+"]", "must be an IP address or a CIDR such as 203.0.113.0/24 (got "+quoteParam(s)+")")
+			continue
+		}
+		ips = append(ips, p)
+	}
+	if err := v.Err(); err != nil {
+		return err
+	}
+	sa, err := a.store.PutServiceAccount(r.Context(), community(r), r.PathValue("a"), ips)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, viewAccount(sa))
+	return nil
+}
+
+// parsePrefix reads a CIDR, or a single address as a /32 or /128.
+func parsePrefix(s string) (netip.Prefix, error) {
+	s = strings.TrimSpace(s)
+	if strings.Contains(s, "/") {
+		p, err := netip.ParsePrefix(s)
+		return p.Masked(), err
+	}
+	addr, err := netip.ParseAddr(s)
+	if err != nil {
+		return netip.Prefix{}, err
+	}
+	return netip.PrefixFrom(addr, addr.BitLen()), nil
+}
+
+func (a *adminAPI) addKey(w http.ResponseWriter, r *http.Request) error {
+	var b struct{}
+	if err := readBody(w, r, MaxAdminBodyBytes, &b, true); err != nil {
+		return err
+	}
+	secret, hash := auth.NewAPIKey()
+	k, err := a.store.AddKey(r.Context(), community(r), r.PathValue("a"), auth.Key{ID: uuid.NewString(), Hash: hash, Active: true})
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusCreated, struct {
+		ID        string    `json:"id"`
+		Key       string    `json:"key"`
+		Active    bool      `json:"active"`
+		CreatedAt time.Time `json:"createdAt"`
+	}{k.ID, secret, k.Active, k.CreatedAt.UTC()})
+	return nil
+}
+
+func (a *adminAPI) patchKey(w http.ResponseWriter, r *http.Request) error {
+	var b struct {
+		Active *bool `json:"active"`
+	}
+	if err := readBody(w, r, MaxAdminBodyBytes, &b, false); err != nil {
+		return err
+	}
+	if b.Active == nil {
+		return procure.Invalid(procure.SourceBody, "active", "is required (true or false)")
+	}
+	k, err := a.store.SetKeyActive(r.Context(), community(r), r.PathValue("a"), r.PathValue("id"), *b.Active)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, viewKey(k))
+	return nil
+}
+
+// --- budgets ---------------------------------------------------------------
+
+func (a *adminAPI) putBudget(w http.ResponseWriter, r *http.Request) error {
+	var b struct {
+		Budget json.RawMessage `json:"budget"`
+	}
+	if err := readBody(w, r, MaxAdminBodyBytes, &b, false); err != nil {
+		return err
+	}
+	raw := strings.TrimSpace(string(b.Budget))
+	if raw == "" || raw == "null" {
+		return procure.Invalid(procure.SourceBody, "budget", "is required: a decimal number, as a JSON string or number")
+	}
+	if s, err := strconv.Unquote(raw); err == nil && raw[0] == '"' {
+		raw = s
+	}
+	amount, err := budget.ParseAmount(raw)
+	if err != nil {
+		return procure.Invalid(procure.SourceBody, "budget", "must be a decimal number such as 1250.00 (got "+quoteParam(raw)+")")
+	}
+	account := r.PathValue("account")
+	if err := a.store.PutBudget(r.Context(), community(r), account, amount); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, struct {
+		Account string          `json:"account"`
+		Budget  decimal.Decimal `json:"budget"`
+	}{strings.TrimSpace(account), amount})
+	return nil
+}
+
+func (a *adminAPI) deleteBudget(w http.ResponseWriter, r *http.Request) error {
+	if err := a.store.DeleteBudget(r.Context(), community(r), r.PathValue("account")); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// --- import ----------------------------------------------------------------
+
+func (a *adminAPI) importFile(w http.ResponseWriter, r *http.Request) error {
+	if a.imp == nil {
+		return newError(http.StatusNotImplemented, CodeNotImplemented, "this server does not import data files")
+	}
+	if ct := r.Header.Get("Content-Type"); ct != "" && !isJSONContentType(ct) {
+		return newError(http.StatusUnsupportedMediaType, CodeUnsupportedMediaType,
+			"the request body must be a JSON data file: send Content-Type: application/json")
+	}
+	body := io.Reader(r.Body)
+	if a.maxImport > 0 {
+		body = http.MaxBytesReader(w, r.Body, a.maxImport)
+	}
+	counts, err := a.imp(r.Context(), body)
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return newError(http.StatusRequestEntityTooLarge, CodePayloadTooLarge,
+				"the data file is larger than "+strconv.FormatInt(a.maxImport, 10)+" bytes")
+		}
+		return err
+	}
+	writeJSON(w, http.StatusOK, counts)
+	return nil
+}
