@@ -181,6 +181,7 @@ func (a *adminAPI) authed(h func(w http.ResponseWriter, r *http.Request) error) 
 			writeError(w, r, a.log, auth.ErrUnauthenticated)
 			return
 		}
+		noteCommunity(r, r.PathValue("c"))
 		if err := h(w, r); err != nil {
 			writeError(w, r, a.log, err)
 		}
