@@ -148,6 +148,9 @@ func (b *Bearer) Authenticate(ctx context.Context, header string) (Principal, er
 	if !t.Expires.IsZero() && !now().Before(t.Expires) {
 		return Principal{}, ErrUnauthenticated
 	}
+	if rec, ok := b.Tokens.(UsageRecorder); ok {
+		rec.TokenUsed(ctx, h, now()) // lastUsedAt: the store writes at most once a minute
+	}
 	return Principal{Community: t.Community, Scopes: t.Scopes, Subject: tokenSubject(h)}, nil
 }
 

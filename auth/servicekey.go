@@ -10,6 +10,7 @@ import (
 	"math/big"
 	"net/netip"
 	"strings"
+	"time"
 )
 
 // The request headers of Interface B (spec 5.2).
@@ -84,6 +85,9 @@ func (a *ServiceKey) Authenticate(ctx context.Context, accountID, apiKey string,
 		return Principal{}, fmt.Errorf("%w: service account %q: the key matches none of its keys", ErrUnauthenticated, accountID)
 	case !ipOK:
 		return Principal{}, fmt.Errorf("%w: service account %q: client address %s is outside its allowlist", ErrUnauthenticated, accountID, describeAddr(client))
+	}
+	if rec, ok := a.Accounts.(UsageRecorder); ok {
+		rec.KeyUsed(ctx, h, time.Now()) // lastUsedAt: the store writes at most once a minute
 	}
 	return Principal{Community: acc.Community, Subject: "service-account:" + acc.ID}, nil
 }
