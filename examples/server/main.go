@@ -9,6 +9,9 @@
 //	go run ./examples/server -postgres postgres://localhost/procure   # keep the data in PostgreSQL
 //	go run ./examples/server -finance-url http://127.0.0.1:8090/account-code-validation
 //	                                         # demo checkout asks a finance system (examples/connector)
+//	PROCURE_ADMIN_TOKEN=... go run ./examples/server -admin-addr 127.0.0.1:8081
+//	                                         # the admin API on its own listener (examples/procurectl)
+//	go run ./examples/server -log-format json -log-level debug
 //
 // The demo data (demo.json, embedded in the binary) holds two communities,
 // acme-au (AU) and globex-us (US), with about fifty suppliers, bearer
@@ -16,6 +19,15 @@
 // its address and the demo credentials. A -data file has the same format
 // (DECISIONS.md "Data files"); a bad one stops the server with an error
 // naming the file and the offending entry.
+//
+// The admin API (docs: "Admin API") is off unless -admin-addr is given; it
+// never shares the public listener. Its token comes from the environment
+// variable PROCURE_ADMIN_TOKEN, or is generated at start and printed once.
+//
+// The server logs (log/slog, text or JSON on standard error) the store in
+// use, migrations and the import, and one line per request: method, route
+// pattern, status, duration and community - never a secret, a header or a
+// query value.
 //
 // The server shuts down gracefully on SIGINT or SIGTERM: it stops
 // accepting connections and lets requests in flight finish, for up to ten
@@ -77,6 +89,10 @@ var errUsage = errors.New("usage")
 // config is the command line.
 type config struct {
 	addr       string // listen address
+	adminAddr  string // admin API listen address; empty: no admin API
+	logFormat  string // text or json
+	logLevel   slog.Level
+	maxImport  int64  // bound of an admin import body, in bytes
 	data       string // data file; empty means the embedded demo data
 	postgres   string // PostgreSQL DSN; empty means the in-memory store
 	financeURL string // finance system for the demo checkout; empty means the stored budget tables
@@ -104,8 +120,12 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&cfg.data, "data", "", "data `file` to serve instead of the built-in demo data (JSON, DECISIONS.md \"Data files\")")
 	fs.StringVar(&cfg.postgres, "postgres", "", "PostgreSQL `URL` to keep the data in (postgres://user:pass@host:5432/db); the schema is created or migrated at start and the data (-data, or the demo data) is imported, idempotently")
 	fs.StringVar(&cfg.financeURL, "finance-url", "", "finance system `URL` the demo checkout asks over the XML exchange (e.g. http://127.0.0.1:8090/account-code-validation from examples/connector); empty uses the stored budget tables")
+	fs.StringVar(&cfg.adminAddr, "admin-addr", "", "listen `address` of the admin API (host:port; off when empty). Its token is PROCURE_ADMIN_TOKEN, or one generated and printed at start")
+	fs.StringVar(&cfg.logFormat, "log-format", "text", "log `format` on standard error: text or json")
+	fs.TextVar(&cfg.logLevel, "log-level", slog.LevelInfo, "log `level`: debug, info, warn or error")
+	fs.Int64Var(&cfg.maxImport, "max-import-bytes", 64<<30, "largest data file the admin import accepts, in `bytes` (0: no bound)")
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: server [-addr host:port] [-data file.json] [-postgres URL] [-finance-url URL]\n\n")
+		fmt.Fprintf(fs.Output(), "usage: server [-addr host:port] [-admin-addr host:port] [-data file.json] [-postgres URL] [-finance-url URL] [-log-format text|json] [-log-level level]\n\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -119,6 +139,16 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 		fs.Usage()
 		return cfg, errUsage
 	}
+	if cfg.logFormat != "text" && cfg.logFormat != "json" {
+		fmt.Fprintf(stderr, "server: -log-format must be text or json (got %q)\n", cfg.logFormat)
+		fs.Usage()
+		return cfg, errUsage
+	}
+	if cfg.adminAddr != "" && cfg.adminAddr == cfg.addr {
+		fmt.Fprintln(stderr, "server: -admin-addr must differ from -addr: the admin API never shares the public listener")
+		fs.Usage()
+		return cfg, errUsage
+	}
 	return cfg, nil
 }
 
@@ -129,7 +159,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	log := slog.New(slog.NewTextHandler(stderr, nil))
+	log := newLogger(cfg, stderr)
+	log.Info("store", "kind", storeKind(cfg), "data", dataName(cfg.data))
 
 	data, store, closeStore, err := openData(ctx, cfg)
 	if err != nil {
@@ -145,8 +176,39 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	srv := &http.Server{
-		Handler:           handler,
+	servers := []*http.Server{newServer(httpapi.RequestLog(log, handler), log)}
+	listeners := []net.Listener{ln}
+	var adminBase, adminToken string
+	if cfg.adminAddr != "" {
+		admin, token, err := newAdminHandler(store, cfg, log)
+		if err != nil {
+			ln.Close()
+			return err
+		}
+		aln, err := net.Listen("tcp", cfg.adminAddr)
+		if err != nil {
+			ln.Close()
+			return fmt.Errorf("admin listener: %w", err)
+		}
+		servers = append(servers, newServer(httpapi.RequestLog(log, admin), log))
+		listeners = append(listeners, aln)
+		adminBase = "http://" + displayAddr(aln.Addr())
+		adminToken = token
+		log.Info("admin API listening", "addr", aln.Addr().String())
+	}
+
+	base := "http://" + displayAddr(ln.Addr())
+	printBanner(stdout, base, data.file, data.suppliers, cfg.data == "")
+	printAdminBanner(stdout, adminBase, adminToken)
+	log.Info("listening", "addr", ln.Addr().String(), "communities", len(data.file.Communities))
+
+	return serve(ctx, servers, listeners, log)
+}
+
+// newServer is an http.Server with the program's timeouts and limits.
+func newServer(h http.Handler, log *slog.Logger) *http.Server {
+	return &http.Server{
+		Handler:           h,
 		ReadHeaderTimeout: readHeaderTimeout,
 		ReadTimeout:       readTimeout,
 		WriteTimeout:      writeTimeout,
@@ -156,12 +218,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		// No BaseContext tied to ctx: requests in flight at shutdown must
 		// finish, not see their context cancelled by the signal.
 	}
-
-	base := "http://" + displayAddr(ln.Addr())
-	printBanner(stdout, base, data.file, data.suppliers, cfg.data == "")
-	log.Info("listening", "addr", ln.Addr().String(), "communities", len(data.file.Communities))
-
-	return serve(ctx, srv, ln, log)
 }
 
 // backend is what the server serves from: memstore.Store and
@@ -268,24 +324,34 @@ func newHandler(store backend, financeURL string, log *slog.Logger) (http.Handle
 	return mux, nil
 }
 
-// serve runs srv on ln until ctx is done, then shuts it down, waiting up to
-// shutdownTimeout for requests in flight.
-func serve(ctx context.Context, srv *http.Server, ln net.Listener, log *slog.Logger) error {
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
+// serve runs each server on its listener until ctx is done or one fails,
+// then shuts them all down, waiting up to shutdownTimeout for requests in
+// flight.
+func serve(ctx context.Context, servers []*http.Server, listeners []net.Listener, log *slog.Logger) error {
+	errc := make(chan error, len(servers))
+	for i, srv := range servers {
+		go func() { errc <- srv.Serve(listeners[i]) }()
+	}
+	var failed error
 	select {
-	case err := <-errc:
-		return err // Serve failed before any shutdown
+	case failed = <-errc: // a Serve failed before any shutdown
 	case <-ctx.Done():
 	}
 	log.Info("shutting down", "grace", shutdownTimeout.String())
 	sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
 	defer cancel()
-	if err := srv.Shutdown(sctx); err != nil {
-		return fmt.Errorf("shutdown: %w", err)
+	for _, srv := range servers {
+		if err := srv.Shutdown(sctx); err != nil && failed == nil {
+			failed = fmt.Errorf("shutdown: %w", err)
+		}
 	}
-	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
-		return err
+	if failed != nil {
+		return failed
+	}
+	for range servers {
+		if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
+			return err
+		}
 	}
 	log.Info("stopped")
 	return nil

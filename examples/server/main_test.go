@@ -489,6 +489,9 @@ func TestRunFlags(t *testing.T) {
 		{[]string{"-nope"}, errUsage},
 		{[]string{"extra"}, errUsage},
 		{[]string{"-h"}, flag.ErrHelp},
+		{[]string{"-log-format", "xml"}, errUsage},
+		{[]string{"-log-level", "loud"}, errUsage},
+		{[]string{"-addr", "127.0.0.1:8080", "-admin-addr", "127.0.0.1:8080"}, errUsage},
 	}
 	for _, tt := range tests {
 		var stderr bytes.Buffer

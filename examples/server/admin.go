@@ -1,0 +1,80 @@
+package main
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"os"
+
+	"github.com/procurekit/procure/httpapi"
+)
+
+// adminTokenEnv names the environment variable that holds the admin token.
+const adminTokenEnv = "PROCURE_ADMIN_TOKEN"
+
+// newLogger is the program's logger on w, in cfg's format and level.
+func newLogger(cfg config, w io.Writer) *slog.Logger {
+	opts := &slog.HandlerOptions{Level: cfg.logLevel}
+	if cfg.logFormat == "json" {
+		return slog.New(slog.NewJSONHandler(w, opts))
+	}
+	return slog.New(slog.NewTextHandler(w, opts))
+}
+
+// storeKind says which store serves, for the log: "memory", or
+// "postgres" with the host and database but never the user or password.
+func storeKind(cfg config) string {
+	if cfg.postgres == "" {
+		return "memory"
+	}
+	u, err := url.Parse(cfg.postgres)
+	if err != nil || u.Scheme == "" {
+		return "postgres" // a key=value DSN: nothing safe to show
+	}
+	return "postgres " + u.Host + u.Path
+}
+
+// newAdminHandler mounts the admin API over store, with the admin token
+// from the environment or a new one (returned to be printed once; empty
+// when the environment gave it).
+func newAdminHandler(store backend, cfg config, log *slog.Logger) (http.Handler, string, error) {
+	as, ok := store.(httpapi.AdminStore)
+	if !ok {
+		return nil, "", fmt.Errorf("-admin-addr: the %s store does not support the admin API's writes", storeKind(cfg))
+	}
+	token, generated := os.Getenv(adminTokenEnv), ""
+	if token == "" {
+		var b [32]byte
+		rand.Read(b[:]) // never fails (crypto/rand, Go 1.24+)
+		token = "procure_at_" + hex.EncodeToString(b[:])
+		generated = token
+	}
+	mux := http.NewServeMux()
+	httpapi.MountAdmin(mux, httpapi.AdminOptions{
+		Token:          token,
+		Store:          as,
+		Import:         importFunc(store, log),
+		MaxImportBytes: cfg.maxImport,
+		Logger:         log,
+	})
+	return mux, generated, nil
+}
+
+// printAdminBanner tells where the admin API is and, when the server made
+// the token, the token: printed this once, never logged.
+func printAdminBanner(w io.Writer, base, generated string) {
+	if base == "" {
+		return
+	}
+	fmt.Fprintf(w, "admin API on %s%s (OpenAPI: %s%s/openapi.json)\n", base, httpapi.AdminBasePath, base, httpapi.AdminBasePath)
+	if generated != "" {
+		fmt.Fprintf(w, "  admin token (shown once; set %s to choose your own): %s\n", adminTokenEnv, generated)
+	} else {
+		fmt.Fprintf(w, "  admin token: from %s\n", adminTokenEnv)
+	}
+	fmt.Fprintln(w)
+}
