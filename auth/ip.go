@@ -1,8 +1,12 @@
 package auth
 
 import (
+	"errors"
 	"net/netip"
+	"strconv"
 	"strings"
+
+	"github.com/procurekit/procure"
 )
 
 // ClientIP returns the address of the client that sent a request, by the
@@ -111,4 +115,68 @@ func unmapPrefix(p netip.Prefix) netip.Prefix {
 		return netip.PrefixFrom(a.Unmap(), p.Bits()-96).Masked()
 	}
 	return p
+}
+
+// ParsePrefix reads one allowlist entry: a CIDR ("203.0.113.0/24",
+// "2001:db8::/32", masked to its network), or a single address standing
+// for a /32 (IPv4) or /128 (IPv6) prefix. IPv4-mapped IPv6 addresses and
+// zones are refused: an allowlist names networks, and AddrAllowed
+// unmaps the client address instead.
+func ParsePrefix(s string) (netip.Prefix, error) {
+	if strings.Contains(s, "/") {
+		p, err := netip.ParsePrefix(s)
+		if err != nil {
+			return netip.Prefix{}, err
+		}
+		return p.Masked(), nil
+	}
+	a, err := netip.ParseAddr(s)
+	if err != nil {
+		return netip.Prefix{}, err
+	}
+	if a.Zone() != "" {
+		return netip.Prefix{}, errors.New("an allowlist entry has no zone")
+	}
+	return netip.PrefixFrom(a, a.BitLen()), nil
+}
+
+// ParseAllowlist reads a comma-separated allowlist such as
+// "203.0.113.7, 10.0.0.0/8" (white space around entries is ignored; empty
+// entries are not allowed). field names the setting in errors: a bad
+// entry is a *procure.ValidationError (Source data) whose field is
+// field[i], i counted from 0. An empty s is an empty allowlist.
+//
+// FormatAllowlist writes the result back in a form ParseAllowlist reads
+// to the same prefixes.
+func ParseAllowlist(field, s string) ([]netip.Prefix, error) {
+	if strings.TrimSpace(s) == "" {
+		return nil, nil
+	}
+	parts := strings.Split(s, ",")
+	out := make([]netip.Prefix, 0, len(parts))
+	for i, part := range parts {
+		part = strings.TrimSpace(part)
+		at := field + "[" + strconv.Itoa(i) + "]"
+		if part == "" {
+			return nil, procure.Invalid(procure.SourceData, at, "is empty: separate entries with single commas")
+		}
+		p, err := ParsePrefix(part)
+		if err != nil {
+			return nil, procure.Invalid(procure.SourceData, at, "must be an IP address or CIDR such as 203.0.113.0/24 (got "+strconv.Quote(part)+")")
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// FormatAllowlist writes prefixes as ParseAllowlist reads them.
+func FormatAllowlist(prefixes []netip.Prefix) string {
+	var b strings.Builder
+	for i, p := range prefixes {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(p.String())
+	}
+	return b.String()
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/subtle"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"hash/crc32"
@@ -11,6 +12,7 @@ import (
 	"net/netip"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // The request headers of Interface B (spec 5.2).
@@ -50,22 +52,39 @@ func (a *ServiceKey) ClientIP(remoteAddr string, forwardedFor []string) netip.Ad
 // The key's SHA-256 hash is compared with every key of the account in
 // constant time, and the comparison does not stop at a match, so the time
 // taken does not reveal which key matched, or how many keys exist before
-// it. The account id is public (spec 5.2) and is not hidden.
+// it.
+//
+// The account id is public (spec 5.2), but a caller who swaps the two
+// headers sends the key as the account id, so an id that names no
+// account is never written into the error: the error carries only
+// AccountIDFingerprint of it (enough to tell repeated failures of one
+// caller apart). The id of an account that exists is named.
+//
+// An account id that no store can hold - longer than MaxAccountIDLength
+// bytes, or not valid UTF-8, or holding a control character such as NUL -
+// is refused before the store is asked (PostgreSQL cannot take NUL or
+// invalid UTF-8 as text), with the same ErrUnauthenticated.
 func (a *ServiceKey) Authenticate(ctx context.Context, accountID, apiKey string, client netip.Addr) (Principal, error) {
 	if accountID == "" || apiKey == "" {
 		return Principal{}, fmt.Errorf("%w: the %s and %s headers are both required", ErrUnauthenticated, HeaderAccountID, HeaderAPIKey)
+	}
+	if !plausibleAccountID(accountID) {
+		return Principal{}, fmt.Errorf("%w: the %s header is not an account id (%s)", ErrUnauthenticated, HeaderAccountID, AccountIDFingerprint(accountID))
 	}
 	h := HashSecret(apiKey)
 	acc, err := a.Accounts.ServiceAccount(ctx, accountID)
 	switch {
 	case errors.Is(err, ErrUnknown):
-		return Principal{}, fmt.Errorf("%w: unknown service account %q", ErrUnauthenticated, accountID)
+		return Principal{}, fmt.Errorf("%w: unknown service account (%s)", ErrUnauthenticated, AccountIDFingerprint(accountID))
 	case err != nil:
-		return Principal{}, fmt.Errorf("service account %q: %w", accountID, err)
+		// A store failure: the id may still be a misplaced key, so only
+		// its fingerprint is named. The cause keeps its own sentinel (a
+		// timeout, say) for the HTTP layer to classify.
+		return Principal{}, fmt.Errorf("service account (%s): %w", AccountIDFingerprint(accountID), err)
 	case acc.ID != accountID:
 		// A store that matched loosely (another case, a prefix) must not
 		// let a caller in under another account's id.
-		return Principal{}, fmt.Errorf("%w: unknown service account %q", ErrUnauthenticated, accountID)
+		return Principal{}, fmt.Errorf("%w: unknown service account (%s)", ErrUnauthenticated, AccountIDFingerprint(accountID))
 	}
 	matched, matchedInactive := 0, 0
 	for _, k := range acc.Keys {
@@ -90,6 +109,36 @@ func (a *ServiceKey) Authenticate(ctx context.Context, accountID, apiKey string,
 		rec.KeyUsed(ctx, h, time.Now()) // lastUsedAt: the store writes at most once a minute
 	}
 	return Principal{Community: acc.Community, Subject: "service-account:" + acc.ID}, nil
+}
+
+// MaxAccountIDLength is the longest Service-Account-ID header value
+// Authenticate looks up, in bytes: an account id is at most 255 characters
+// (the length of every id of the spec), so at most 1020 bytes of UTF-8.
+const MaxAccountIDLength = 1020
+
+// plausibleAccountID reports whether id can be an account id at all: valid
+// UTF-8, no control characters (NUL included), at most MaxAccountIDLength
+// bytes.
+func plausibleAccountID(id string) bool {
+	if len(id) > MaxAccountIDLength || !utf8.ValidString(id) {
+		return false
+	}
+	for _, r := range id {
+		if r < 0x20 || r == 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+// AccountIDFingerprint names an account id in logs without writing it:
+// "id sha256:" and the first 12 hex digits of the SHA-256 of the id. An
+// operator who knows the ids can match it (and a key sent as an id, by a
+// caller who swapped the two headers, is not revealed: 48 bits of its
+// hash say nothing useful about a 256-bit key).
+func AccountIDFingerprint(id string) string {
+	h := HashSecret(id)
+	return "id sha256:" + hex.EncodeToString(h[:6])
 }
 
 func describeAddr(a netip.Addr) string {

@@ -21,6 +21,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/procurekit/procure"
 	"github.com/procurekit/procure/auth"
@@ -57,9 +58,20 @@ type Client struct {
 // Option configures a Client.
 type Option func(*Client)
 
+// DefaultTimeout bounds each call of a Client made without WithHTTPClient,
+// from sending the request to reading the whole answer.
+const DefaultTimeout = 30 * time.Second
+
 // WithHTTPClient makes the client send its requests with hc (for its
-// timeout, transport, proxy or TLS settings). The default is
-// http.DefaultClient.
+// timeout, transport, proxy or TLS settings). The default is a client on
+// http.DefaultTransport with a timeout of DefaultTimeout (never
+// http.DefaultClient, which waits for ever).
+//
+// Whatever hc's own redirect policy, the Client follows a redirect only
+// within the origin (scheme, host and port) of its base URL: the API key
+// travels in a custom header, which net/http copies to any host a
+// redirect names. A redirect elsewhere is an error, and the key is not
+// sent. hc itself is not modified.
 func WithHTTPClient(hc *http.Client) Option { return func(c *Client) { c.hc = hc } }
 
 // WithUserAgent sets the User-Agent header of every request.
@@ -102,17 +114,63 @@ func New(baseURL, accountID, apiKey string, opts ...Option) (*Client, error) {
 		base:      strings.TrimRight(u.String(), "/"),
 		account:   strings.TrimSpace(accountID),
 		key:       apiKey,
-		hc:        http.DefaultClient,
 		userAgent: "procurekit-userapi/1",
 		autoRoles: map[string]bool{},
 	}
 	for _, o := range opts {
 		o(c)
 	}
-	if c.hc == nil {
-		c.hc = http.DefaultClient
+	var hc http.Client // a copy: the caller's client keeps its own policy
+	if c.hc != nil {
+		hc = *c.hc
+	} else {
+		hc.Timeout = DefaultTimeout
 	}
+	hc.CheckRedirect = sameOrigin(u, hc.CheckRedirect)
+	c.hc = &hc
 	return c, nil
+}
+
+// ErrRedirect is returned (wrapped in a *url.Error) when the server
+// redirects a request to another origin than the base URL's: the client
+// does not follow, so the API key is not sent there.
+var ErrRedirect = errors.New("userapi: refusing to follow a redirect to another origin (the API key would go with it)")
+
+// sameOrigin is a CheckRedirect that stops any redirect leaving base's
+// scheme, host and port, then defers to next (the caller's policy, or
+// net/http's default of at most 10 redirects).
+func sameOrigin(base *url.URL, next func(*http.Request, []*http.Request) error) func(*http.Request, []*http.Request) error {
+	scheme, host := strings.ToLower(base.Scheme), canonicalHost(base)
+	return func(req *http.Request, via []*http.Request) error {
+		if strings.ToLower(req.URL.Scheme) != scheme || canonicalHost(req.URL) != host {
+			// Drop the key from the request net/http prepared, in case a
+			// caller's transport looks at it after this error.
+			req.Header.Del(auth.HeaderAPIKey)
+			return ErrRedirect
+		}
+		if next != nil {
+			return next(req, via)
+		}
+		if len(via) >= 10 {
+			return errors.New("userapi: stopped after 10 redirects")
+		}
+		return nil
+	}
+}
+
+// canonicalHost is u's host in lower case with the scheme's default port
+// made explicit, so that "HOST" and "host:443" are one origin.
+func canonicalHost(u *url.URL) string {
+	port := u.Port()
+	if port == "" {
+		switch strings.ToLower(u.Scheme) {
+		case "https":
+			port = "443"
+		case "http":
+			port = "80"
+		}
+	}
+	return strings.ToLower(u.Hostname()) + ":" + port
 }
 
 // Error is a response of the user API other than 200: its status and the
