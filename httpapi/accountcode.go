@@ -2,15 +2,20 @@ package httpapi
 
 import (
 	"context"
+	"crypto/subtle"
 	"errors"
+	"fmt"
 	"log/slog"
 	"mime"
 	"net/http"
+	"net/netip"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/procurekit/procure"
+	"github.com/procurekit/procure/auth"
 	"github.com/procurekit/procure/budget"
 )
 
@@ -35,6 +40,29 @@ type AccountCodeHandlerOptions struct {
 	// MaxBodyBytes bounds a request body; 0 means DefaultAccountCodeMaxBody.
 	// A larger body is answered 413.
 	MaxBodyBytes int64
+
+	// Token is the secret the platform sends as "Authorization: Bearer
+	// <Token>" (DECISIONS.md "The connector's callers"); it is compared in
+	// constant time and never logged. It is required unless
+	// InsecureNoAuth is set.
+	Token string
+
+	// AllowedIPs, when not empty, is the allowlist of caller addresses
+	// (the TCP peer, or by TrustedProxies the X-Forwarded-For rule of
+	// auth.ClientIP); a request from elsewhere is refused like a bad
+	// token.
+	AllowedIPs []netip.Prefix
+
+	// TrustedProxies are the reverse proxies whose X-Forwarded-For header
+	// is believed when matching AllowedIPs; none means the header is
+	// ignored.
+	TrustedProxies []netip.Prefix
+
+	// InsecureNoAuth serves without a token, for local trials only: a
+	// connector answers whether an account has budget for an amount, so
+	// an open one is a budget (and, with a stored procedure, permission)
+	// oracle for anyone who reaches it. AllowedIPs still applies.
+	InsecureNoAuth bool
 }
 
 // AccountCodeHandler is the connector's side of Interface C: an
@@ -42,6 +70,9 @@ type AccountCodeHandlerOptions struct {
 // asks a budget.Validator, and writes the XML reply.
 //
 // Answers:
+//   - 401 (UNAUTHORIZED, with WWW-Authenticate: Bearer) before anything
+//     else, when the caller lacks "Authorization: Bearer <Token>" or is
+//     outside AllowedIPs; one answer whichever check failed.
 //   - 200, application/xml; charset=utf-8: an AccountCodeValidationResponse
 //     with one Line per request line, in request order, each with its
 //     LineNumber, Status and Message (empty when there is none).
@@ -66,21 +97,33 @@ type AccountCodeHandlerOptions struct {
 // with the codes of the JSON APIs. The handler checks the method itself, so
 // it may be mounted on any path; Mount uses AccountCodePath.
 type AccountCodeHandler struct {
-	v       budget.Validator
-	log     *slog.Logger
-	maxBody int64
+	v         budget.Validator
+	log       *slog.Logger
+	maxBody   int64
+	tokenHash auth.Hash // SHA-256 of the token; compared, never the token itself
+	noAuth    bool
+	allowed   []netip.Prefix
+	trusted   []netip.Prefix
 }
 
 var _ http.Handler = (*AccountCodeHandler)(nil)
 
 // NewAccountCodeHandler returns a handler that delegates to v, which must
-// not be nil (NewAccountCodeHandler panics: a connector without a budget
-// source is a programming mistake, better found at start).
+// not be nil. It panics when v is nil, or when opts has neither a Token nor
+// InsecureNoAuth: a connector without a budget source, or open to anyone,
+// is a programming mistake, better found at start.
 func NewAccountCodeHandler(v budget.Validator, opts AccountCodeHandlerOptions) *AccountCodeHandler {
 	if v == nil {
 		panic("httpapi: NewAccountCodeHandler: nil validator")
 	}
-	h := &AccountCodeHandler{v: v, log: opts.Logger, maxBody: opts.MaxBodyBytes}
+	if opts.Token == "" && !opts.InsecureNoAuth {
+		panic("httpapi: NewAccountCodeHandler: no Token (set InsecureNoAuth to serve without one)")
+	}
+	h := &AccountCodeHandler{
+		v: v, log: opts.Logger, maxBody: opts.MaxBodyBytes,
+		tokenHash: auth.HashSecret(opts.Token), noAuth: opts.InsecureNoAuth && opts.Token == "",
+		allowed: slices.Clone(opts.AllowedIPs), trusted: slices.Clone(opts.TrustedProxies),
+	}
 	if h.log == nil {
 		h.log = slog.Default()
 	}
@@ -107,6 +150,14 @@ func (h *AccountCodeHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			h.fail(w, r, newError(http.StatusInternalServerError, CodeInternal, "internal server error"))
 		}
 	}()
+	// The caller is authenticated before anything else is looked at, so
+	// that an unauthenticated caller learns nothing (not even the method).
+	if err := h.authenticate(r); err != nil {
+		h.log.InfoContext(r.Context(), "account code validation: authentication failed", "reason", err.Error())
+		w.Header().Set("WWW-Authenticate", "Bearer")
+		h.fail(w, r, err)
+		return
+	}
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
 		h.fail(w, r, newError(http.StatusMethodNotAllowed, CodeMethodNotAllowed,
@@ -168,6 +219,32 @@ func (h *AccountCodeHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		*bp = b
 		xmlBufPool.Put(bp)
 	}
+}
+
+// authenticate checks the caller's address against the allowlist and its
+// bearer token against the connector's, in constant time (both SHA-256
+// hashed, so the comparison does not depend on the lengths either). Every
+// failure matches auth.ErrUnauthenticated (one 401); the error says which
+// check failed, for the log, and never holds a token.
+func (h *AccountCodeHandler) authenticate(r *http.Request) error {
+	if len(h.allowed) > 0 {
+		client := auth.ClientIP(r.RemoteAddr, r.Header[hdrXFF], h.trusted)
+		if !auth.AddrAllowed(client, h.allowed) {
+			return fmt.Errorf("%w: client address %s is outside the connector's allowlist", auth.ErrUnauthenticated, client)
+		}
+	}
+	if h.noAuth {
+		return nil
+	}
+	scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return fmt.Errorf("%w: no Authorization: Bearer header", auth.ErrUnauthenticated)
+	}
+	got := auth.HashSecret(strings.TrimSpace(token))
+	if subtle.ConstantTimeCompare(got[:], h.tokenHash[:]) != 1 {
+		return fmt.Errorf("%w: the bearer token is not the connector's", auth.ErrUnauthenticated)
+	}
+	return nil
 }
 
 func (h *AccountCodeHandler) tooLarge() error {

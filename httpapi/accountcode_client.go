@@ -40,6 +40,12 @@ type AccountCodeClientOptions struct {
 	// Header is added to every request: credentials the finance system
 	// asks for, for example. Its values never appear in an error.
 	Header http.Header
+
+	// Token, when set, is sent as "Authorization: Bearer <Token>" on every
+	// request: the connector's secret (PROCURE_CONNECTOR_TOKEN,
+	// DECISIONS.md "The connector's callers"). It never appears in an
+	// error, and it replaces any Authorization in Header.
+	Token string
 }
 
 // AccountCodeClient is the platform's side of Interface C: a
@@ -96,6 +102,12 @@ func NewAccountCodeClient(rawURL string, opts AccountCodeClientOptions) (*Accoun
 		timeout:  opts.Timeout,
 		maxReply: opts.MaxReplyBytes,
 		header:   opts.Header.Clone(),
+	}
+	if opts.Token != "" {
+		if c.header == nil {
+			c.header = http.Header{}
+		}
+		c.header.Set("Authorization", "Bearer "+opts.Token)
 	}
 	if c.http == nil {
 		c.http = noRedirects

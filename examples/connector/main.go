@@ -26,6 +26,15 @@
 // Warning with -over-budget warning; an account absent from the table is
 // Invalid.
 //
+// Callers (DECISIONS.md "The connector's callers"): every request must
+// carry "Authorization: Bearer <secret>", the secret taken from the
+// environment variable PROCURE_CONNECTOR_TOKEN (compared in constant
+// time, never printed or logged); -allow CIDR,... restricts the callers'
+// addresses as well. Anything else is a 401 with the XML error body. The
+// connector refuses to start without the secret unless -insecure-no-auth
+// is given (for local trials: an open connector tells anyone whether an
+// account has budget for an amount). -max-body bounds a request body.
+//
 // Everything is checked before the connector listens: a missing or bad
 // CSV file (the error names the file and line), an unreachable database,
 // a table query that fails or returns bad rows, conflicting or missing
@@ -45,6 +54,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"net/netip"
 	"os/signal"
 	"strings"
 	"syscall"
@@ -52,9 +62,13 @@ import (
 
 	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver
 
+	"github.com/procurekit/procure/auth"
 	"github.com/procurekit/procure/budget"
 	"github.com/procurekit/procure/httpapi"
 )
+
+// TokenEnv names the environment variable holding the connector's secret.
+const TokenEnv = "PROCURE_CONNECTOR_TOKEN"
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -106,6 +120,10 @@ type config struct {
 	tableQuery string
 	refresh    time.Duration
 	timeout    time.Duration
+	allowText  string
+	allow      []netip.Prefix
+	noAuth     bool
+	maxBody    int64
 	set        map[string]bool // flags given on the command line
 }
 
@@ -129,8 +147,11 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&cfg.tableQuery, "table-query", "", "`SQL` returning the budget table's (account, budget) rows")
 	fs.DurationVar(&cfg.refresh, "refresh", 5*time.Minute, "re-read the budget table at this `interval` (0: never)")
 	fs.DurationVar(&cfg.timeout, "timeout", 10*time.Second, "bound on each stored-procedure call (0: none)")
+	fs.StringVar(&cfg.allowText, "allow", "", "comma-separated `CIDRs` (or addresses) callers must come from (default: any address)")
+	fs.BoolVar(&cfg.noAuth, "insecure-no-auth", false, "serve without the "+TokenEnv+" secret (local trials only)")
+	fs.Int64Var(&cfg.maxBody, "max-body", httpapi.DefaultAccountCodeMaxBody, "largest request body in `bytes` (larger: 413)")
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: connector [-addr host:port] (-table FILE.csv [-over-budget warning] | -postgres DSN (-call SQL | -table-query SQL)) [-refresh interval]\n\n")
+		fmt.Fprintf(fs.Output(), "usage: %s=<secret> connector [-addr host:port] [-allow CIDR,...] (-table FILE.csv [-over-budget warning] | -postgres DSN (-call SQL | -table-query SQL)) [-refresh interval]\n\n", TokenEnv)
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -171,7 +192,14 @@ func (c *config) check() error {
 		return configErrorf("-refresh must not be negative")
 	case c.timeout < 0:
 		return configErrorf("-timeout must not be negative")
+	case c.maxBody <= 0:
+		return configErrorf("-max-body must be positive (got %d)", c.maxBody)
 	}
+	allow, err := auth.ParseAllowlist("-allow", c.allowText)
+	if err != nil {
+		return configErrorf("%w", err)
+	}
+	c.allow = allow
 	if _, err := overBudgetStatus(c.overBudget); err != nil {
 		return err
 	}
@@ -196,6 +224,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	log := slog.New(slog.NewTextHandler(stderr, nil))
+	token := os.Getenv(TokenEnv)
+	switch {
+	case token == "" && !cfg.noAuth:
+		return configErrorf("no secret: set %s (callers send it as Authorization: Bearer <secret>), or give -insecure-no-auth for a local trial", TokenEnv)
+	case token != "" && cfg.noAuth:
+		return configErrorf("-insecure-no-auth and %s exclude each other: unset one", TokenEnv)
+	case token != "" && len(token) < 16:
+		return configErrorf("%s is %d bytes long; use at least 16 (e.g. openssl rand -hex 32)", TokenEnv, len(token))
+	}
 
 	v, describe, closeSource, err := openSource(ctx, cfg, log)
 	if err != nil {
@@ -204,7 +241,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	defer closeSource()
 
 	mux := http.NewServeMux()
-	httpapi.NewAccountCodeHandler(v, httpapi.AccountCodeHandlerOptions{Logger: log}).Mount(mux)
+	httpapi.NewAccountCodeHandler(v, httpapi.AccountCodeHandlerOptions{
+		Logger: log, Token: token, InsecureNoAuth: cfg.noAuth, AllowedIPs: cfg.allow, MaxBodyBytes: cfg.maxBody,
+	}).Mount(mux)
 
 	ln, err := net.Listen("tcp", cfg.addr)
 	if err != nil {
@@ -221,6 +260,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "connector serving POST http://%s%s\n", ln.Addr(), httpapi.AccountCodePath)
 	fmt.Fprintf(stdout, "  budget source: %s\n", describe)
+	switch {
+	case cfg.noAuth:
+		fmt.Fprintf(stdout, "  callers: NOT AUTHENTICATED (-insecure-no-auth); allowlist: %s\n", allowDescription(cfg.allow))
+	default:
+		fmt.Fprintf(stdout, "  callers: Authorization: Bearer <%s>; allowlist: %s\n", TokenEnv, allowDescription(cfg.allow))
+	}
 	return serve(ctx, srv, ln, log)
 }
 
@@ -280,6 +325,13 @@ func openSource(ctx context.Context, cfg config, log *slog.Logger) (v budget.Val
 	return tv, fmt.Sprintf("budget table query (%d accounts, over budget: %s, refresh: %s)",
 			tv.Table().Len(), strings.ToLower(string(over)), every(cfg.refresh)),
 		func() { tv.Close(); db.Close() }, nil
+}
+
+func allowDescription(p []netip.Prefix) string {
+	if len(p) == 0 {
+		return "any address"
+	}
+	return auth.FormatAllowlist(p)
 }
 
 func every(d time.Duration) string {

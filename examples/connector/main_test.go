@@ -22,7 +22,15 @@ import (
 	"github.com/procurekit/procure/internal/syncbuf"
 )
 
-func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
+// testToken is the connector's secret in these tests (a fixture).
+const testToken = "fixture-connector-secret-42"
+
+func TestMain(m *testing.M) {
+	// Every connector these tests start finds the secret, as a deployed one
+	// would; tests of a missing secret unset it with t.Setenv.
+	os.Setenv(TokenEnv, testToken)
+	os.Exit(pgtest.Main(m))
+}
 
 // start runs the connector with args on a free loopback port and returns
 // the URL it prints. The test's cleanup stops it (as SIGINT would) and
@@ -84,7 +92,13 @@ func ask(tb testing.TB, url, username string, lines ...string) []verdict {
 		b.WriteString("<Line><LineNumber>" + f[0] + "</LineNumber><Account>" + f[1] + "</Account><Amount>" + f[2] + "</Amount></Line>")
 	}
 	b.WriteString("</Lines></AccountCodeValidationRequest>")
-	resp, err := http.Post(url, "application/xml; charset=utf-8", strings.NewReader(b.String()))
+	hreq, err := http.NewRequest(http.MethodPost, url, strings.NewReader(b.String()))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	hreq.Header.Set("Content-Type", "application/xml; charset=utf-8")
+	hreq.Header.Set("Authorization", "Bearer "+testToken)
+	resp, err := http.DefaultClient.Do(hreq)
 	if err != nil {
 		tb.Fatal(err)
 	}

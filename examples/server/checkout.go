@@ -69,6 +69,11 @@ type checkoutConfig struct {
 	// .../account-code-validation URL) asked over the XML exchange instead
 	// of the in-memory tables.
 	FinanceURL string
+	// FinanceToken is the connector's secret (PROCURE_CONNECTOR_TOKEN),
+	// sent as "Authorization: Bearer <FinanceToken>" to FinanceURL
+	// (DECISIONS.md "The connector's callers"); empty sends none, which
+	// only a connector started with -insecure-no-auth accepts.
+	FinanceToken string
 	// OverBudget is the in-memory tables' status for a sum over budget;
 	// empty means Warning (a demo of the soft stop).
 	OverBudget budget.Status
@@ -109,7 +114,7 @@ func mountCheckoutDemo(mux *http.ServeMux, cfg checkoutConfig) error {
 	}
 	d := &checkoutDemo{cfg: cfg, bearer: &auth.Bearer{Tokens: cfg.Tokens}}
 	if cfg.FinanceURL != "" {
-		client, err := httpapi.NewAccountCodeClient(cfg.FinanceURL, httpapi.AccountCodeClientOptions{})
+		client, err := httpapi.NewAccountCodeClient(cfg.FinanceURL, httpapi.AccountCodeClientOptions{Token: cfg.FinanceToken})
 		if err != nil {
 			return fmt.Errorf("checkout demo: %w", err)
 		}

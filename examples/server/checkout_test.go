@@ -269,11 +269,12 @@ func TestCheckoutDemoThroughConnector(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmux := http.NewServeMux()
-	httpapi.NewAccountCodeHandler(tv, httpapi.AccountCodeHandlerOptions{}).Mount(cmux)
+	const secret = "fixture-connector-secret" // the connector's PROCURE_CONNECTOR_TOKEN
+	httpapi.NewAccountCodeHandler(tv, httpapi.AccountCodeHandlerOptions{Token: secret}).Mount(cmux)
 	connector := httptest.NewServer(cmux)
 	t.Cleanup(connector.Close)
 
-	url := checkoutServer(t, checkoutConfig{FinanceURL: connector.URL + httpapi.AccountCodePath})
+	url := checkoutServer(t, checkoutConfig{FinanceURL: connector.URL + httpapi.AccountCodePath, FinanceToken: secret})
 	a := checkoutPost(t, url, "north-token", "application/json", checkoutBody("", "1 6100-200 60", "2 6100-200 40.01", "3 7000-000 1"))
 	want := checkoutResponse{Decision: "hard_stop", Message: budget.HardStopMessage, Lines: []checkoutResult{
 		{1, "Warning", "The lines on account 6100-200 exceed its available budget."},

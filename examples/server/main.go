@@ -317,7 +317,8 @@ func newHandler(store backend, financeURL string, log *slog.Logger) (http.Handle
 	mux := http.NewServeMux()
 	httpapi.MountSuppliers(mux, httpapi.SupplierOptions{Store: store, Tokens: store, Logger: log})
 	httpapi.MountUsers(mux, httpapi.UserOptions{Users: user.NewService(store), Accounts: store, Logger: log})
-	err := mountCheckoutDemo(mux, checkoutConfig{Store: store, Tokens: store, FinanceURL: financeURL, Logger: log})
+	err := mountCheckoutDemo(mux, checkoutConfig{Store: store, Tokens: store, FinanceURL: financeURL,
+		FinanceToken: os.Getenv("PROCURE_CONNECTOR_TOKEN"), Logger: log})
 	if err != nil {
 		return nil, err
 	}
