@@ -122,6 +122,9 @@ func Parse(r io.Reader) (*File, error) {
 	if err := json.Unmarshal(data, &f); err != nil {
 		return nil, positioned(err, data)
 	}
+	if err := markEmptyText(data, &f); err != nil {
+		return nil, err
+	}
 	if err := f.Validate(); err != nil {
 		return nil, err
 	}
@@ -372,4 +375,78 @@ func ParsePrefix(s string) (netip.Prefix, error) {
 		return netip.Prefix{}, err
 	}
 	return netip.PrefixFrom(a, a.BitLen()), nil
+}
+
+// markEmptyText has every supplier of f, decoded from data, list its
+// optional text fields that data gives as "" (supplier.TextPaths). Most
+// files have none, and a file without an empty string anywhere is not
+// walked at all.
+func markEmptyText(data []byte, f *File) error {
+	if !bytes.Contains(data, []byte(`""`)) {
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	// members calls fn for each key of the object that starts next, and
+	// skips the values fn leaves unread.
+	members := func(fn func(key string) (bool, error)) error {
+		if _, err := dec.Token(); err != nil { // '{'
+			return err
+		}
+		for dec.More() {
+			k, err := dec.Token()
+			if err != nil {
+				return err
+			}
+			key, _ := k.(string)
+			read, err := fn(key)
+			if err != nil {
+				return err
+			}
+			if !read {
+				var skip json.RawMessage
+				if err := dec.Decode(&skip); err != nil {
+					return err
+				}
+			}
+		}
+		_, err := dec.Token() // '}'
+		return err
+	}
+	// elements calls fn for each element of the array that starts next.
+	elements := func(fn func(i int) error) error {
+		if t, err := dec.Token(); err != nil || t != json.Delim('[') {
+			return err // null
+		}
+		for i := 0; dec.More(); i++ {
+			if err := fn(i); err != nil {
+				return err
+			}
+		}
+		_, err := dec.Token() // ']'
+		return err
+	}
+	return members(func(key string) (bool, error) {
+		if !strings.EqualFold(key, "communities") {
+			return false, nil
+		}
+		return true, elements(func(ci int) error {
+			if ci >= len(f.Communities) {
+				var skip json.RawMessage
+				return dec.Decode(&skip)
+			}
+			c := &f.Communities[ci]
+			return members(func(key string) (bool, error) {
+				if !strings.EqualFold(key, "suppliers") {
+					return false, nil
+				}
+				return true, elements(func(si int) error {
+					var raw json.RawMessage
+					if err := dec.Decode(&raw); err != nil || si >= len(c.Suppliers) {
+						return err
+					}
+					return c.Suppliers[si].MarkEmptyText(raw)
+				})
+			})
+		})
+	})
 }

@@ -203,6 +203,9 @@ func (d *fastDecoder) array(elem func() bool) bool {
 }
 
 // text decodes a string field; null leaves it as it is (encoding/json).
+// An empty string is left to encoding/json and supplier's MarkEmptyText,
+// which record it (docs: "Values round-trip exactly"): it is rare, and
+// knowing which field holds it needs the path this decoder does not keep.
 func (d *fastDecoder) text(p *string) bool {
 	if d.literal("null") {
 		return true
@@ -211,7 +214,7 @@ func (d *fastDecoder) text(p *string) bool {
 	if ok {
 		*p = d.m.own(s)
 	}
-	return ok
+	return ok && len(s) > 0
 }
 
 // common is text for a field whose values repeat across suppliers.
@@ -223,7 +226,7 @@ func (d *fastDecoder) common(p *string) bool {
 	if ok {
 		*p = d.m.share(s)
 	}
-	return ok
+	return ok && len(s) > 0
 }
 
 func (d *fastDecoder) boolean(p *bool) bool {
@@ -639,5 +642,8 @@ func decodeSupplier(raw []byte, r *supplier.Record, m *memo) error {
 		return nil
 	}
 	*r = supplier.Record{}
-	return json.Unmarshal(raw, r)
+	if err := json.Unmarshal(raw, r); err != nil {
+		return err
+	}
+	return r.MarkEmptyText(raw)
 }

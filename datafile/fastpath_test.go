@@ -236,6 +236,9 @@ func TestDecodeRecordAgreesWithUnmarshal(t *testing.T) {
 		raw := []byte(mutations[m](string(b)))
 		var want supplier.Record
 		werr := json.Unmarshal(raw, &want)
+		if werr == nil {
+			werr = want.MarkEmptyText(raw)
+		}
 		var got supplier.Record
 		ok := decodeRecord(raw, &got, newMemo())
 		if ok && werr != nil {
@@ -247,7 +250,9 @@ func TestDecodeRecordAgreesWithUnmarshal(t *testing.T) {
 			}
 			fast++
 		}
-		if m == 0 && !ok && werr == nil && !strings.Contains(string(raw), `\`) {
+		// An escape, or an empty string (which records where it is:
+		// supplier.TextPaths), is left to encoding/json.
+		if m == 0 && !ok && werr == nil && !strings.Contains(string(raw), `\`) && !strings.Contains(string(raw), `""`) {
 			t.Fatalf("record %d: an ordinary record takes the slow path:\n%s", i, raw)
 		}
 		// decodeSupplier is the pair: always json.Unmarshal's answer.

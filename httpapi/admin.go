@@ -242,6 +242,13 @@ func readBody(w http.ResponseWriter, r *http.Request, max int64, v any, emptyOK 
 		}
 		return newError(http.StatusBadRequest, CodeInvalidField, err.Error())
 	}
+	// A supplier, contact or address keeps the fields the body gives as ""
+	// (docs: "Values round-trip exactly").
+	if m, ok := v.(interface{ MarkEmptyText([]byte) error }); ok {
+		if err := m.MarkEmptyText(body); err != nil {
+			return newError(http.StatusBadRequest, CodeMalformedRequest, "the request body is not valid JSON")
+		}
+	}
 	return nil
 }
 
@@ -349,8 +356,7 @@ func (a *adminAPI) putContact(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, out)
-	return nil
+	return writeContact(w, &out)
 }
 
 func (a *adminAPI) deleteContact(w http.ResponseWriter, r *http.Request) error {
@@ -381,8 +387,7 @@ func (a *adminAPI) putAddress(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, out)
-	return nil
+	return writeAddress(w, &out)
 }
 
 func (a *adminAPI) deleteAddress(w http.ResponseWriter, r *http.Request) error {

@@ -75,6 +75,18 @@ func writeDetail(w http.ResponseWriter, d *supplier.Detail) error {
 	return writeEncoded(w, buf, b, err)
 }
 
+func writeContact(w http.ResponseWriter, c *supplier.Contact) error {
+	buf := encPool.Get().(*encBuf)
+	b, err := appendContact(buf.b[:0], c)
+	return writeEncoded(w, buf, b, err)
+}
+
+func writeAddress(w http.ResponseWriter, a *supplier.RemittanceAddress) error {
+	buf := encPool.Get().(*encBuf)
+	b, err := appendRemittanceAddress(buf.b[:0], a)
+	return writeEncoded(w, buf, b, err)
+}
+
 func writeContactPage(w http.ResponseWriter, p *paging.Page[supplier.Contact]) error {
 	buf := encPool.Get().(*encBuf)
 	b, err := appendContactPage(buf.b[:0], p)
@@ -129,16 +141,16 @@ func appendSummaryFields(b []byte, s *supplier.Summary) ([]byte, error) {
 	var err error
 	b = append(b, `"id":`...)
 	b = appendUUID(b, s.ID)
-	b = optString(b, `,"communitySupplierId":`, s.CommunitySupplierID)
-	b = optString(b, `,"supplierId":`, s.SupplierID)
-	b = optString(b, `,"name":`, s.Name)
+	b = optText(b, `,"communitySupplierId":`, s.CommunitySupplierID, s.EmptyText, "")
+	b = optText(b, `,"supplierId":`, s.SupplierID, s.EmptyText, "")
+	b = optText(b, `,"name":`, s.Name, s.EmptyText, "")
 	b = append(b, `,"profileType":`...)
 	b = jsontext.AppendString(b, string(s.ProfileType))
-	b = optString(b, `,"legalBusinessName":`, s.LegalBusinessName)
-	b = optString(b, `,"firstName":`, s.FirstName)
-	b = optString(b, `,"lastName":`, s.LastName)
+	b = optText(b, `,"legalBusinessName":`, s.LegalBusinessName, s.EmptyText, "")
+	b = optText(b, `,"firstName":`, s.FirstName, s.EmptyText, "")
+	b = optText(b, `,"lastName":`, s.LastName, s.EmptyText, "")
 	b = optString(b, `,"taxIdentificationType":`, string(s.TaxIdentificationType))
-	b = optString(b, `,"taxIdentificationNumber":`, s.TaxIdentificationNumber)
+	b = optText(b, `,"taxIdentificationNumber":`, s.TaxIdentificationNumber, s.EmptyText, "")
 	b = optString(b, `,"tinVerificationStatus":`, string(s.TinVerificationStatus))
 	if s.TinLastVerifiedDate != nil {
 		b = append(b, `,"tinLastVerifiedDate":`...)
@@ -147,8 +159,8 @@ func appendSummaryFields(b []byte, s *supplier.Summary) ([]byte, error) {
 		}
 	}
 	b = optString(b, `,"connectionState":`, string(s.ConnectionState))
-	b = optString(b, `,"businessNumber":`, s.BusinessNumber)
-	b = optString(b, `,"defaultEmailAddress":`, s.DefaultEmailAddress)
+	b = optText(b, `,"businessNumber":`, s.BusinessNumber, s.EmptyText, "")
+	b = optText(b, `,"defaultEmailAddress":`, s.DefaultEmailAddress, s.EmptyText, "")
 	b = append(b, `,"modifiedDate":`...)
 	if b, err = appendTime(b, s.ModifiedDate); err != nil {
 		return b, err
@@ -183,15 +195,15 @@ func appendDetail(b []byte, d *supplier.Detail) ([]byte, error) {
 	}
 	if d.BankAccount != nil {
 		b = append(b, `,"bankAccount":`...)
-		b = appendBankAccount(b, d.BankAccount)
+		b = appendBankAccount(b, d.BankAccount, d.EmptyText)
 	}
 	if d.Emails != nil {
 		b = append(b, `,"emails":`...)
-		b = appendEmails(b, d.Emails)
+		b = appendEmails(b, d.Emails, d.EmptyText)
 	}
 	if d.Settings != nil {
 		b = append(b, `,"settings":`...)
-		b = appendSettings(b, d.Settings)
+		b = appendSettings(b, d.Settings, d.EmptyText)
 	}
 	return append(b, '}'), nil
 }
@@ -204,10 +216,10 @@ func appendContact(b []byte, c *supplier.Contact) ([]byte, error) {
 	b = jsontext.AppendString(b, c.Name)
 	if p := c.Phone; p != nil {
 		b = append(b, `,"phone":{`...)
-		b = optMembers(b, `"prefix":`, p.Prefix, `"number":`, p.Number, `"extension":`, p.Extension)
+		b = optMembers(b, c.EmptyText, "phone.", `"prefix":`, p.Prefix, `"number":`, p.Number, `"extension":`, p.Extension)
 		b = append(b, '}')
 	}
-	b = optString(b, `,"email":`, c.Email)
+	b = optText(b, `,"email":`, c.Email, c.EmptyText, "")
 	b = optString(b, `,"managedBy":`, string(c.ManagedBy))
 	b = append(b, `,"modifiedDate":`...)
 	if b, err = appendTime(b, c.ModifiedDate); err != nil {
@@ -224,10 +236,10 @@ func appendRemittanceAddress(b []byte, a *supplier.RemittanceAddress) ([]byte, e
 	var err error
 	b = append(b, `{"id":`...)
 	b = appendUUID(b, a.ID)
-	b = optString(b, `,"code":`, a.Code)
-	b = optString(b, `,"companyName":`, a.CompanyName)
+	b = optText(b, `,"code":`, a.Code, a.EmptyText, "")
+	b = optText(b, `,"companyName":`, a.CompanyName, a.EmptyText, "")
 	b = append(b, `,"address":`...)
-	b = appendAddress(b, &a.Address)
+	b = appendAddress(b, &a.Address, a.EmptyText, "address.")
 	b = optString(b, `,"managedBy":`, string(a.ManagedBy))
 	b = append(b, `,"modifiedDate":`...)
 	if b, err = appendTime(b, a.ModifiedDate); err != nil {
@@ -240,46 +252,46 @@ func appendRemittanceAddress(b []byte, a *supplier.RemittanceAddress) ([]byte, e
 	return append(b, '}'), nil
 }
 
-func appendAddress(b []byte, a *supplier.Address) []byte {
+func appendAddress(b []byte, a *supplier.Address, e supplier.TextPaths, prefix string) []byte {
 	b = append(b, `{"line1":`...)
 	b = jsontext.AppendString(b, a.Line1)
-	b = optString(b, `,"line2":`, a.Line2)
-	b = optString(b, `,"line3":`, a.Line3)
+	b = optText(b, `,"line2":`, a.Line2, e, prefix)
+	b = optText(b, `,"line3":`, a.Line3, e, prefix)
 	b = append(b, `,"city":`...)
 	b = jsontext.AppendString(b, a.City)
 	if r := a.Region; r != nil {
 		b = append(b, `,"region":{`...)
-		b = optMembers(b, `"name":`, r.Name, `"code":`, r.Code)
+		b = optMembers(b, e, prefix+"region.", `"name":`, r.Name, `"code":`, r.Code)
 		b = append(b, '}')
 	}
-	b = optString(b, `,"postcode":`, a.Postcode)
+	b = optText(b, `,"postcode":`, a.Postcode, e, prefix)
 	b = append(b, `,"country":`...)
 	b = jsontext.AppendString(b, a.Country)
 	return append(b, '}')
 }
 
-func appendBankAccount(b []byte, a *supplier.BankAccount) []byte {
+func appendBankAccount(b []byte, a *supplier.BankAccount, e supplier.TextPaths) []byte {
 	b = append(b, `{"id":`...)
 	b = appendUUID(b, a.ID)
 	b = append(b, `,"country":`...)
 	b = jsontext.AppendString(b, a.Country)
-	b = optString(b, `,"bankName":`, a.BankName)
-	b = optString(b, `,"accountName":`, a.AccountName)
+	b = optText(b, `,"bankName":`, a.BankName, e, "bankAccount.")
+	b = optText(b, `,"accountName":`, a.AccountName, e, "bankAccount.")
 	if a.Address != nil {
 		b = append(b, `,"address":`...)
-		b = appendAddress(b, a.Address)
+		b = appendAddress(b, a.Address, e, "bankAccount.address.")
 	}
-	b = optString(b, `,"accountNumber":`, a.AccountNumber)
-	b = optString(b, `,"routingNumber":`, a.RoutingNumber)
-	b = optString(b, `,"localAccountNumber":`, a.LocalAccountNumber)
+	b = optText(b, `,"accountNumber":`, a.AccountNumber, e, "bankAccount.")
+	b = optText(b, `,"routingNumber":`, a.RoutingNumber, e, "bankAccount.")
+	b = optText(b, `,"localAccountNumber":`, a.LocalAccountNumber, e, "bankAccount.")
 	b = optString(b, `,"bankAccountType":`, string(a.BankAccountType))
 	b = optString(b, `,"depositFormat":`, string(a.DepositFormat))
 	return append(b, '}')
 }
 
-func appendEmails(b []byte, e *supplier.Emails) []byte {
+func appendEmails(b []byte, e *supplier.Emails, empty supplier.TextPaths) []byte {
 	b = append(b, '{')
-	b = optMembers(b,
+	b = optMembers(b, empty, "emails.",
 		`"defaultEmailAddress":`, e.DefaultEmailAddress,
 		`"remittanceEmailAddress":`, e.RemittanceEmailAddress,
 		`"ordersEmailAddress":`, e.OrdersEmailAddress,
@@ -292,7 +304,7 @@ func appendEmails(b []byte, e *supplier.Emails) []byte {
 	return append(b, '}')
 }
 
-func appendSettings(b []byte, s *supplier.Settings) []byte {
+func appendSettings(b []byte, s *supplier.Settings, e supplier.TextPaths) []byte {
 	b = append(b, '{')
 	sep := false
 	if t := s.PaymentTerm; t != nil {
@@ -308,7 +320,7 @@ func appendSettings(b []byte, s *supplier.Settings) []byte {
 		}
 		b = append(b, `,"termType":`...)
 		b = jsontext.AppendString(b, string(t.TermType))
-		b = optString(b, `,"description":`, t.Description)
+		b = optText(b, `,"description":`, t.Description, e, "settings.paymentTerm.")
 		b = append(b, '}')
 		sep = true
 	}
@@ -359,12 +371,31 @@ func optString(b []byte, key, v string) []byte {
 	return jsontext.AppendString(b, v)
 }
 
-// optMembers appends the non-empty members of an object whose members are
-// all optional strings, given as key, value pairs; the keys carry no comma.
-func optMembers(b []byte, kv ...string) []byte {
+// optText appends key and v when v is not empty (omitempty) or is an
+// explicit empty string: e lists prefix plus the key's name
+// (supplier.TextPaths). key is `,"name":`.
+func optText(b []byte, key, v string, e supplier.TextPaths, prefix string) []byte {
+	if v == "" && !explicit(e, prefix, key[2:len(key)-2]) {
+		return b
+	}
+	b = append(b, key...)
+	return jsontext.AppendString(b, v)
+}
+
+// explicit reports whether e lists prefix+name; without building the path
+// when e is empty, as it nearly always is.
+func explicit(e supplier.TextPaths, prefix, name string) bool {
+	return len(e) > 0 && e.Has(prefix+name)
+}
+
+// optMembers appends the members of an object whose members are all
+// optional strings, given as key, value pairs (the keys, `"name":`, carry
+// no comma), that are not empty or that e lists as prefix plus the key's
+// name.
+func optMembers(b []byte, e supplier.TextPaths, prefix string, kv ...string) []byte {
 	sep := false
 	for i := 0; i+1 < len(kv); i += 2 {
-		if kv[i+1] == "" {
+		if kv[i+1] == "" && !explicit(e, prefix, kv[i][1:len(kv[i])-2]) {
 			continue
 		}
 		if sep {

@@ -48,6 +48,13 @@ type Summary struct {
 	DefaultEmailAddress     string                `json:"defaultEmailAddress,omitempty" validate:"omitempty,max=255,email"`
 	ModifiedDate            time.Time             `json:"modifiedDate" validate:"required"`
 	CreatedDate             time.Time             `json:"createdDate" validate:"required"`
+
+	// EmptyText lists the optional text fields of the supplier detail
+	// (this summary and the detail's bankAccount, emails and settings;
+	// not the default contact and address, which keep their own) that
+	// hold an explicit empty string rather than no value, by JSON path:
+	// see TextPaths.
+	EmptyText TextPaths `json:"-"`
 }
 
 // Detail is SupplierDetail (spec 2.2): a supplier in full.
@@ -69,6 +76,10 @@ type Contact struct {
 	ManagedBy    TenantType `json:"managedBy,omitempty" validate:"omitempty,enum"`
 	ModifiedDate time.Time  `json:"modifiedDate" validate:"required"`
 	CreatedDate  time.Time  `json:"createdDate" validate:"required"`
+
+	// EmptyText lists the contact's optional text fields that hold an
+	// explicit empty string ("email", "phone.number", ...): see TextPaths.
+	EmptyText TextPaths `json:"-"`
 }
 
 // Phone is a contact's phone number; every part is optional.
@@ -87,6 +98,10 @@ type RemittanceAddress struct {
 	ManagedBy    TenantType `json:"managedBy,omitempty" validate:"omitempty,enum"`
 	ModifiedDate time.Time  `json:"modifiedDate" validate:"required"`
 	CreatedDate  time.Time  `json:"createdDate" validate:"required"`
+
+	// EmptyText lists the address's optional text fields that hold an
+	// explicit empty string ("code", "address.line2", ...): see TextPaths.
+	EmptyText TextPaths `json:"-"`
 }
 
 // Address is a postal address (spec 2.4).
@@ -221,7 +236,16 @@ func (r *Record) Validate() error {
 // Normalize puts every date-time of r in UTC, truncated to microseconds
 // (what PostgreSQL keeps), so that a value read back from any store compares
 // equal and encodes as RFC 3339 with a Z (DECISIONS.md "Filters").
+//
+// It also cleans every EmptyText list of r (Detail.CleanEmptyText).
 func (r *Record) Normalize() {
+	r.CleanEmptyText()
+	for i := range r.Contacts {
+		r.Contacts[i].CleanEmptyText()
+	}
+	for i := range r.RemittanceAddresses {
+		r.RemittanceAddresses[i].CleanEmptyText()
+	}
 	norm := func(t *time.Time) { *t = NormalizeTime(*t) }
 	norm(&r.ModifiedDate)
 	norm(&r.CreatedDate)
