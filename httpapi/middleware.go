@@ -71,7 +71,15 @@ func (rt router) handle(path string, methods map[string]http.Handler) {
 	names := make([]string, 0, len(methods))
 	for m, h := range methods {
 		names = append(names, m)
-		rt.mux.Handle(m+" "+path, recoverer(rt.log, h))
+		rt.mux.Handle(m+" "+path, routed(recoverer(rt.log, h)))
 	}
-	rt.mux.Handle(path, methodNotAllowed(names...))
+	rt.mux.Handle(path, routed(methodNotAllowed(names...)))
+}
+
+// routed tells RequestLog the route h serves (noteRoute).
+func routed(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		noteRoute(r)
+		h.ServeHTTP(w, r)
+	})
 }

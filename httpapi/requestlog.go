@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"strings"
 	"time"
 )
 
@@ -21,6 +22,9 @@ func RequestLog(log *slog.Logger, next http.Handler) http.Handler {
 		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
 		next.ServeHTTP(sw, r)
 		pattern := r.Pattern
+		if info.route != "" {
+			pattern = info.route // set by a handler behind a prefix
+		}
 		if pattern == "" {
 			pattern = "(no route)"
 		}
@@ -36,8 +40,28 @@ func RequestLog(log *slog.Logger, next http.Handler) http.Handler {
 
 type requestInfoKey struct{}
 
-// requestInfo is what handlers tell RequestLog about a request.
-type requestInfo struct{ community string }
+// requestInfo is what handlers tell RequestLog about a request: the
+// caller's community; and, for an API served by its Handler behind a
+// prefix-stripping router, the prefix and the route as the API's own mux
+// matched it with the prefix put back.
+type requestInfo struct{ community, prefix, route string }
+
+// noteRoute records for RequestLog the route pattern r matched on an
+// API's own mux, when that mux is behind a prefix (SupplierHandler,
+// UserHandler); under MountX the outer request's pattern says it already.
+func noteRoute(r *http.Request) {
+	info, ok := r.Context().Value(requestInfoKey{}).(*requestInfo)
+	if !ok || info.prefix == "" {
+		return
+	}
+	method, path, found := strings.Cut(r.Pattern, " ")
+	if !found {
+		method, path = "", r.Pattern
+	} else {
+		method += " "
+	}
+	info.route = method + info.prefix + path
+}
 
 // noteCommunity records the caller's community for RequestLog, when the
 // request is being logged.

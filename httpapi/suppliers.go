@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"cmp"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -62,13 +63,20 @@ type SupplierOptions struct {
 // MountSuppliers panics, as http.ServeMux.Handle does, when mux, opts.Store
 // or opts.Tokens is nil or the routes are already registered on mux.
 func MountSuppliers(mux *http.ServeMux, opts SupplierOptions) {
-	switch {
-	case mux == nil:
+	if mux == nil {
 		panic("httpapi: MountSuppliers: nil mux")
+	}
+	mountSuppliers(mux, opts, SupplierBasePath)
+}
+
+// mountSuppliers registers the supplier API's routes on mux under base:
+// SupplierBasePath for MountSuppliers, nothing for SupplierHandler.
+func mountSuppliers(mux *http.ServeMux, opts SupplierOptions, base string) {
+	switch {
 	case opts.Store == nil:
-		panic("httpapi: MountSuppliers: nil SupplierOptions.Store")
+		panic("httpapi: supplier API: nil SupplierOptions.Store")
 	case opts.Tokens == nil:
-		panic("httpapi: MountSuppliers: nil SupplierOptions.Tokens")
+		panic("httpapi: supplier API: nil SupplierOptions.Tokens")
 	}
 	log := opts.Logger
 	if log == nil {
@@ -80,7 +88,6 @@ func MountSuppliers(mux *http.ServeMux, opts SupplierOptions) {
 		log:   log,
 	}
 	rt := router{mux: mux, log: log}
-	const base = SupplierBasePath
 	rt.handle(base+"/suppliers", map[string]http.Handler{
 		http.MethodGet: api.authed(api.listSuppliers),
 	})
@@ -94,12 +101,14 @@ func MountSuppliers(mux *http.ServeMux, opts SupplierOptions) {
 		http.MethodGet: api.authed(api.listRemittanceAddresses),
 	})
 	rt.handle(base+"/openapi.json", map[string]http.Handler{
-		http.MethodGet: serveDocument(supplierOpenAPI),
+		http.MethodGet: documentAt(supplierOpenAPI, SupplierBasePath, cmp.Or(base, "/")),
 	})
 	// Everything else under the base path is a JSON 404, including the
 	// base path itself (which the mux would otherwise redirect to base+"/").
 	mux.Handle(base+"/", notFound())
-	mux.Handle(base, notFound())
+	if base != "" {
+		mux.Handle(base, notFound())
+	}
 }
 
 // supplierAPI serves the four reads of Interface A.

@@ -79,13 +79,20 @@ type UserOptions struct {
 // opts.Users.Store or opts.Accounts is nil, or the routes are already
 // registered on mux.
 func MountUsers(mux *http.ServeMux, opts UserOptions) {
-	switch {
-	case mux == nil:
+	if mux == nil {
 		panic("httpapi: MountUsers: nil mux")
+	}
+	mountUsers(mux, opts)
+}
+
+// mountUsers registers the user API's routes on mux, for MountUsers and
+// UserHandler.
+func mountUsers(mux *http.ServeMux, opts UserOptions) {
+	switch {
 	case opts.Users == nil || opts.Users.Store == nil:
-		panic("httpapi: MountUsers: nil UserOptions.Users or Users.Store")
+		panic("httpapi: user API: nil UserOptions.Users or Users.Store")
 	case opts.Accounts == nil:
-		panic("httpapi: MountUsers: nil UserOptions.Accounts")
+		panic("httpapi: user API: nil UserOptions.Accounts")
 	}
 	log := opts.Logger
 	if log == nil {
@@ -106,7 +113,7 @@ func MountUsers(mux *http.ServeMux, opts UserOptions) {
 		http.MethodPut:  api.authed(api.updateUser),
 	})
 	rt.handle(base+"/openapi.json", map[string]http.Handler{
-		http.MethodGet: serveDocument(userOpenAPI),
+		http.MethodGet: documentAt(userOpenAPI, "/", "/"),
 	})
 	mux.Handle(base+"/", notFound())
 	mux.Handle(base, notFound())

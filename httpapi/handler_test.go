@@ -1,0 +1,132 @@
+package httpapi_test
+
+import (
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/procurekit/procure/httpapi"
+	"github.com/procurekit/procure/internal/syncbuf"
+	"github.com/procurekit/procure/memstore"
+	"github.com/procurekit/procure/user"
+)
+
+// serversURL is the URL of the one server an OpenAPI document lists.
+func serversURL(tb testing.TB, body []byte) string {
+	tb.Helper()
+	var doc struct {
+		Servers []struct {
+			URL string `json:"url"`
+		} `json:"servers"`
+	}
+	if err := json.Unmarshal(body, &doc); err != nil || len(doc.Servers) != 1 {
+		tb.Fatalf("document servers: %v, %d servers", err, len(doc.Servers))
+	}
+	return doc.Servers[0].URL
+}
+
+// TestHandlersUnderAnyPrefix: each API's Handler works behind
+// http.StripPrefix on any router and prefix, answers its own 404 and 405,
+// serves its document with the prefix as the server, and RequestLog names
+// the full route (issue: "Embedding in any router").
+func TestHandlersUnderAnyPrefix(t *testing.T) {
+	store := loadTestStore(t)
+	users, err := memstore.Load(userFixture())
+	if err != nil {
+		t.Fatal(err)
+	}
+	logs := &syncbuf.Buffer{}
+	quiet := slog.New(slog.NewTextHandler(logs, nil))
+	mux := http.NewServeMux()
+	mux.Handle("/procurement/", http.StripPrefix("/procurement", httpapi.SupplierHandler(httpapi.SupplierOptions{Store: store, Tokens: store, Logger: quiet})))
+	mux.Handle("/hr/", http.StripPrefix("/hr", httpapi.UserHandler(httpapi.UserOptions{Users: user.NewService(users), Accounts: users, Logger: quiet})))
+	root := http.NewServeMux() // the supplier API at a host's root
+	root.Handle("/", httpapi.SupplierHandler(httpapi.SupplierOptions{Store: store, Tokens: store, Logger: quiet}))
+	srv := httptest.NewServer(httpapi.RequestLog(slog.New(slog.NewJSONHandler(logs, nil)), mux))
+	t.Cleanup(srv.Close)
+	rootSrv := httptest.NewServer(root)
+	t.Cleanup(rootSrv.Close)
+
+	get := func(base, path string, header ...string) (int, http.Header, []byte) {
+		t.Helper()
+		req, err := http.NewRequest(http.MethodGet, base+path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i+1 < len(header); i += 2 {
+			req.Header.Set(header[i], header[i+1])
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		body, err := io.ReadAll(res.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.StatusCode, res.Header, body
+	}
+
+	bearer := []string{"Authorization", "Bearer " + alphaToken}
+	if st, _, body := get(srv.URL, "/procurement/suppliers?size=2", bearer...); st != 200 || len(decodeBody[page](t, body).Content) != 2 {
+		t.Errorf("GET /procurement/suppliers: %d %s; want 200 with 2 suppliers", st, body)
+	}
+	if st, _, body := get(srv.URL, "/procurement/suppliers/"+acmeOffice+"/contacts", bearer...); st != 200 {
+		t.Errorf("GET contacts: %d %s", st, body)
+	}
+	if st, _, body := get(srv.URL, "/procurement/openapi.json"); st != 200 || serversURL(t, body) != "/procurement" {
+		t.Errorf("GET /procurement/openapi.json: %d, servers %q; want 200, /procurement", st, serversURL(t, body))
+	}
+	if st, _, body := get(rootSrv.URL, "/openapi.json"); st != 200 || serversURL(t, body) != "/" {
+		t.Errorf("GET /openapi.json at the root: %d, servers %q; want 200, /", st, serversURL(t, body))
+	}
+	if st, _, body := get(rootSrv.URL, "/suppliers", bearer...); st != 200 {
+		t.Errorf("GET /suppliers at the root: %d %s", st, body)
+	}
+	if st, _, body := get(srv.URL, "/hr/v1/openapi.json"); st != 200 || serversURL(t, body) != "/hr" {
+		t.Errorf("GET /hr/v1/openapi.json: %d, servers %q; want 200, /hr", st, serversURL(t, body))
+	}
+	if st, _, body := get(srv.URL, "/hr/v1/users/username/jdoe"); st != 401 || errorCode(t, body) != httpapi.CodeUnauthorized {
+		t.Errorf("GET /hr/v1/users/username/jdoe without a key: %d %s; want 401", st, body)
+	}
+	if st, _, body := get(srv.URL, "/procurement/nowhere", bearer...); st != 404 || errorCode(t, body) != httpapi.CodeNotFound {
+		t.Errorf("GET /procurement/nowhere: %d %s; want a JSON 404", st, body)
+	}
+	req, _ := http.NewRequest(http.MethodDelete, srv.URL+"/procurement/suppliers", nil)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != 405 || res.Header.Get("Allow") != "GET, HEAD" {
+		t.Errorf("DELETE /procurement/suppliers: %d, Allow %q; want 405, GET, HEAD", res.StatusCode, res.Header.Get("Allow"))
+	}
+	for _, route := range []string{`"route":"GET /procurement/suppliers"`, `"route":"GET /procurement/suppliers/{supplierId}/contacts"`, `"route":"GET /hr/v1/openapi.json"`, `"route":"/procurement/suppliers"`} {
+		if !strings.Contains(logs.String(), route) {
+			t.Errorf("the request log has no %s:\n%s", route, logs.String())
+		}
+	}
+	// The document served under the ServeMux helpers is unchanged.
+	ts := newServer(t, store, store)
+	if r := ts.get(t, base+"/openapi.json", ""); serversURL(t, r.body) != "/public/community" {
+		t.Errorf("MountSuppliers' document lists server %q; want /public/community", serversURL(t, r.body))
+	}
+}
+
+func decodeBody[T any](tb testing.TB, body []byte) T {
+	tb.Helper()
+	var v T
+	if err := json.Unmarshal(body, &v); err != nil {
+		tb.Fatalf("decode %s: %v", body, err)
+	}
+	return v
+}
+
+func errorCode(tb testing.TB, body []byte) string {
+	return decodeBody[httpapi.ErrorBody](tb, body).Code
+}
