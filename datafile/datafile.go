@@ -2,11 +2,11 @@
 // (DECISIONS.md "Data files"): communities with their bearer tokens,
 // service accounts, auto-roles, suppliers, users and budgets.
 //
-// Parse and ReadFile return the whole file as a File. Stream and
-// StreamFile hand it over entry by entry instead, for files too large to
-// hold twice (a million suppliers is some gigabytes of JSON): they accept
-// the same files, report the same errors and decode and validate on all
-// cores.
+// Stream and StreamFile read a file, decoding and validating on all cores,
+// and hand it over entry by entry, so that files too large to hold twice
+// (a million suppliers is some gigabytes of JSON) are read in bounded
+// memory. Parse and ReadFile are the same reader collecting the whole file
+// into a File.
 //
 // Secrets in a data file are plain text; stores hash them on load and keep
 // only the hashes. Errors name the offending entry by its JSON path
@@ -16,14 +16,11 @@ package datafile
 
 import (
 	"bufio"
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/netip"
 	"os"
-	"reflect"
 	"strconv"
 	"strings"
 	"time"
@@ -108,89 +105,31 @@ func ReadFile(path string) (*File, error) {
 	return file, nil
 }
 
-// Parse decodes and validates a data file. Supplier date-times are
-// normalised (supplier.Record.Normalize).
+// Parse decodes and validates a data file: Stream, collected into a File.
+// Supplier date-times are normalised (supplier.Record.Normalize).
 func Parse(r io.Reader) (*File, error) {
-	// encoding/json buffers a whole top-level value before decoding it, so
-	// reading everything first costs no more memory, and keeps the bytes
-	// that turn a syntax error's offset into a line and column.
-	data, err := io.ReadAll(r)
-	if err != nil {
+	var c collector
+	if err := Stream(r, &c); err != nil {
 		return nil, err
 	}
-	var f File
-	if err := json.Unmarshal(data, &f); err != nil {
-		return nil, positioned(err, data)
-	}
-	if err := markEmptyText(data, &f); err != nil {
-		return nil, err
-	}
-	if err := f.Validate(); err != nil {
-		return nil, err
-	}
-	for ci := range f.Communities {
-		for si := range f.Communities[ci].Suppliers {
-			f.Communities[ci].Suppliers[si].Normalize()
-		}
-		for ui, u := range f.Communities[ci].Users {
-			f.Communities[ci].Users[ui] = u.Normalize()
-		}
-	}
-	return &f, nil
+	return &c.f, nil
 }
 
-// positioned adds the line and column to a JSON decoding error.
-func positioned(err error, data []byte) error {
-	var syn *json.SyntaxError
-	var typ *json.UnmarshalTypeError
-	if errors.As(err, &syn) {
-		return fmt.Errorf("line %s: malformed JSON: %w", lineCol(data, syn.Offset), err)
-	}
-	// A wrong JSON type, or an error from a type's own UnmarshalJSON (an
-	// unknown enum value, a malformed UUID or date-time), which carries no
-	// offset: find the entry that fails, for its path and line.
-	if loc, ok := locate(data, reflect.TypeFor[File]()); ok && loc.path != "" {
-		return fmt.Errorf("line %s: %s: %s", lineCol(data, loc.off), loc.path, loc.rule)
-	}
-	switch {
-	case errors.As(err, &typ):
-		field := typ.Field
-		if field == "" {
-			field = "value"
-		}
-		return fmt.Errorf("line %s: %s: must be a JSON %s (got %s)", lineCol(data, typ.Offset), field, jsonType(typ.Type.Kind().String()), typ.Value)
-	}
-	// Errors from a type's own UnmarshalJSON (an unknown enum value, a
-	// malformed UUID or date-time) carry no offset.
-	return err
+// collector is the Handler of Parse: it keeps everything.
+type collector struct {
+	f    File
+	recs []supplier.Record // of the community whose object has not ended
 }
 
-func jsonType(kind string) string {
-	switch {
-	case strings.HasPrefix(kind, "int"), strings.HasPrefix(kind, "uint"), strings.HasPrefix(kind, "float"):
-		return "number"
-	case kind == "slice", kind == "array":
-		return "array"
-	case kind == "struct", kind == "map":
-		return "object"
-	case kind == "bool":
-		return "boolean"
-	}
-	return kind
+func (c *collector) Supplier(_, _ int, rec *supplier.Record) error {
+	c.recs = append(c.recs, *rec)
+	return nil
 }
 
-// lineCol renders the 1-based line and column of byte offset off.
-func lineCol(data []byte, off int64) string {
-	if off > int64(len(data)) {
-		off = int64(len(data))
-	}
-	if off < 0 {
-		off = 0
-	}
-	before := data[:off]
-	line := bytes.Count(before, []byte("\n")) + 1
-	col := int(off) - (bytes.LastIndexByte(before, '\n') + 1) + 1
-	return strconv.Itoa(line) + ":" + strconv.Itoa(col)
+func (c *collector) Community(_ int, com *Community, _ int) error {
+	com.Suppliers, c.recs = c.recs, nil
+	c.f.Communities = append(c.f.Communities, *com)
+	return nil
 }
 
 // Validate checks the rules a file must keep beyond JSON types: required
@@ -375,78 +314,4 @@ func ParsePrefix(s string) (netip.Prefix, error) {
 		return netip.Prefix{}, err
 	}
 	return netip.PrefixFrom(a, a.BitLen()), nil
-}
-
-// markEmptyText has every supplier of f, decoded from data, list its
-// optional text fields that data gives as "" (supplier.TextPaths). Most
-// files have none, and a file without an empty string anywhere is not
-// walked at all.
-func markEmptyText(data []byte, f *File) error {
-	if !bytes.Contains(data, []byte(`""`)) {
-		return nil
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	// members calls fn for each key of the object that starts next, and
-	// skips the values fn leaves unread.
-	members := func(fn func(key string) (bool, error)) error {
-		if _, err := dec.Token(); err != nil { // '{'
-			return err
-		}
-		for dec.More() {
-			k, err := dec.Token()
-			if err != nil {
-				return err
-			}
-			key, _ := k.(string)
-			read, err := fn(key)
-			if err != nil {
-				return err
-			}
-			if !read {
-				var skip json.RawMessage
-				if err := dec.Decode(&skip); err != nil {
-					return err
-				}
-			}
-		}
-		_, err := dec.Token() // '}'
-		return err
-	}
-	// elements calls fn for each element of the array that starts next.
-	elements := func(fn func(i int) error) error {
-		if t, err := dec.Token(); err != nil || t != json.Delim('[') {
-			return err // null
-		}
-		for i := 0; dec.More(); i++ {
-			if err := fn(i); err != nil {
-				return err
-			}
-		}
-		_, err := dec.Token() // ']'
-		return err
-	}
-	return members(func(key string) (bool, error) {
-		if !strings.EqualFold(key, "communities") {
-			return false, nil
-		}
-		return true, elements(func(ci int) error {
-			if ci >= len(f.Communities) {
-				var skip json.RawMessage
-				return dec.Decode(&skip)
-			}
-			c := &f.Communities[ci]
-			return members(func(key string) (bool, error) {
-				if !strings.EqualFold(key, "suppliers") {
-					return false, nil
-				}
-				return true, elements(func(si int) error {
-					var raw json.RawMessage
-					if err := dec.Decode(&raw); err != nil || si >= len(c.Suppliers) {
-						return err
-					}
-					return c.Suppliers[si].MarkEmptyText(raw)
-				})
-			})
-		})
-	})
 }

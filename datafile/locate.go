@@ -228,3 +228,18 @@ func joinPath(path, key string) string {
 	}
 	return path + "." + key
 }
+
+// jsonType names a Go kind as the JSON type that decodes into it.
+func jsonType(kind string) string {
+	switch {
+	case strings.HasPrefix(kind, "int"), strings.HasPrefix(kind, "uint"), strings.HasPrefix(kind, "float"):
+		return "number"
+	case kind == "slice", kind == "array":
+		return "array"
+	case kind == "struct", kind == "map":
+		return "object"
+	case kind == "bool":
+		return "boolean"
+	}
+	return kind
+}

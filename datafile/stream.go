@@ -52,14 +52,14 @@ func StreamFile(path string, h Handler) error {
 // held in memory as a whole: memory stays bounded by a few megabytes of
 // input plus what h keeps.
 //
-// Stream accepts the files Parse accepts and reports the same errors (the
-// entry's JSON path, and the line and column for malformed JSON or a value
-// that does not decode), with two differences. A key repeated in a
-// community object is an error (Parse silently keeps the last one, as
-// encoding/json does; in a data file it is a mistake). And a community's
-// own fields (id, region, tokens, ...) are checked when its object ends,
-// since they may follow its suppliers, so a bad supplier is reported
-// before a bad field of its own community.
+// Stream is the one reader of data files (Parse collects what it hands
+// over). Errors name the entry's JSON path, and the line and column for
+// malformed JSON or a value that does not decode. A key repeated in a
+// community object is an error (encoding/json would silently keep the last
+// one; in a data file it is a mistake). A community's own fields (id,
+// region, tokens, ...) are checked when its object ends, since they may
+// follow its suppliers, so a bad supplier is reported before a bad field
+// of its own community.
 //
 // Suppliers are decoded and validated on all cores; h is called on the
 // caller's goroutine, in file order, and the first bad entry in file order
@@ -446,7 +446,7 @@ func (p pos) plus(raw []byte, off int64) pos {
 }
 
 // chunkError words the error of decoding raw (at p, the value at path)
-// into a t, as positioned does for a whole file.
+// into a t: the path and the line and column in the file.
 func chunkError(err error, raw []byte, t reflect.Type, path string, p pos) error {
 	var syn *json.SyntaxError
 	if errors.As(err, &syn) {
