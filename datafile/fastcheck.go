@@ -16,6 +16,11 @@ import (
 // the one definition of the rules and words the errors. It never answers
 // true for a record that Validate rejects (a randomised test holds it to
 // that).
+//
+// Why it exists (BenchmarkCheckSupplier, beside it): about 10 us and no
+// allocation per record where the validator takes about 35-50 us and 125
+// allocations (2-core EPYC, shared machine): some 30 s of CPU saved on a
+// 1,000,000-supplier startup whose target is 30 s.
 func surelyValid(r *supplier.Record) bool {
 	if !summaryOK(&r.Summary) {
 		return false

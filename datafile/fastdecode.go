@@ -20,6 +20,12 @@ import (
 // caller decodes the bytes again with json.Unmarshal into a fresh record,
 // which stays the definition of the result and words the error. A test
 // holds the two to the same result on generated and mutated records.
+//
+// Why it exists (BenchmarkDecodeSupplier, beside it): on records of the
+// data-file shape it decodes in about 20 us and 12 allocations where
+// encoding/json takes about 110 us and 66 (2-core EPYC, shared machine).
+// At 1,000,000 suppliers that is ~20 s of CPU against ~110 s, and the
+// startup target is 30 s for the whole load.
 func decodeRecord(raw []byte, r *supplier.Record, m *memo) bool {
 	d := fastDecoder{b: raw, m: m}
 	if !d.object(d.recordField(r)) {
