@@ -6,6 +6,9 @@ import (
 	"log"
 	"strings"
 
+	"github.com/google/uuid"
+
+	"github.com/procurekit/procure"
 	"github.com/procurekit/procure/datafile"
 	"github.com/procurekit/procure/memstore"
 	"github.com/procurekit/procure/paging"
@@ -51,4 +54,29 @@ func Example() {
 	// Harbour Freight 2026-04-05T09:00:00Z
 	// Kiwi Plumbing 2026-04-01T21:00:00Z
 	// 2 of 2, page 1 of 1
+}
+
+// A test builds a store in a few lines: a community, then one supplier
+// per call. The store stamps the dates.
+func ExampleStore_PutSupplier() {
+	ctx := context.Background()
+	store := memstore.New()
+	if _, err := store.PutCommunity(ctx, procure.Community{ID: "acme-nz", Name: "Acme NZ", Region: "NZ"}); err != nil {
+		log.Fatal(err)
+	}
+	var r supplier.Record
+	r.ID = uuid.MustParse("6f1c1a52-6a5e-4c55-9d37-1f7d6c0a0001")
+	r.Name, r.ProfileType = "Kiwi Plumbing", supplier.ProfileCompany
+	r.Keywords = []string{"pipes"}
+	d, err := store.PutSupplier(ctx, "acme-nz", r)
+	if err != nil {
+		log.Fatal(err)
+	}
+	page, err := store.ListSuppliers(ctx, "acme-nz", supplier.ListQuery{Query: "pipe", Page: paging.Request{Size: 20}})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(page.Page.TotalElements, page.Content[0].Name, d.CreatedDate.Equal(d.ModifiedDate))
+	// Output:
+	// 1 Kiwi Plumbing true
 }

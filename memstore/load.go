@@ -50,9 +50,8 @@ type streamLoader struct {
 	s  *Store
 	in *interner
 	// The suppliers of the community being read.
-	ci       int
-	recs     recStore
-	keywords [][]string
+	ci   int
+	recs recStore
 }
 
 func (l *streamLoader) Supplier(ci, si int, rec *supplier.Record) error {
@@ -63,23 +62,22 @@ func (l *streamLoader) Supplier(ci, si int, rec *supplier.Record) error {
 		return fmt.Errorf("communities[%d].suppliers[%d]: community %d is not finished", ci, si, l.ci)
 	}
 	l.recs.add(newSupplierRec(rec, l.in))
-	l.keywords = append(l.keywords, rec.Keywords)
 	return nil
 }
 
 func (l *streamLoader) Community(ci int, c *datafile.Community, n int) error {
-	recs, keywords := l.recs, l.keywords
-	l.recs, l.keywords = recStore{}, nil
+	recs := l.recs
+	l.recs = recStore{}
 	if recs.n != n || (n > 0 && l.ci != ci) {
 		return fmt.Errorf("communities[%d]: %d suppliers announced, %d received", ci, n, recs.n)
 	}
-	if err := l.add(c, recs, keywords); err != nil {
+	if err := l.add(c, recs); err != nil {
 		return fmt.Errorf("communities[%d]: %w", ci, err)
 	}
 	return nil
 }
 
-func (l *streamLoader) add(c *datafile.Community, recs recStore, keywords [][]string) error {
+func (l *streamLoader) add(c *datafile.Community, recs recStore) error {
 	x := &l.s.suppliers
 	x.mu.RLock()
 	err := x.check(c.ID)
@@ -87,7 +85,7 @@ func (l *streamLoader) add(c *datafile.Community, recs recStore, keywords [][]st
 	if err != nil {
 		return err
 	}
-	set, err := indexSuppliers(recs, keywords)
+	set, err := indexSuppliers(recs)
 	if err != nil {
 		return err
 	}
@@ -197,6 +195,9 @@ func (in *interner) record(r *supplier.Record) {
 		}
 		s.BuyerGroups = slices.Clip(s.BuyerGroups)
 		s.Tags = slices.Clip(s.Tags)
+	}
+	for i := range r.Keywords {
+		in.str(&r.Keywords[i])
 	}
 	for i := range r.Contacts {
 		in.contact(&r.Contacts[i])

@@ -46,10 +46,12 @@ func orderOf(s paging.Sort) int {
 }
 
 // supplierRec is what the store keeps of one supplier: the detail, the
-// contacts in name order and the remittance addresses in companyName order.
-// Keywords are not kept as such: only the text index needs them.
+// keywords (which only the text index reads, and a rebuild needs), the
+// contacts in name order and the remittance addresses in companyName
+// order. A record is immutable once stored: a write makes a new one.
 type supplierRec struct {
 	detail   supplier.Detail
+	keywords []string
 	contacts []supplier.Contact
 	addrs    []supplier.RemittanceAddress
 	// addrIdx holds, when there are two addresses or more, three
@@ -237,7 +239,6 @@ func buildSupplierSet(src []supplier.Record) (*supplierSet, error) {
 		return nil, err
 	}
 	var recs recStore
-	keywords := make([][]string, len(src))
 	for i := range src {
 		if src[i].ID == uuid.Nil {
 			return nil, fmt.Errorf("suppliers[%d].id: is required (a non-nil UUID)", i)
@@ -245,9 +246,8 @@ func buildSupplierSet(src []supplier.Record) (*supplierSet, error) {
 	}
 	for i := range src {
 		recs.add(newSupplierRec(&src[i], nil))
-		keywords[i] = src[i].Keywords
 	}
-	return indexSuppliers(recs, keywords)
+	return indexSuppliers(recs)
 }
 
 func checkCount(n int) error {
@@ -280,9 +280,8 @@ func (r *recStore) add(rec supplierRec) {
 }
 
 // indexSuppliers indexes the records of one community, which it takes
-// over, with their keywords (keywords[i] are those of record i). The
-// records are in file order; errors name them by that index.
-func indexSuppliers(recs recStore, keywords [][]string) (*supplierSet, error) {
+// over. The records are in file order; errors name them by that index.
+func indexSuppliers(recs recStore) (*supplierSet, error) {
 	n := recs.n
 	if err := checkCount(n); err != nil {
 		return nil, err
@@ -340,7 +339,7 @@ func indexSuppliers(recs recStore, keywords [][]string) (*supplierSet, error) {
 				own = append(own, strings.ToLower(s))
 			}
 		}
-		for _, s := range keywords[i] {
+		for _, s := range recs.at(int32(i)).keywords {
 			if s != "" {
 				own = append(own, strings.ToLower(s))
 			}
@@ -537,7 +536,7 @@ func buildOrder(n int, key func(a, b int32) int, isNull func(a int32) bool, tie 
 func newSupplierRec(src *supplier.Record, in *interner) supplierRec {
 	var r supplier.Record
 	if in == nil {
-		r = supplier.Record{Detail: cloneDetail(src.Detail)}
+		r = supplier.Record{Detail: cloneDetail(src.Detail), Keywords: slices.Clip(slices.Clone(src.Keywords))}
 		r.Contacts = make([]supplier.Contact, len(src.Contacts))
 		for i := range src.Contacts {
 			r.Contacts[i] = cloneContact(src.Contacts[i])
@@ -549,11 +548,17 @@ func newSupplierRec(src *supplier.Record, in *interner) supplierRec {
 		r.Normalize()
 	} else {
 		r = *src
-		r.Keywords = nil
+		r.Keywords = slices.Clip(r.Keywords)
 		in.record(&r)
 	}
+	return finishRec(r)
+}
 
-	rec := supplierRec{detail: r.Detail}
+// finishRec makes the stored form of r, whose parts it takes over: it
+// sorts the contacts by name and the addresses by companyName, and
+// precomputes the other address orders.
+func finishRec(r supplier.Record) supplierRec {
+	rec := supplierRec{detail: r.Detail, keywords: r.Keywords}
 	// One contact or address (the common case) needs no ordering.
 	if len(r.Contacts) == 1 {
 		rec.contacts = slices.Clip(r.Contacts)
@@ -597,7 +602,7 @@ func newSupplierRec(src *supplier.Record, in *interner) supplierRec {
 	// own: share it (the store's records are read-only).
 	if c := rec.detail.DefaultContact; c != nil {
 		for i := range rec.contacts {
-			if sameContact(c, &rec.contacts[i]) {
+			if sameContact(c, &rec.contacts[i], true) {
 				rec.detail.DefaultContact = &rec.contacts[i]
 				break
 			}
@@ -605,7 +610,7 @@ func newSupplierRec(src *supplier.Record, in *interner) supplierRec {
 	}
 	if a := rec.detail.DefaultRemittanceAddress; a != nil {
 		for i := range rec.addrs {
-			if sameRemittance(a, &rec.addrs[i]) {
+			if sameRemittance(a, &rec.addrs[i], true) {
 				rec.detail.DefaultRemittanceAddress = &rec.addrs[i]
 				break
 			}
@@ -614,28 +619,37 @@ func newSupplierRec(src *supplier.Record, in *interner) supplierRec {
 	return rec
 }
 
-func sameContact(a, b *supplier.Contact) bool {
+// sameContact reports whether two contacts are equal, their dates
+// included (as instants in the same location) when dates is set.
+func sameContact(a, b *supplier.Contact, dates bool) bool {
 	pa, pb := a.Phone, b.Phone
 	if (pa == nil) != (pb == nil) || pa != nil && *pa != *pb {
 		return false
 	}
-	x, y := *a, *b
-	x.Phone, y.Phone = nil, nil
-	return x.ID == y.ID && x.Name == y.Name && x.Email == y.Email && x.ManagedBy == y.ManagedBy &&
-		x.ModifiedDate.Equal(y.ModifiedDate) && x.CreatedDate.Equal(y.CreatedDate) &&
-		x.ModifiedDate.Location() == y.ModifiedDate.Location() && x.CreatedDate.Location() == y.CreatedDate.Location()
+	if dates && !sameDates(a.ModifiedDate, b.ModifiedDate, a.CreatedDate, b.CreatedDate) {
+		return false
+	}
+	return a.ID == b.ID && a.Name == b.Name && a.Email == b.Email && a.ManagedBy == b.ManagedBy
 }
 
-func sameRemittance(a, b *supplier.RemittanceAddress) bool {
+// sameRemittance is sameContact for remittance addresses.
+func sameRemittance(a, b *supplier.RemittanceAddress, dates bool) bool {
 	ra, rb := a.Address.Region, b.Address.Region
 	if (ra == nil) != (rb == nil) || ra != nil && *ra != *rb {
 		return false
 	}
+	if dates && !sameDates(a.ModifiedDate, b.ModifiedDate, a.CreatedDate, b.CreatedDate) {
+		return false
+	}
 	x, y := a.Address, b.Address
 	x.Region, y.Region = nil, nil
-	return a.ID == b.ID && a.Code == b.Code && a.CompanyName == b.CompanyName && x == y && a.ManagedBy == b.ManagedBy &&
-		a.ModifiedDate.Equal(b.ModifiedDate) && a.CreatedDate.Equal(b.CreatedDate) &&
-		a.ModifiedDate.Location() == b.ModifiedDate.Location() && a.CreatedDate.Location() == b.CreatedDate.Location()
+	return a.ID == b.ID && a.Code == b.Code && a.CompanyName == b.CompanyName && x == y && a.ManagedBy == b.ManagedBy
+}
+
+// sameDates reports whether am equals bm and ac equals bc, as instants in
+// the same location.
+func sameDates(am, bm, ac, bc time.Time) bool {
+	return am.Equal(bm) && ac.Equal(bc) && am.Location() == bm.Location() && ac.Location() == bc.Location()
 }
 
 func lowerKeys(n int, text func(i int) string) []string {

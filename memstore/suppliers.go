@@ -21,16 +21,17 @@ var (
 	_ auth.TokenStore   = (*Store)(nil)
 )
 
-// suppliers holds one immutable supplierSet per community. A set is built
-// in full before it is published, so loading a community holds the lock
-// only for a map insert and never blocks readers for long; readers hold the
-// read lock only to find their community's set, then work lock-free.
+// suppliers holds each community's suppliers (comSuppliers). Readers hold
+// the read lock only to find their community; loading a community holds
+// the write lock only for a map insert.
 type suppliers struct {
 	mu    sync.RWMutex
-	byCom map[string]*supplierSet
+	byCom map[string]*comSuppliers
+	// clock is the time source of stamps (nil: time.Now); tests set it.
+	clock func() time.Time
 }
 
-func (x *suppliers) init() { x.byCom = make(map[string]*supplierSet) }
+func (x *suppliers) init() { x.byCom = make(map[string]*comSuppliers) }
 
 // check reports a community whose suppliers are loaded; x.mu is held.
 // Loading a community twice is an error (and leaves the first load in
@@ -44,17 +45,22 @@ func (x *suppliers) check(community string) error {
 
 // publish makes set the community's suppliers; x.mu is held and check
 // passed.
-func (x *suppliers) publish(community string, set *supplierSet) { x.byCom[community] = set }
+func (x *suppliers) publish(community string, set *supplierSet) {
+	c := &comSuppliers{}
+	c.cur.Store(set)
+	x.byCom[community] = c
+}
 
-// set returns the community's suppliers; an unknown community has none.
+// set returns the community's suppliers as they are now; an unknown
+// community has none.
 func (x *suppliers) set(community string) *supplierSet {
 	x.mu.RLock()
-	set := x.byCom[community]
+	c := x.byCom[community]
 	x.mu.RUnlock()
-	if set == nil {
+	if c == nil {
 		return emptySet
 	}
-	return set
+	return c.cur.Load()
 }
 
 // ListSuppliers returns one page of the community's suppliers that match q

@@ -1,0 +1,352 @@
+package memstore
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/procurekit/procure/supplier"
+)
+
+var _ supplier.Writer = (*Store)(nil)
+
+// comSuppliers is one community's suppliers: the set readers use, swapped
+// whole by each write, and the state of its writers.
+type comSuppliers struct {
+	cur atomic.Pointer[supplierSet]
+
+	// wmu serialises the community's writes; what follows is guarded by it.
+	wmu sync.Mutex
+	// hw is the community's modifiedDate high-water mark in microseconds:
+	// the largest modifiedDate of any supplier, contact or address it has
+	// held (deleted ones included); hwSet says whether it was computed.
+	hw    int64
+	hwSet bool
+}
+
+// writable returns the community's suppliers for a write, creating them
+// for a community that has none yet. The caller has checked that the
+// community exists.
+func (x *suppliers) writable(community string) *comSuppliers {
+	x.mu.RLock()
+	c := x.byCom[community]
+	x.mu.RUnlock()
+	if c != nil {
+		return c
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if c = x.byCom[community]; c == nil {
+		c = &comSuppliers{}
+		c.cur.Store(emptySet)
+		x.byCom[community] = c
+	}
+	return c
+}
+
+// stamp returns the modifiedDate of a write: now, in UTC at microsecond
+// precision, but strictly after every modifiedDate the community has
+// held (one microsecond after the last when the clock has not moved, or
+// went back). c.wmu is held.
+func (c *comSuppliers) stamp(clock func() time.Time) time.Time {
+	if !c.hwSet {
+		c.hw, c.hwSet = c.cur.Load().maxModified(), true
+	}
+	if clock == nil {
+		clock = time.Now
+	}
+	us := clock().UnixMicro()
+	if us <= c.hw {
+		us = c.hw + 1
+	}
+	c.hw = us
+	return time.UnixMicro(us).UTC()
+}
+
+// maxModified is the largest modifiedDate of the set's suppliers,
+// contacts and addresses, in microseconds (math.MinInt64 when empty).
+func (set *supplierSet) maxModified() int64 {
+	m := int64(-1 << 63)
+	see := func(t time.Time) {
+		if us := t.UnixMicro(); us > m {
+			m = us
+		}
+	}
+	for p := range set.size() {
+		rec := set.rec(p)
+		see(rec.detail.ModifiedDate)
+		if c := rec.detail.DefaultContact; c != nil {
+			see(c.ModifiedDate)
+		}
+		if a := rec.detail.DefaultRemittanceAddress; a != nil {
+			see(a.ModifiedDate)
+		}
+		for i := range rec.contacts {
+			see(rec.contacts[i].ModifiedDate)
+		}
+		for i := range rec.addrs {
+			see(rec.addrs[i].ModifiedDate)
+		}
+	}
+	return m
+}
+
+// replace publishes the community's set with the supplier id replaced by
+// rec, or removed when rec is nil. c.wmu is held.
+func (c *comSuppliers) replace(id uuid.UUID, rec *supplierRec) error {
+	old := c.cur.Load()
+	var recs recStore
+	for p := range old.size() {
+		r := old.rec(p)
+		if r.detail.ID != id {
+			recs.add(*r)
+		}
+	}
+	if rec != nil {
+		recs.add(*rec)
+	}
+	set, err := indexSuppliers(recs)
+	if err != nil {
+		return err
+	}
+	c.cur.Store(set)
+	return nil
+}
+
+// begin starts a write to a supplier of community: it checks the context
+// and the community, and returns the community's suppliers with their
+// write lock held (the caller unlocks c.wmu).
+func (s *Store) begin(ctx context.Context, community string) (*comSuppliers, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := s.needCommunity(community); err != nil {
+		return nil, err
+	}
+	c := s.suppliers.writable(community)
+	c.wmu.Lock()
+	return c, nil
+}
+
+// PutSupplier implements supplier.Writer: it creates or replaces the
+// supplier r.ID, keeping its contacts and remittance addresses.
+//
+// The default contact and address inside the detail are part of the
+// detail, stamped with it: each keeps its stored dates while unchanged
+// (compared without dates, with the stored one of the same id); a changed
+// one gets the supplier's new modifiedDate, and its createdDate is kept
+// when the stored one had the same id (the new modifiedDate otherwise).
+func (s *Store) PutSupplier(ctx context.Context, community string, r supplier.Record) (supplier.Detail, error) {
+	if err := ctx.Err(); err != nil {
+		return supplier.Detail{}, err
+	}
+	if err := r.ValidateWrite(); err != nil {
+		return supplier.Detail{}, err
+	}
+	in := newSupplierRec(&r, nil) // a deep copy, dates normalised
+	in.contacts, in.addrs, in.addrIdx = nil, nil, nil
+	c, err := s.begin(ctx, community)
+	if err != nil {
+		return supplier.Detail{}, err
+	}
+	defer c.wmu.Unlock()
+	old := c.cur.Load().find(r.ID)
+	if old != nil && sameDetail(&old.detail, &in.detail) && slices.Equal(old.keywords, in.keywords) {
+		return old.detail, nil
+	}
+	now := c.stamp(s.suppliers.clock)
+	d := &in.detail
+	d.ModifiedDate, d.CreatedDate = now, now
+	var oldC *supplier.Contact
+	var oldA *supplier.RemittanceAddress
+	if old != nil {
+		d.CreatedDate = old.detail.CreatedDate
+		in.contacts, in.addrs, in.addrIdx = old.contacts, old.addrs, old.addrIdx
+		oldC, oldA = old.detail.DefaultContact, old.detail.DefaultRemittanceAddress
+	}
+	if cc := d.DefaultContact; cc != nil {
+		switch {
+		case oldC != nil && oldC.ID == cc.ID && sameContact(oldC, cc, false):
+			d.DefaultContact = oldC
+		case oldC != nil && oldC.ID == cc.ID:
+			cc.ModifiedDate, cc.CreatedDate = now, oldC.CreatedDate
+		default:
+			cc.ModifiedDate, cc.CreatedDate = now, now
+		}
+	}
+	if aa := d.DefaultRemittanceAddress; aa != nil {
+		switch {
+		case oldA != nil && oldA.ID == aa.ID && sameRemittance(oldA, aa, false):
+			d.DefaultRemittanceAddress = oldA
+		case oldA != nil && oldA.ID == aa.ID:
+			aa.ModifiedDate, aa.CreatedDate = now, oldA.CreatedDate
+		default:
+			aa.ModifiedDate, aa.CreatedDate = now, now
+		}
+	}
+	if err := c.replace(r.ID, &in); err != nil {
+		return supplier.Detail{}, err
+	}
+	return in.detail, nil
+}
+
+// DeleteSupplier implements supplier.Writer.
+func (s *Store) DeleteSupplier(ctx context.Context, community string, id uuid.UUID) error {
+	c, err := s.begin(ctx, community)
+	if err != nil {
+		return err
+	}
+	defer c.wmu.Unlock()
+	if c.cur.Load().find(id) == nil {
+		return notFound(id)
+	}
+	return c.replace(id, nil)
+}
+
+// PutContact implements supplier.Writer.
+func (s *Store) PutContact(ctx context.Context, community string, supplierID uuid.UUID, in supplier.Contact) (supplier.Contact, error) {
+	if err := ctx.Err(); err != nil {
+		return supplier.Contact{}, err
+	}
+	if err := supplier.ValidateContact(&in); err != nil {
+		return supplier.Contact{}, err
+	}
+	in = cloneContact(in)
+	c, err := s.begin(ctx, community)
+	if err != nil {
+		return supplier.Contact{}, err
+	}
+	defer c.wmu.Unlock()
+	old := c.cur.Load().find(supplierID)
+	if old == nil {
+		return supplier.Contact{}, notFound(supplierID)
+	}
+	i := slices.IndexFunc(old.contacts, func(x supplier.Contact) bool { return x.ID == in.ID })
+	if i >= 0 && sameContact(&old.contacts[i], &in, false) {
+		return old.contacts[i], nil
+	}
+	now := c.stamp(s.suppliers.clock)
+	in.ModifiedDate, in.CreatedDate = now, now
+	contacts := slices.Clone(old.contacts)
+	if i >= 0 {
+		in.CreatedDate = contacts[i].CreatedDate
+		contacts[i] = in
+	} else {
+		contacts = append(contacts, in)
+	}
+	rec := old.with(now, contacts, old.addrs)
+	if err := c.replace(supplierID, &rec); err != nil {
+		return supplier.Contact{}, err
+	}
+	return in, nil
+}
+
+// DeleteContact implements supplier.Writer.
+func (s *Store) DeleteContact(ctx context.Context, community string, supplierID, id uuid.UUID) error {
+	c, err := s.begin(ctx, community)
+	if err != nil {
+		return err
+	}
+	defer c.wmu.Unlock()
+	old := c.cur.Load().find(supplierID)
+	if old == nil {
+		return notFound(supplierID)
+	}
+	i := slices.IndexFunc(old.contacts, func(x supplier.Contact) bool { return x.ID == id })
+	if i < 0 {
+		return fmt.Errorf("%w: contact %s of supplier %s", supplier.ErrNotFound, id, supplierID)
+	}
+	now := c.stamp(s.suppliers.clock)
+	rec := old.with(now, slices.Delete(slices.Clone(old.contacts), i, i+1), old.addrs)
+	return c.replace(supplierID, &rec)
+}
+
+// PutRemittanceAddress implements supplier.Writer.
+func (s *Store) PutRemittanceAddress(ctx context.Context, community string, supplierID uuid.UUID, in supplier.RemittanceAddress) (supplier.RemittanceAddress, error) {
+	if err := ctx.Err(); err != nil {
+		return supplier.RemittanceAddress{}, err
+	}
+	if err := supplier.ValidateRemittanceAddress(&in); err != nil {
+		return supplier.RemittanceAddress{}, err
+	}
+	in = cloneRemittance(in)
+	c, err := s.begin(ctx, community)
+	if err != nil {
+		return supplier.RemittanceAddress{}, err
+	}
+	defer c.wmu.Unlock()
+	old := c.cur.Load().find(supplierID)
+	if old == nil {
+		return supplier.RemittanceAddress{}, notFound(supplierID)
+	}
+	i := slices.IndexFunc(old.addrs, func(x supplier.RemittanceAddress) bool { return x.ID == in.ID })
+	if i >= 0 && sameRemittance(&old.addrs[i], &in, false) {
+		return old.addrs[i], nil
+	}
+	now := c.stamp(s.suppliers.clock)
+	in.ModifiedDate, in.CreatedDate = now, now
+	addrs := slices.Clone(old.addrs)
+	if i >= 0 {
+		in.CreatedDate = addrs[i].CreatedDate
+		addrs[i] = in
+	} else {
+		addrs = append(addrs, in)
+	}
+	rec := old.with(now, old.contacts, addrs)
+	if err := c.replace(supplierID, &rec); err != nil {
+		return supplier.RemittanceAddress{}, err
+	}
+	return in, nil
+}
+
+// DeleteRemittanceAddress implements supplier.Writer.
+func (s *Store) DeleteRemittanceAddress(ctx context.Context, community string, supplierID, id uuid.UUID) error {
+	c, err := s.begin(ctx, community)
+	if err != nil {
+		return err
+	}
+	defer c.wmu.Unlock()
+	old := c.cur.Load().find(supplierID)
+	if old == nil {
+		return notFound(supplierID)
+	}
+	i := slices.IndexFunc(old.addrs, func(x supplier.RemittanceAddress) bool { return x.ID == id })
+	if i < 0 {
+		return fmt.Errorf("%w: remittance address %s of supplier %s", supplier.ErrNotFound, id, supplierID)
+	}
+	now := c.stamp(s.suppliers.clock)
+	rec := old.with(now, old.contacts, slices.Delete(slices.Clone(old.addrs), i, i+1))
+	return c.replace(supplierID, &rec)
+}
+
+// with returns a copy of rec modified at now with other contacts and
+// addresses (which it takes over), ordered as stored records are.
+func (rec *supplierRec) with(now time.Time, contacts []supplier.Contact, addrs []supplier.RemittanceAddress) supplierRec {
+	d := rec.detail
+	d.ModifiedDate = now
+	return finishRec(supplier.Record{Detail: d, Keywords: rec.keywords, Contacts: contacts, RemittanceAddresses: addrs})
+}
+
+// sameDetail reports whether two details are equal but for the dates the
+// store stamps: the supplier's, and its default contact's and address's.
+func sameDetail(a, b *supplier.Detail) bool {
+	x, y := *a, *b
+	x.ModifiedDate, x.CreatedDate, y.ModifiedDate, y.CreatedDate = time.Time{}, time.Time{}, time.Time{}, time.Time{}
+	if (x.DefaultContact == nil) != (y.DefaultContact == nil) ||
+		x.DefaultContact != nil && !sameContact(x.DefaultContact, y.DefaultContact, false) {
+		return false
+	}
+	if (x.DefaultRemittanceAddress == nil) != (y.DefaultRemittanceAddress == nil) ||
+		x.DefaultRemittanceAddress != nil && !sameRemittance(x.DefaultRemittanceAddress, y.DefaultRemittanceAddress, false) {
+		return false
+	}
+	x.DefaultContact, y.DefaultContact = nil, nil
+	x.DefaultRemittanceAddress, y.DefaultRemittanceAddress = nil, nil
+	return reflect.DeepEqual(x, y)
+}
