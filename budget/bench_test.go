@@ -29,7 +29,7 @@ var bigTable = sync.OnceValues(func() (*budget.Table, error) {
 // exercised), one in ten absent from the table.
 func benchRequest(tb testing.TB, n int) budget.Request {
 	tb.Helper()
-	req := budget.Request{Username: "jdoe", Lines: make([]budget.Line, n)}
+	req := budget.Request{RequisitionID: "REQ-1001", Username: "jdoe", Lines: make([]budget.Line, n)}
 	for i := range req.Lines {
 		acc := "ACC-" + strconv.Itoa((i/2)*1999%1_000_000)
 		if i%10 == 9 {
@@ -86,7 +86,7 @@ func BenchmarkGateCheckout(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	g, err := budget.NewGate(v, budget.GateConfig{Key: testKey})
+	g, err := budget.NewGate(v, budget.GateConfig{Community: "c-bench", Key: testKey})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -63,6 +63,11 @@ func ParseStatus(s string) (Status, error) {
 	return "", fmt.Errorf("unknown status %s (want Valid, Invalid or Warning)", quoteShort(s))
 }
 
+// MaxLines is the most lines one validation request may hold
+// (DECISIONS.md "Limits"): Request.Validate refuses more, and the
+// connector answers a longer request 400.
+const MaxLines = 10_000
+
 // Line is one requisition line to validate.
 type Line struct {
 	// Number identifies the line within its request; numbers are unique
@@ -86,13 +91,16 @@ type Request struct {
 	Lines            []Line
 }
 
-// Validate checks what every validator relies on: at least one line, line
-// numbers unique, and every account code non-blank. It returns nil or a
+// Validate checks what every validator relies on: at least one line and at
+// most MaxLines, line numbers unique, and every account code non-blank. It returns nil or a
 // *procure.ValidationError (matching procure.ErrInvalid) whose fields are
 // named like "lines[2].account" (the index is the position in Lines).
 func (r *Request) Validate() error {
 	if len(r.Lines) == 0 {
 		return procure.Invalid(procure.SourceBody, "lines", "at least one line is required")
+	}
+	if len(r.Lines) > MaxLines {
+		return procure.Invalid(procure.SourceBody, "lines", "at most "+strconv.Itoa(MaxLines)+" lines per request (got "+strconv.Itoa(len(r.Lines))+")")
 	}
 	var v procure.ValidationError
 	v.Source = procure.SourceBody

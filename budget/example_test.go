@@ -24,7 +24,7 @@ func ExampleGate() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	gate, err := budget.NewGate(v, budget.GateConfig{Key: []byte("an example key of at least 32 bytes")})
+	gate, err := budget.NewGate(v, budget.GateConfig{Community: "acme", Key: []byte("an example key of at least 32 bytes")})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -37,7 +37,7 @@ func ExampleGate() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	req := budget.Request{Username: "jdoe", Lines: []budget.Line{
+	req := budget.Request{RequisitionID: "REQ-1001", Username: "jdoe", Lines: []budget.Line{
 		{Number: 1, Account: "6100-200", Amount: a1},
 		{Number: 2, Account: "6100-300", Amount: a2},
 	}}

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/shopspring/decimal"
+
+	"github.com/procurekit/procure"
 )
 
 // Outcome is what a checkout may do after the account code check
@@ -88,11 +90,22 @@ func (d Decision) CanProceed() bool { return d.Outcome == Proceed }
 
 // GateConfig configures a Gate.
 type GateConfig struct {
+	// Community is the community whose checkouts the gate decides.
+	// Required: every acknowledgement is bound to it, so that one signed
+	// for a requisition of one community is worth nothing in another.
+	Community string
+
 	// Key signs acknowledgements (HMAC-SHA256); at least 32 bytes, and the
 	// same on every node of a cluster that serves one checkout. Nil means a
 	// random key made by NewGate: acknowledgements then survive neither a
 	// restart nor a hop to another node (the buyer is soft-stopped again,
 	// which is safe).
+	//
+	// One key per deployment is safe: every acknowledgement binds the
+	// community and the requisition id (as well as the lines, the context
+	// and the warnings), so the gates of all communities may share one key
+	// without an acknowledgement carrying over from one community, or one
+	// requisition, to another. No per-community key derivation is needed.
 	Key []byte
 
 	// PreviousKeys still verify acknowledgements (never sign), so that a
@@ -120,7 +133,8 @@ type GateConfig struct {
 // lines: an acknowledgement never skips the check.
 //
 // A soft stop carries an acknowledgement: an HMAC (with the gate's key)
-// over a canonical encoding of the request (each line's number, account and
+// over the gate's community and a canonical encoding of the request (each
+// line's number, account and
 // decimal-normalised amount, so 10.5 and 10.50 are the same; the order of
 // the lines does not matter; and the requisition id, username, organisation
 // unit and finance year), the exact warnings shown (line numbers and
@@ -136,12 +150,13 @@ type GateConfig struct {
 // with a fresh acknowledgement for the current warnings. An expired, forged
 // or mismatched acknowledgement counts as none.
 type Gate struct {
-	v        Validator
-	key      []byte
-	verify   [][]byte // key first, then previous keys
-	lifetime time.Duration
-	timeout  time.Duration
-	now      func() time.Time
+	v         Validator
+	community string
+	key       []byte
+	verify    [][]byte // key first, then previous keys
+	lifetime  time.Duration
+	timeout   time.Duration
+	now       func() time.Time
 }
 
 // NewGate returns a gate that asks v.
@@ -149,7 +164,10 @@ func NewGate(v Validator, cfg GateConfig) (*Gate, error) {
 	if v == nil {
 		return nil, errors.New("budget: NewGate: the validator is nil")
 	}
-	g := &Gate{v: v, lifetime: cfg.AckLifetime, timeout: cfg.Timeout, now: cfg.Now}
+	if cfg.Community == "" {
+		return nil, errors.New("budget: NewGate: the community is required (acknowledgements are bound to it)")
+	}
+	g := &Gate{v: v, community: cfg.Community, lifetime: cfg.AckLifetime, timeout: cfg.Timeout, now: cfg.Now}
 	switch {
 	case cfg.Key == nil:
 		g.key = make([]byte, 32)
@@ -185,13 +203,18 @@ func NewGate(v Validator, cfg GateConfig) (*Gate, error) {
 // when there is none.
 //
 // The error is non-nil only when req itself is unusable (no lines,
-// duplicate line numbers, a blank account code): a mistake of the calling
-// code, matching procure.ErrInvalid. A finance system that fails, times out
+// duplicate line numbers, a blank account code, or - when a warning needs
+// acknowledging, or ack is given - no RequisitionID, which the
+// acknowledgement is bound to): a mistake of the calling code, matching
+// procure.ErrInvalid. A finance system that fails, times out
 // or replies malformed is not an error but an Unavailable decision. Either
 // way the checkout must not proceed unless Decision.CanProceed reports true.
 func (g *Gate) Checkout(ctx context.Context, req Request, ack string) (Decision, error) {
 	if err := req.Validate(); err != nil {
 		return Decision{}, fmt.Errorf("budget: checkout: %w", err)
+	}
+	if ack != "" && req.RequisitionID == "" {
+		return Decision{}, fmt.Errorf("budget: checkout: %w", errNoRequisition)
 	}
 	// The validator gets its own copy of the lines: what it does to them
 	// must not change what the acknowledgement is bound to.
@@ -219,6 +242,11 @@ func (g *Gate) Checkout(ctx context.Context, req Request, ack string) (Decision,
 		return Decision{Outcome: HardStop, Lines: results, Message: HardStopMessage}, nil
 	case !warning:
 		return Decision{Outcome: Proceed, Lines: results}, nil
+	}
+	if req.RequisitionID == "" {
+		// Without an id, an acknowledgement would fit every requisition
+		// with the same lines.
+		return Decision{}, fmt.Errorf("budget: checkout: %w", errNoRequisition)
 	}
 	now := g.now()
 	if ack != "" && g.acknowledged(ack, req, results, now) {
@@ -255,19 +283,23 @@ func (g *Gate) ask(ctx context.Context, req Request) (results []Result, err erro
 	return results, nil
 }
 
+// errNoRequisition: a soft stop (or an acknowledged retry) needs the
+// requisition id the acknowledgement is bound to.
+var errNoRequisition = procure.Invalid(procure.SourceBody, "requisitionId", "is required to acknowledge warnings: the acknowledgement is bound to the requisition")
+
 // The acknowledgement: version byte, expiry (Unix seconds, big-endian) and
 // the HMAC-SHA256 tag, base64url without padding.
 const (
-	ackVersion = 1
+	ackVersion = 2 // 2: binds the community
 	ackLen     = 1 + 8 + sha256.Size
-	ackDomain  = "procurekit/budget checkout acknowledgement v1\x00"
+	ackDomain  = "procurekit/budget checkout acknowledgement v2\x00"
 )
 
 func (g *Gate) sign(req Request, results []Result, expires time.Time) string {
 	var raw [ackLen]byte
 	raw[0] = ackVersion
 	binary.BigEndian.PutUint64(raw[1:9], uint64(expires.Unix()))
-	tag := ackTag(g.key, raw[:9], req, results)
+	tag := ackTag(g.key, raw[:9], g.community, req, results)
 	copy(raw[9:], tag)
 	return base64.RawURLEncoding.EncodeToString(raw[:])
 }
@@ -288,7 +320,7 @@ func (g *Gate) acknowledged(ack string, req Request, results []Result, now time.
 		return false
 	}
 	for _, k := range g.verify {
-		if hmac.Equal(raw[9:], ackTag(k, raw[:9], req, results)) {
+		if hmac.Equal(raw[9:], ackTag(k, raw[:9], g.community, req, results)) {
 			return true
 		}
 	}
@@ -300,11 +332,12 @@ func (g *Gate) acknowledged(ack string, req Request, results []Result, now time.
 // every string is length-prefixed, lines and warnings are sorted by line
 // number, and amounts are normalised (trailing zeros dropped), so that
 // equal requisitions give equal tags and different ones cannot collide.
-func ackTag(key, header []byte, req Request, results []Result) []byte {
+func ackTag(key, header []byte, community string, req Request, results []Result) []byte {
 	m := hmac.New(sha256.New, key)
 	w := canonWriter{h: m}
 	w.raw([]byte(ackDomain))
 	w.raw(header)
+	w.str(community)
 	w.str(req.RequisitionID)
 	w.str(req.Username)
 	w.str(req.OrganisationUnit)

@@ -50,6 +50,9 @@ func newGate(tb testing.TB, v budget.Validator, cfg budget.GateConfig) *budget.G
 	if cfg.Key == nil {
 		cfg.Key = testKey
 	}
+	if cfg.Community == "" {
+		cfg.Community = "c-test"
+	}
 	g, err := budget.NewGate(v, cfg)
 	if err != nil {
 		tb.Fatalf("NewGate: %v", err)
@@ -229,7 +232,7 @@ func TestGateHugeAmounts(t *testing.T) {
 	// Amounts beyond an int64 coefficient are bound exactly too.
 	g := newGate(t, verdicts(map[string]budget.Result{"A": {Status: budget.Warning, Message: "w"}}), budget.GateConfig{})
 	req := func(amt string) budget.Request {
-		return budget.Request{Lines: []budget.Line{line(t, 1, "A", amt)}}
+		return budget.Request{RequisitionID: "REQ-1", Lines: []budget.Line{line(t, 1, "A", amt)}}
 	}
 	ack := checkout(t, g, req("-12345678901234567890123.5"), "").Acknowledgement
 	for amt, want := range map[string]budget.Outcome{
@@ -482,24 +485,24 @@ func TestNewGate(t *testing.T) {
 	if _, err := budget.NewGate(nil, budget.GateConfig{}); err == nil {
 		t.Error("NewGate(nil) succeeded")
 	}
-	if _, err := budget.NewGate(v, budget.GateConfig{Key: []byte("short")}); err == nil || !strings.Contains(err.Error(), "at least 32") {
+	if _, err := budget.NewGate(v, budget.GateConfig{Community: "c", Key: []byte("short")}); err == nil || !strings.Contains(err.Error(), "at least 32") {
 		t.Errorf("a short key: %v; want an error asking for 32 bytes", err)
 	}
-	if _, err := budget.NewGate(v, budget.GateConfig{Key: testKey, PreviousKeys: [][]byte{[]byte("short")}}); err == nil {
+	if _, err := budget.NewGate(v, budget.GateConfig{Community: "c", Key: testKey, PreviousKeys: [][]byte{[]byte("short")}}); err == nil {
 		t.Error("a short previous key was accepted")
 	}
 	// Without a key, each gate makes its own: acknowledgements do not
 	// cross gates.
 	warn := verdicts(map[string]budget.Result{"A": {Status: budget.Warning}})
-	g1, err := budget.NewGate(warn, budget.GateConfig{})
+	g1, err := budget.NewGate(warn, budget.GateConfig{Community: "c"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	g2, err := budget.NewGate(warn, budget.GateConfig{})
+	g2, err := budget.NewGate(warn, budget.GateConfig{Community: "c"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	req := budget.Request{Lines: []budget.Line{line(t, 1, "A", "1")}}
+	req := budget.Request{RequisitionID: "REQ-1", Lines: []budget.Line{line(t, 1, "A", "1")}}
 	ack := checkout(t, g1, req, "").Acknowledgement
 	if d := checkout(t, g1, req, ack); d.Outcome != budget.Proceed {
 		t.Errorf("same gate: %v; want proceed", d.Outcome)

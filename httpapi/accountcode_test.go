@@ -620,7 +620,7 @@ func TestAccountCodeClientFaults(t *testing.T) {
 				t.Errorf("the error does not name the finance system: %v", err)
 			}
 			// None of them may let a checkout proceed.
-			g, err := budget.NewGate(client, budget.GateConfig{})
+			g, err := budget.NewGate(client, budget.GateConfig{Community: "c-test"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -646,7 +646,7 @@ func TestAccountCodeClientFaults(t *testing.T) {
 		if !errors.Is(err, budget.ErrUnavailable) || errors.Is(err, budget.ErrTimeout) || !strings.Contains(err.Error(), "refused") {
 			t.Fatalf("error %v; want ErrUnavailable (connection refused), not a timeout", err)
 		}
-		g, _ := budget.NewGate(client, budget.GateConfig{})
+		g, _ := budget.NewGate(client, budget.GateConfig{Community: "c-test"})
 		if d, _ := g.Checkout(context.Background(), twoLines(t), ""); d.Outcome != budget.Unavailable {
 			t.Errorf("checkout: %v; want unavailable", d.Outcome)
 		}

@@ -216,8 +216,16 @@ func (x *xmlReader) text(el xml.Name) ([]byte, error) {
 	}
 }
 
-// skip skips the rest of the element el, whose start was just read.
-func (x *xmlReader) skip(el xml.Name) error {
+// MaxXMLDepth is the deepest element nesting the exchange reads
+// (DECISIONS.md "Limits"), the root element being at depth 1: unknown
+// elements are skipped, but a document nesting them deeper is malformed,
+// so that a request cannot make the reader keep a stack of its choosing.
+const MaxXMLDepth = 64
+
+// skip skips the rest of the element el, whose start was just read at
+// depth (the root element is at 1). Nesting beyond MaxXMLDepth is
+// malformed.
+func (x *xmlReader) skip(el xml.Name, depth int) error {
 	x.stack = append(x.stack[:0], el)
 	for len(x.stack) > 0 {
 		t, err := x.token()
@@ -226,6 +234,9 @@ func (x *xmlReader) skip(el xml.Name) error {
 		}
 		switch t := t.(type) {
 		case xml.StartElement:
+			if depth+len(x.stack) > MaxXMLDepth {
+				return x.malformedAt("elements nest deeper than %d levels", MaxXMLDepth)
+			}
 			x.stack = append(x.stack, t.Name)
 		case xml.EndElement:
 			if err := x.closes(t, x.stack[len(x.stack)-1]); err != nil {
@@ -322,7 +333,7 @@ func (x *xmlReader) leaves(el xml.Name, pos int, names *[3]string, texts *[3][]b
 		}
 		i := slices.Index(names[:], f.Local)
 		if i < 0 {
-			if err := x.skip(f); err != nil {
+			if err := x.skip(f, 4); err != nil { // root, Lines, Line, f
 				return 0, err
 			}
 			continue
@@ -414,7 +425,7 @@ func decodeRequest(r io.Reader) (budget.Request, error) {
 			req.Lines = lines
 			continue
 		default:
-			if err := x.skip(el); err != nil {
+			if err := x.skip(el, 2); err != nil {
 				return req, err
 			}
 			continue
@@ -465,12 +476,16 @@ func decodeRequestLines(x *xmlReader, linesEl xml.Name, v *procure.ValidationErr
 			return lines, nil
 		}
 		if el.Local != "Line" {
-			if err := x.skip(el); err != nil {
+			if err := x.skip(el, 3); err != nil {
 				return nil, err
 			}
 			continue
 		}
 		pos++
+		if pos > budget.MaxLines {
+			// Stop reading: the request is refused whatever follows.
+			return nil, procure.Invalid(procure.SourceBody, "Lines", "at most "+strconv.Itoa(budget.MaxLines)+" Line elements per request")
+		}
 		have, err := x.leaves(el, pos, &requestLeaves, &texts)
 		if err != nil {
 			return nil, err
@@ -565,7 +580,7 @@ func decodeResponseDoc(r io.Reader) ([]budget.Result, error) {
 			break
 		}
 		if el.Local != "Lines" {
-			if err := x.skip(el); err != nil {
+			if err := x.skip(el, 2); err != nil {
 				return nil, err
 			}
 			continue
@@ -613,12 +628,15 @@ func decodeResponseLines(x *xmlReader, linesEl xml.Name) ([]budget.Result, error
 			return results, nil
 		}
 		if el.Local != "Line" {
-			if err := x.skip(el); err != nil {
+			if err := x.skip(el, 3); err != nil {
 				return nil, err
 			}
 			continue
 		}
 		pos++
+		if pos > budget.MaxLines {
+			return nil, malformed("more than %d Line elements", budget.MaxLines)
+		}
 		have, err := x.leaves(el, pos, &responseLeaves, &texts)
 		if err != nil {
 			return nil, err

@@ -4,6 +4,9 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"strconv"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/procurekit/procure"
 	"github.com/procurekit/procure/auth"
@@ -72,7 +75,7 @@ func classify(err error) (status int, code, message string) {
 		if ve.Source == procure.SourceBody {
 			code = CodeInvalidField
 		}
-		return http.StatusBadRequest, code, ve.Error()
+		return http.StatusBadRequest, code, validationMessage(ve)
 	case errors.Is(err, auth.ErrUnauthenticated):
 		return http.StatusUnauthorized, CodeUnauthorized, "authentication failed"
 	case errors.Is(err, auth.ErrForbidden):
@@ -95,6 +98,45 @@ func classify(err error) (status int, code, message string) {
 		return http.StatusBadRequest, CodeDuplicateID, "id: a user with this id already exists"
 	}
 	return http.StatusInternalServerError, CodeInternal, "internal server error"
+}
+
+// MaxErrorDetails is the most field errors one 400 names (DECISIONS.md
+// "Limits"); the message then ends "; and N more". maxDetailBytes bounds
+// each one's text (a rule may quote the value sent), so a 400 stays a few
+// kilobytes whatever the request.
+const (
+	MaxErrorDetails = 20
+	maxDetailBytes  = 300
+)
+
+// validationMessage is the message of a 400 for ve: its field errors in
+// order, "field: rule" joined by "; ", at most MaxErrorDetails of them.
+func validationMessage(ve *procure.ValidationError) string {
+	var b strings.Builder
+	for i, f := range ve.Fields {
+		if i == MaxErrorDetails {
+			b.WriteString("; and " + strconv.Itoa(len(ve.Fields)-MaxErrorDetails) + " more")
+			break
+		}
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		b.WriteString(cutText(f.Field+": "+f.Rule, maxDetailBytes))
+	}
+	return b.String()
+}
+
+// cutText cuts s to at most n bytes at a character boundary, marking the
+// cut with "...".
+func cutText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	i := n - 3
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i] + "..."
 }
 
 // writeError answers r with the JSON error body for err. A 500 logs its

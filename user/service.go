@@ -43,6 +43,11 @@ func (s *Service) Get(ctx context.Context, community, username string) (User, er
 	case utf8.RuneCountInString(username) > MaxTextLength:
 		// No stored username is that long; answer without a lookup.
 		return User{}, fmt.Errorf("username of %d characters: %w", utf8.RuneCountInString(username), ErrNotFound)
+	case !Storable(username):
+		// Nor holds NUL or invalid UTF-8 (Validate refuses both, and
+		// PostgreSQL could not even compare them): not found on every
+		// store, without a lookup.
+		return User{}, fmt.Errorf("username with NUL or invalid UTF-8: %w", ErrNotFound)
 	}
 	return s.Store.UserByUsername(ctx, community, username)
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/procurekit/procure"
 	"github.com/procurekit/procure/internal/check"
@@ -117,7 +118,10 @@ func (in Input) Prepare(op Op) (Input, error) {
 //   - every entry of organisationUnits, roles, buyerGroups and
 //     approverGroups has a code, unique within its list;
 //   - every attribute has a name, unique among the attributes; name and
-//     value are at most 20 characters.
+//     value are at most 20 characters;
+//   - every list holds at most MaxListEntries entries (a list over the
+//     limit is then the only error reported);
+//   - every text is Storable: UTF-8 without NUL.
 //
 // It returns nil or a *procure.ValidationError (Source body) listing every
 // broken rule in field order, with JSON paths such as "roles[1].code".
@@ -147,9 +151,45 @@ func (u User) Validate() error {
 	return ve.Err()
 }
 
+// MaxListEntries is the most entries each list of a user (organisation
+// units, roles, buyer groups, attributes, approver groups) may hold
+// (DECISIONS.md "Limits").
+const MaxListEntries = 1000
+
+// ruleStorable is the rule a text with NUL or invalid UTF-8 breaks:
+// PostgreSQL cannot store either, so both stores refuse them alike
+// (DECISIONS.md "Limits").
+const ruleStorable = "must be UTF-8 text without NUL characters"
+
+// Storable reports whether s can be stored as text by every store: valid
+// UTF-8 without NUL.
+func Storable(s string) bool {
+	return strings.IndexByte(s, 0) < 0 && utf8.ValidString(s)
+}
+
 // validateUser adds every broken rule of u to ve, sorted in field order. It
 // returns an error only when the validator itself fails.
 func validateUser(u *User, ve *procure.ValidationError) error {
+	// A list over its limit is reported alone: checking tens of thousands
+	// of entries one by one would cost more than the request is worth.
+	over := false
+	for _, l := range [...]struct {
+		name string
+		n    int
+	}{
+		{"organisationUnits", len(u.OrganisationUnits)}, {"roles", len(u.Roles)}, {"buyerGroups", len(u.BuyerGroups)},
+		{"attributes", len(u.Attributes)}, {"approverGroups", len(u.ApproverGroups)},
+	} {
+		if l.n > MaxListEntries {
+			ve.Add(l.name, "at most "+strconv.Itoa(MaxListEntries)+" entries (got "+strconv.Itoa(l.n)+")")
+			over = true
+		}
+	}
+	if over {
+		sortFields(ve.Fields)
+		return nil
+	}
+	storableText(u, ve)
 	if !plainlyValid(u) {
 		if err := checkTags(u, ve); err != nil {
 			return err
@@ -162,6 +202,40 @@ func validateUser(u *User, ve *procure.ValidationError) error {
 	uniqueCodes(ve, "approverGroups", u.ApproverGroups)
 	sortFields(ve.Fields)
 	return nil
+}
+
+// storableText adds a field error for every text of u that is not
+// Storable.
+func storableText(u *User, ve *procure.ValidationError) {
+	for _, f := range [...]struct {
+		name string
+		v    string
+	}{
+		{"id", u.ID}, {"username", u.Username}, {"externalId", u.ExternalID}, {"firstName", u.FirstName},
+		{"lastName", u.LastName}, {"displayName", u.DisplayName}, {"email", u.Email}, {"phone", u.Phone},
+	} {
+		if !Storable(f.v) {
+			ve.Add(f.name, ruleStorable)
+		}
+	}
+	for _, l := range [...]struct {
+		name string
+		cs   []Code
+	}{{"organisationUnits", u.OrganisationUnits}, {"roles", u.Roles}, {"buyerGroups", u.BuyerGroups}, {"approverGroups", u.ApproverGroups}} {
+		for i, c := range l.cs {
+			if !Storable(c.Code) {
+				ve.Add(l.name+"["+strconv.Itoa(i)+"].code", ruleStorable)
+			}
+		}
+	}
+	for i, a := range u.Attributes {
+		if !Storable(a.Name) {
+			ve.Add("attributes["+strconv.Itoa(i)+"].name", ruleStorable)
+		}
+		if !Storable(a.Value) {
+			ve.Add("attributes["+strconv.Itoa(i)+"].value", ruleStorable)
+		}
+	}
 }
 
 // checkTags adds the broken rules of u's validate tags to ve: the

@@ -28,8 +28,10 @@ package main
 //
 // With the in-memory tables, a sum over an account's budget is a Warning
 // (so that the soft stop can be tried) and an account absent from the
-// table is Invalid. Acknowledgements are bound to the community: each
-// community's gate signs with its own key, derived from one demo key.
+// table is Invalid. Acknowledgements are bound to the community: every
+// gate binds its community id into what it signs (so one key for the
+// whole deployment would be safe), and each community's gate here also
+// signs with its own key, derived from one demo key.
 
 import (
 	"bytes"
@@ -46,6 +48,7 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/procurekit/procure"
 	"github.com/procurekit/procure/auth"
 	"github.com/procurekit/procure/budget"
 	"github.com/procurekit/procure/httpapi"
@@ -146,7 +149,7 @@ func (d *checkoutDemo) gate(community string) (*budget.Gate, error) {
 	}
 	mac := hmac.New(sha256.New, d.cfg.Key)
 	mac.Write([]byte("checkout demo community\x00" + community))
-	g, err := budget.NewGate(v, budget.GateConfig{Key: mac.Sum(nil)})
+	g, err := budget.NewGate(v, budget.GateConfig{Community: community, Key: mac.Sum(nil)})
 	if err != nil {
 		return nil, err
 	}
@@ -259,6 +262,10 @@ func (in *checkoutRequest) budgetRequest() (budget.Request, error) {
 	if len(in.Lines) == 0 {
 		return req, errors.New("lines: at least one line is required")
 	}
+	if len(in.Lines) > budget.MaxLines {
+		// DECISIONS.md "Limits": refused before any line is converted.
+		return req, fmt.Errorf("lines: at most %d lines per request (got %d)", budget.MaxLines, len(in.Lines))
+	}
 	seen := make(map[int]bool, len(in.Lines))
 	for i, l := range in.Lines {
 		at := "lines[" + strconv.Itoa(i) + "]"
@@ -288,9 +295,21 @@ func (in *checkoutRequest) budgetRequest() (budget.Request, error) {
 		req.Lines = append(req.Lines, budget.Line{Number: *l.LineNumber, Account: l.Account, Amount: amount})
 	}
 	if err := req.Validate(); err != nil {
-		return req, err
+		return req, boundedError(err)
 	}
 	return req, nil
+}
+
+// boundedError keeps a 400 short (DECISIONS.md "Limits"): a validation
+// error naming more than httpapi.MaxErrorDetails fields names the first
+// ones and counts the rest.
+func boundedError(err error) error {
+	var ve *procure.ValidationError
+	if !errors.As(err, &ve) || len(ve.Fields) <= httpapi.MaxErrorDetails {
+		return err
+	}
+	short := &procure.ValidationError{Source: ve.Source, Fields: ve.Fields[:httpapi.MaxErrorDetails]}
+	return fmt.Errorf("%w; and %d more", short, len(ve.Fields)-httpapi.MaxErrorDetails)
 }
 
 func checkoutError(w http.ResponseWriter, status int, code, message string) {

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -109,7 +110,7 @@ func checkoutBody(ack string, lines ...string) string {
 		f := strings.Fields(l)
 		ls = append(ls, `{"lineNumber": `+f[0]+`, "account": "`+f[1]+`", "amount": "`+f[2]+`"}`)
 	}
-	b := `{"username": "jdoe", "lines": [` + strings.Join(ls, ", ") + `]`
+	b := `{"requisitionId": "REQ-1001", "username": "jdoe", "lines": [` + strings.Join(ls, ", ") + `]`
 	if ack != "" {
 		b += `, "acknowledgement": "` + ack + `"`
 	}
@@ -322,5 +323,32 @@ func TestMountCheckoutDemoConfig(t *testing.T) {
 		if err := mountCheckoutDemo(http.NewServeMux(), cfg); err == nil {
 			t.Errorf("%s: accepted", name)
 		}
+	}
+}
+
+func TestCheckoutDemoLimits(t *testing.T) {
+	// DECISIONS.md "Limits": 10,000 lines per request; a 400 names at most
+	// 20 field errors.
+	url := checkoutServer(t, checkoutConfig{})
+	lines := func(n int, account string) string {
+		ls := make([]string, n)
+		for i := range ls {
+			ls[i] = `{"lineNumber": ` + strconv.Itoa(i+1) + `, "account": "` + account + `", "amount": "0.01"}`
+		}
+		return `{"requisitionId": "REQ-1", "lines": [` + strings.Join(ls, ",") + `]}`
+	}
+	a := checkoutPost(t, url, "north-token", "application/json", lines(budget.MaxLines, "6100-200"))
+	if a.status != 200 || a.resp.Decision != "proceed" || len(a.resp.Lines) != budget.MaxLines {
+		t.Fatalf("%d lines: %d %s with %d lines; want 200 proceed", budget.MaxLines, a.status, a.resp.Decision, len(a.resp.Lines))
+	}
+	a = checkoutPost(t, url, "north-token", "application/json", lines(budget.MaxLines+1, "6100-200"))
+	if a.status != 400 || a.body["code"] != httpapi.CodeInvalidField || a.body["message"] != "lines: at most 10000 lines per request (got 10001)" {
+		t.Fatalf("%d lines: %d %v; want 400 naming the limit", budget.MaxLines+1, a.status, a.body)
+	}
+	// 10,000 blank accounts: 20 errors named, the rest counted.
+	a = checkoutPost(t, url, "north-token", "application/json", lines(budget.MaxLines, ""))
+	msg, _ := a.body["message"].(string)
+	if a.status != 400 || strings.Count(msg, ".account: is required") != 20 || !strings.HasSuffix(msg, "; and 9980 more") {
+		t.Fatalf("%d blank accounts: %d %.300q; want 400 with 20 errors and a count", budget.MaxLines, a.status, msg)
 	}
 }
