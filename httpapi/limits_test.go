@@ -288,6 +288,14 @@ func TestUsersUnstorableText(t *testing.T) {
 			}
 		})
 	}
+	// A body that is not UTF-8 is not JSON (RFC 8259): refused whole,
+	// rather than stored with U+FFFD where the bad bytes were.
+	r := req{method: http.MethodPost, path: "/v1/users", body: "{\"username\":\"bad\xffname\"}"}
+	got := s.do(t, r)
+	checkUserResponse(t, r, got, 400, httpapi.CodeMalformedRequest)
+	if m := errorMessage(t, got.body); m != "the request body is not valid UTF-8 (JSON must be UTF-8)" {
+		t.Errorf("message %q", m)
+	}
 	// A lookup by a username no store can hold is simply not found.
 	for _, name := range []string{"a%00b", "%FF", "alice%C0%AE"} {
 		r := req{method: http.MethodGet, path: "/v1/users/username/" + name}

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 	"unicode/utf8"
@@ -208,6 +209,10 @@ func parseListQuery(q url.Values) (supplier.ListQuery, error) {
 		switch {
 		case !utf8.ValidString(v):
 			errs.add("query", "must be valid UTF-8 text")
+		case strings.IndexByte(v, 0) >= 0:
+			// No stored text holds a NUL (PostgreSQL cannot): refused
+			// like invalid UTF-8, on every store (DECISIONS.md "Limits").
+			errs.add("query", "must not contain NUL characters")
 		case utf8.RuneCountInString(v) > supplier.MaxQueryLength:
 			errs.add("query", "must be at most 255 characters (got "+strconv.Itoa(utf8.RuneCountInString(v))+")")
 		default:

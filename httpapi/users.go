@@ -13,6 +13,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/procurekit/procure/auth"
 	"github.com/procurekit/procure/user"
@@ -166,6 +167,7 @@ func (a *userAPI) getUser(w http.ResponseWriter, r *http.Request, community stri
 	if err != nil {
 		return err
 	}
+	w.Header().Set("ETag", versionETag(u.Version))
 	writeJSON(w, http.StatusOK, &u)
 	return nil
 }
@@ -179,19 +181,25 @@ func (a *userAPI) createUser(w http.ResponseWriter, r *http.Request, community s
 	if err != nil {
 		return err
 	}
+	w.Header().Set("ETag", versionETag(u.Version))
 	writeJSON(w, http.StatusOK, &u)
 	return nil
 }
 
 func (a *userAPI) updateUser(w http.ResponseWriter, r *http.Request, community string) error {
+	version, err := ifMatchVersion(r) // etag.go
+	if err != nil {
+		return err
+	}
 	in, err := readUserInput(w, r)
 	if err != nil {
 		return err
 	}
-	u, err := a.users.Update(r.Context(), community, in)
+	u, err := a.users.UpdateIf(r.Context(), community, in, version)
 	if err != nil {
 		return err
 	}
+	w.Header().Set("ETag", versionETag(u.Version))
 	writeJSON(w, http.StatusOK, &u)
 	return nil
 }
@@ -228,6 +236,13 @@ func readUserInput(w http.ResponseWriter, r *http.Request) (user.Input, error) {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return user.Input{}, newError(http.StatusBadRequest, CodeMalformedRequest,
 			"the request body is empty: send a JSON User object")
+	}
+	if !utf8.Valid(body) {
+		// RFC 8259: JSON is UTF-8. encoding/json would quietly turn the
+		// bad bytes into U+FFFD; refusing them keeps what is stored what
+		// was sent (DECISIONS.md "Limits").
+		return user.Input{}, newError(http.StatusBadRequest, CodeMalformedRequest,
+			"the request body is not valid UTF-8 (JSON must be UTF-8)")
 	}
 	in, err := user.ParseInput(body)
 	if err != nil {

@@ -46,12 +46,18 @@ type Request struct {
 	Sort Sort
 }
 
+// MaxOffset is the largest Offset: math.MaxInt less MaxSize, so that a
+// store may add a page size to an offset (offset+size, the end of the
+// page) without overflowing.
+const MaxOffset = math.MaxInt - MaxSize
+
 // Offset is the number of items before the first item of the page. It
-// saturates instead of overflowing, so a huge page number still means "past
-// the end".
+// saturates at MaxOffset instead of overflowing, so a huge page number
+// (page=9223372036854775807 is in range) still means "past the end", and
+// Offset()+Size never overflows.
 func (r Request) Offset() int {
-	if r.Size > 0 && r.Page > math.MaxInt/r.Size {
-		return math.MaxInt
+	if r.Size > 0 && r.Page > MaxOffset/r.Size {
+		return MaxOffset
 	}
 	return r.Page * r.Size
 }

@@ -208,3 +208,25 @@ func ExampleParse() {
 	// 2 10 modifiedDate,desc 20
 	// size: must be from 1 to 100 (got 500)
 }
+
+func TestOffsetSaturates(t *testing.T) {
+	// Issue 11: page=9223372036854775807 is in range; a store adding the
+	// page size to the offset must not overflow.
+	q, _ := url.ParseQuery("page=9223372036854775807&size=100")
+	r, err := paging.Parse(q, paging.Spec{SortFields: []string{"name"}, DefaultSort: paging.Sort{Field: "name"}})
+	if err != nil {
+		t.Fatalf("Parse: %v", err)
+	}
+	for _, req := range []paging.Request{r, {Page: math.MaxInt, Size: 1}, {Page: math.MaxInt / 100, Size: 100}, {Page: paging.MaxOffset, Size: 1}} {
+		off := req.Offset()
+		if off != paging.MaxOffset || off+req.Size < off {
+			t.Errorf("%+v: Offset() = %d; want %d, with offset+size not overflowing", req, off, paging.MaxOffset)
+		}
+	}
+	if off := (paging.Request{Page: 3, Size: 20}).Offset(); off != 60 {
+		t.Errorf("Offset() = %d; want 60", off)
+	}
+	if lo, hi := paging.Window(45, r); lo != 45 || hi != 45 {
+		t.Errorf("Window = [%d,%d); want [45,45)", lo, hi)
+	}
+}
