@@ -28,6 +28,7 @@ const (
 	CodeNotFound             = "NOT_FOUND"              // 404: no such route
 	CodeSupplierNotFound     = "SUPPLIER_NOT_FOUND"     // 404: no such supplier in the caller's community
 	CodeUserNotFound         = "USER_NOT_FOUND"         // 404: no such user in the caller's community
+	CodeVersionMismatch      = "VERSION_MISMATCH"       // 412: If-Match names a version the user no longer has
 	CodeMethodNotAllowed     = "METHOD_NOT_ALLOWED"     // 405: a known path with another method
 	CodePayloadTooLarge      = "PAYLOAD_TOO_LARGE"      // 413: a body over 1 MiB
 	CodeUnsupportedMediaType = "UNSUPPORTED_MEDIA_TYPE" // 415: a body that is not JSON
@@ -94,6 +95,9 @@ func classify(err error) (status int, code, message string) {
 		return http.StatusNotFound, CodeUserNotFound, "user not found"
 	case errors.Is(err, user.ErrDuplicateUsername):
 		return http.StatusBadRequest, CodeDuplicateUsername, "username: is already taken by another user of the community"
+	case errors.Is(err, user.ErrVersionMismatch):
+		return http.StatusPreconditionFailed, CodeVersionMismatch,
+			"the user has changed since the version named in If-Match: read it again (its ETag is the current version) and retry"
 	case errors.Is(err, user.ErrDuplicateID):
 		return http.StatusBadRequest, CodeDuplicateID, "id: a user with this id already exists"
 	}

@@ -3,6 +3,7 @@ package memstore
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -65,6 +66,7 @@ func (x *users) build(c *datafile.Community) (newUsers, error) {
 	add := newUsers{community: c.ID, users: make([]user.User, len(c.Users)), roles: roles}
 	for i, u := range c.Users {
 		add.users[i] = u.Clone()
+		add.users[i].Version = 1 // user.Store: a loaded user is at version 1
 	}
 	return add, nil
 }
@@ -166,6 +168,7 @@ func (s *Store) UserByID(_ context.Context, community, id string) (user.User, er
 func (s *Store) CreateUser(_ context.Context, community string, u user.User) (user.User, error) {
 	x := &s.users
 	u = u.Clone()
+	u.Version = 1
 	key := user.UsernameKey(u.Username)
 	x.mu.Lock()
 	defer x.mu.Unlock()
@@ -201,6 +204,7 @@ func (s *Store) UpdateUser(_ context.Context, community, id string, apply func(*
 		return user.User{}, err
 	}
 	u.ID = e.u.ID
+	u.Version = e.u.Version + 1
 	u = u.Clone() // apply may have kept references to the lists
 	oldKey, newKey := user.UsernameKey(e.u.Username), user.UsernameKey(u.Username)
 	names := x.byName[community]
@@ -241,4 +245,31 @@ func (s *Store) SetAutoRoles(community string, codes []string) error {
 		x.autoRoles[community] = roles
 	}
 	return nil
+}
+
+var _ user.Lister = (*Store)(nil)
+
+// ListUsers implements user.Lister. It scans the community's users, so it
+// costs time in their number; the user API itself never lists.
+func (s *Store) ListUsers(_ context.Context, community string, q user.Query, offset, limit int) ([]user.User, int, error) {
+	x := &s.users
+	x.mu.RLock()
+	// Shallow copies: a stored user's lists are replaced on update, never
+	// changed in place, so they may be read after the lock is released.
+	var match []user.User
+	for _, e := range x.byName[community] {
+		if q.ExternalID == nil || e.u.ExternalID == *q.ExternalID {
+			match = append(match, e.u)
+		}
+	}
+	x.mu.RUnlock()
+	slices.SortFunc(match, func(a, b user.User) int { return strings.Compare(a.ID, b.ID) })
+	total := len(match)
+	offset = min(max(offset, 0), total)
+	end := min(offset+max(limit, 0), total)
+	out := make([]user.User, 0, end-offset)
+	for _, u := range match[offset:end] {
+		out = append(out, u.Clone())
+	}
+	return out, total, nil
 }

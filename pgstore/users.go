@@ -23,7 +23,7 @@ const (
 		display_name, email, phone, enabled, organisation_units, roles, buyer_groups, attributes, approver_groups`
 	userPlaceholders = `$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16`
 	userSelect       = `id, username, external_id, first_name, last_name, display_name, email, phone, enabled,
-		organisation_units, roles, buyer_groups, attributes, approver_groups`
+		organisation_units, roles, buyer_groups, attributes, approver_groups, version`
 
 	constraintUserID       = "users_pkey"
 	constraintUserUsername = "users_community_username"
@@ -61,7 +61,7 @@ func scanUser(row pgx.Row) (user.User, error) {
 	var u user.User
 	var ous, roles, bgs, attrs, ags []byte
 	if err := row.Scan(&u.ID, &u.Username, &u.ExternalID, &u.FirstName, &u.LastName, &u.DisplayName, &u.Email,
-		&u.Phone, &u.Enabled, &ous, &roles, &bgs, &attrs, &ags); err != nil {
+		&u.Phone, &u.Enabled, &ous, &roles, &bgs, &attrs, &ags, &u.Version); err != nil {
 		return user.User{}, err
 	}
 	for _, f := range []struct {
@@ -176,12 +176,13 @@ func (s *Store) UpdateUser(ctx context.Context, community, id string, apply func
 		if err := apply(&cur); err != nil {
 			return err
 		}
-		cur.ID = id // user.Store: the id cannot change
+		cur.ID = id // user.Store: neither the id nor the version can change
 		row, err := userRow(community, cur)
 		if err != nil {
 			return fmt.Errorf("pgstore: update user: %w", err)
 		}
-		stored, err = scanUser(tx.QueryRow(ctx, `UPDATE users SET (`+userColumns+`, updated_at) = (`+userPlaceholders+`, now())
+		// The row is locked: the version apply saw is the stored one.
+		stored, err = scanUser(tx.QueryRow(ctx, `UPDATE users SET (`+userColumns+`, updated_at, version) = (`+userPlaceholders+`, now(), version + 1)
 			WHERE id = $1 AND community_id = $2 RETURNING `+userSelect, row...))
 		if err != nil {
 			return fmt.Errorf("pgstore: update user: %w", userConflict(err))
@@ -210,4 +211,37 @@ func (s *Store) AutoRoles(ctx context.Context, community string) ([]string, erro
 		return nil, nil
 	}
 	return roles, nil
+}
+
+var _ user.Lister = (*Store)(nil)
+
+// ListUsers returns a page of the community's users matching q in id
+// order (byte order), and how many match (user.Lister).
+func (s *Store) ListUsers(ctx context.Context, community string, q user.Query, offset, limit int) ([]user.User, int, error) {
+	var total int
+	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM users WHERE community_id = $1 AND ($2::text IS NULL OR external_id = $2)`,
+		community, q.ExternalID).Scan(&total); err != nil {
+		return nil, 0, fmt.Errorf("pgstore: count users: %w", err)
+	}
+	if limit <= 0 || offset >= total {
+		return []user.User{}, total, nil
+	}
+	rows, err := s.pool.Query(ctx, `SELECT `+userSelect+` FROM users WHERE community_id = $1 AND ($2::text IS NULL OR external_id = $2)
+		ORDER BY id COLLATE "C" OFFSET $3 LIMIT $4`, community, q.ExternalID, max(offset, 0), limit)
+	if err != nil {
+		return nil, 0, fmt.Errorf("pgstore: list users: %w", err)
+	}
+	defer rows.Close()
+	out := []user.User{}
+	for rows.Next() {
+		u, err := scanUser(rows)
+		if err != nil {
+			return nil, 0, fmt.Errorf("pgstore: list users: %w", err)
+		}
+		out = append(out, u)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, 0, fmt.Errorf("pgstore: list users: %w", err)
+	}
+	return out, total, nil
 }

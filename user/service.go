@@ -92,19 +92,7 @@ func (s *Service) Create(ctx context.Context, community string, in Input) (User,
 // appended to the resulting roles, skipping any the user already has. The
 // read-modify-write is atomic (Store.UpdateUser).
 func (s *Service) Update(ctx context.Context, community string, in Input) (User, error) {
-	in, err := in.Prepare(OpUpdate)
-	if err != nil {
-		return User{}, err
-	}
-	roles, err := s.autoRoles(ctx, community)
-	if err != nil {
-		return User{}, err
-	}
-	return s.Store.UpdateUser(ctx, community, *in.ID, func(u *User) error {
-		in.ApplyTo(u)
-		addRoles(u, roles)
-		return nil
-	})
+	return s.UpdateIf(ctx, community, in, 0)
 }
 
 func (s *Service) newID() string {

@@ -18,6 +18,10 @@ var (
 	// ErrDuplicateUsername: another user of the community has that
 	// username, compared case-insensitively (UsernameKey).
 	ErrDuplicateUsername = errors.New("username already taken")
+	// ErrVersionMismatch: an update named the version it expects the user
+	// to have (an HTTP If-Match), and the stored user has another one;
+	// nothing was changed.
+	ErrVersionMismatch = errors.New("user version does not match")
 )
 
 // Maximum lengths, in characters after trimming (spec 2.9).
@@ -47,6 +51,13 @@ type User struct {
 	BuyerGroups       []Code      `json:"buyerGroups,omitempty" validate:"dive"`
 	Attributes        []Attribute `json:"attributes,omitempty" validate:"dive"`
 	ApproverGroups    []Code      `json:"approverGroups,omitempty" validate:"dive"`
+
+	// Version is set by the store: 1 when the user is created (or loaded
+	// from a data file), one more on every update. It is not part of the
+	// spec's User body: the HTTP APIs carry it as an ETag (and SCIM as
+	// meta.version), and an update may require it (Service.UpdateIf).
+	// Stores ignore the Version a caller passes in.
+	Version int64 `json:"-" validate:"-"`
 }
 
 // Code is an entry of a coded list: an organisation unit, a role, a buyer
@@ -119,6 +130,9 @@ func UsernameKey(username string) string { return strings.ToLower(username) }
 //     atomic: concurrent calls never leave two users with one username
 //     (in a community) or one id, and an UpdateUser never loses another
 //     call's change (each is a read-modify-write in isolation).
+//   - Every stored user has a Version, 1 on create (and for users loaded
+//     from a data file) and one more on every UpdateUser that stores; the
+//     store sets it, whatever the caller's user holds.
 //   - Users go in and out by value: a store keeps no reference to a
 //     caller's lists and returns lists that the caller may change freely.
 //     Stores need not keep the difference between a nil and an empty
@@ -141,7 +155,8 @@ type Store interface {
 	UserByID(ctx context.Context, community, id string) (User, error)
 
 	// CreateUser stores u in the community and returns it as stored (equal
-	// to u). The caller sets u.ID; the store never generates one.
+	// to u, with Version 1). The caller sets u.ID; the store never
+	// generates one.
 	//
 	// It returns an error matching ErrDuplicateID when any community
 	// already holds u.ID; otherwise ErrDuplicateUsername when the community
@@ -162,11 +177,16 @@ type Store interface {
 	// unchanged, when apply fails. On any error nothing is stored, even if
 	// apply changed its argument before failing.
 	//
-	// The id cannot change: a change apply makes to ID is discarded and
-	// the stored user keeps its id. apply must not call the store (it may
-	// run while the store holds a lock), and may be called more than once
-	// (a store may retry on a serialisation conflict), so it must depend
-	// only on its argument.
+	// apply sees the stored Version, so a caller that expects a version
+	// checks it there, atomically with the write (Service.UpdateIf), and
+	// fails with ErrVersionMismatch. The stored user gets Version one more
+	// than the one apply saw.
+	//
+	// The id and the version cannot change: a change apply makes to ID or
+	// Version is discarded. apply must not call the store (it may run
+	// while the store holds a lock), and may be called more than once (a
+	// store may retry on a serialisation conflict), so it must depend only
+	// on its argument.
 	UpdateUser(ctx context.Context, community, id string, apply func(*User) error) (User, error)
 }
 

@@ -39,8 +39,8 @@ const (
 )
 
 // equate compares users as the Store contract does: a nil and an empty list
-// are the same.
-var equate = cmpopts.EquateEmpty()
+// are the same. Versions are the store's to set; testVersions checks them.
+var equate = cmp.Options{cmpopts.EquateEmpty(), cmpopts.IgnoreFields(user.User{}, "Version")}
 
 // Fixture returns the data file every subtest starts from: two
 // communities, each with users, and the username "alice" in both. Ids are
@@ -122,6 +122,9 @@ func Run(t *testing.T, open func(t *testing.T, f *datafile.File) user.Store) {
 	t.Run("ConcurrentRenames", func(t *testing.T) { testConcurrentRenames(t, newStore(t)) })
 	t.Run("ConcurrentUpdatesAreAtomic", func(t *testing.T) { testConcurrentUpdates(t, newStore(t)) })
 	t.Run("AutoRoles", func(t *testing.T) { testAutoRoles(t, newStore(t)) })
+	t.Run("Versions", func(t *testing.T) { testVersions(t, newStore) })
+	t.Run("ConcurrentUpdateIf", func(t *testing.T) { testConcurrentUpdateIf(t, newStore(t)) })
+	t.Run("Lister", func(t *testing.T) { testLister(t, newStore(t)) })
 }
 
 // mustGet returns the user with that username, failing tb otherwise.
