@@ -23,6 +23,16 @@ import (
 // times), plus the trailing newline writeJSON adds; a test compares the
 // two on randomly filled values of every type, so a field added to a
 // supplier type without being added here fails the build's tests.
+//
+// Why it exists (BenchmarkEncodeSummaryPage and, with GOEXPERIMENT=jsonv2,
+// BenchmarkEncodeSummaryPageJSONv2): a default page of 20 summaries takes
+// about 16 us and no allocation here, 32 us and 20 allocations with
+// encoding/json, and 59 us with encoding/json/v2 (the engine of
+// github.com/go-json-experiment/json) set to the same bytes (HTML
+// escaping, invalid UTF-8 replaced); a page of 100: 42 us against 157 us
+// and 328 us (2-core EPYC, shared machine). The list is the API's hot
+// path, and its target is set against a precomputed-bytes baseline
+// (bench/README.md).
 
 // encBuf is a pooled output buffer.
 type encBuf struct{ b []byte }
