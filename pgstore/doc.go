@@ -18,12 +18,20 @@
 // by unique indexes, so concurrent creates on several nodes never produce a
 // duplicate.
 //
-// How the lists stay fast at millions of suppliers: suppliers are written
-// only by Import, which replaces a community's suppliers whole and stores
-// each supplier's position in each of the six orders of the list; a page,
-// however deep, is a range scan on (community, position), the unfiltered
-// total is kept per community, and the total of a modifiedSince filter is
-// one index probe. The prefix query is a range scan of one table of search
-// terms (the lower-cased name, legal business name, supplierId and
-// keywords) that one index serves.
+// Live data: every supplier, contact and remittance address write
+// (supplier.Writer) is one transaction that locks its community's row, so
+// the writes of a community commit one after another and their
+// modifiedDate stamps (greatest(clock_timestamp(), the community's
+// high-water mark + 1 µs)) increase in commit order on every node: a
+// client polling modifiedSince with the largest modifiedDate it has seen
+// misses nothing. The data-file import (Import, ImportStream) is an upsert
+// in one transaction, streamed through temporary tables.
+//
+// Reads are served from the database directly (see "Reads" below for the
+// measurements behind that choice): every order of the supplier list has
+// its own index; a page is an index-only scan to its offset and then the
+// page's rows by primary key; the unfiltered total is a per-community
+// count kept by the writes; the prefix query is a range scan of one table
+// of search terms (the lower-cased name, legal business name, supplierId
+// and keywords) that carry their supplier's sort keys.
 package pgstore

@@ -1,15 +1,14 @@
 package pgstore
 
 import (
-	"bytes"
 	"context"
-	"crypto/sha256"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"net/netip"
-	"slices"
 	"strings"
-	"time"
+	"sync/atomic"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -20,31 +19,12 @@ import (
 	"github.com/procurekit/procure/supplier"
 )
 
-// importVersion is mixed into the content hash of a community, so that a
-// build that stores data differently re-imports an unchanged file.
-const importVersion = "pgstore-import-1"
-
-// Import loads the data file f into the store, all in one transaction: a
-// file that fails (a rule datafile.Validate checks, or a conflict that only
-// the database can see, such as a user id held by another community)
-// changes nothing, and the error names the offending entry
-// ("communities[1].users[0].id: ..."). Secrets are stored only as SHA-256
-// hashes. Import puts the date-times of f's suppliers in normal form in
-// place (supplier.Record.Normalize), as datafile.Parse does.
-//
-// Importing is per community, and the same file imported again changes
-// nothing. For each community of f:
-//   - its name, region, auto-roles, bearer tokens, service accounts and
-//     budget table, and its suppliers with their contacts and remittance
-//     addresses, become exactly those of the file (replacing what a previous
-//     import stored: these are written only by Import);
-//   - its users are seeded: a user of the file whose id the community does
-//     not hold yet is added; one it already holds is left as it is, since
-//     the user API may have changed it since the last import.
-//
-// Communities not in f are left untouched. A community whose entry is
-// unchanged since its last import is skipped, so restarting a server that
-// imports its data file at start is cheap.
+// Import upserts the data file f into the store (DECISIONS.md "Live
+// data": every entity of the file is created or replaced, keeping the
+// file's dates; entities not in the file are left alone; importing the
+// same file twice changes nothing). It is ImportStream on a file already
+// parsed: see there. Import puts the date-times of f's suppliers in normal
+// form in place (supplier.Record.Normalize), as datafile.Parse does.
 func (s *Store) Import(ctx context.Context, f *datafile.File) error {
 	if err := f.Validate(); err != nil {
 		return err
@@ -55,379 +35,358 @@ func (s *Store) Import(ctx context.Context, f *datafile.File) error {
 		}
 	}
 	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		im, err := newImporter(ctx, tx)
+		if err != nil {
+			return err
+		}
 		for ci := range f.Communities {
-			at := fmt.Sprintf("communities[%d]", ci)
-			if err := importCommunity(ctx, tx, at, &f.Communities[ci]); err != nil {
+			c := f.Communities[ci]
+			for si := range c.Suppliers {
+				rec := c.Suppliers[si]
+				if err := im.Supplier(ci, si, &rec); err != nil {
+					return err
+				}
+			}
+			n := len(c.Suppliers)
+			c.Suppliers = nil
+			if err := im.Community(ci, &c, n); err != nil {
 				return err
 			}
 		}
-		return nil
+		return im.finish()
 	})
 }
 
-func importCommunity(ctx context.Context, tx pgx.Tx, at string, c *datafile.Community) error {
-	sum, err := contentHash(c)
+// ImportOptions configure ImportStreamWith.
+type ImportOptions struct {
+	// Progress, when not nil, is called with the number of bytes of the
+	// file read so far, after each read (on the goroutine that reads the
+	// input, not the caller's; it should return quickly).
+	Progress func(bytesRead int64)
+}
+
+// ImportStream upserts the data file read from r (DECISIONS.md "Data
+// files" and "Live data") and returns how many entities of each kind the
+// file held, all of which are now stored as the file has them: keys
+// "communities", "suppliers", "contacts", "remittanceAddresses", "tokens",
+// "serviceAccounts", "users", "budgets".
+//
+// The file is read with datafile.Stream, so memory stays bounded whatever
+// its size: suppliers are copied (COPY) in batches into temporary tables
+// and, when their community's entry ends, upserted from there with INSERT
+// ... ON CONFLICT DO UPDATE, which leaves a row whose content and dates
+// equal the file's untouched. Everything runs in one transaction: a file
+// that fails (a rule datafile.Stream checks, text PostgreSQL cannot hold,
+// or a conflict only the database can see, such as a user id or a token
+// held by another community) changes nothing, and the error names the
+// entry ("communities[1].users[0].id: ..."). Secrets are stored only as
+// SHA-256 hashes.
+//
+// A community's row is locked while its entry is written, so imports and
+// the supplier writes of that community take turns. Imported dates are
+// the file's; the community's modifiedDate high-water mark is raised to
+// the latest of them, so later writes still stamp above every date a
+// client may have seen.
+//
+// Per community: name, region and auto-roles are replaced; suppliers are
+// upserted with their keywords, and their contacts and remittance
+// addresses upserted by id (a contact or address stored but not in the
+// file is kept); tokens are upserted by secret; service accounts by id,
+// with their allowlist and keys replaced by the file's; budgets by
+// account; users by id.
+func (s *Store) ImportStream(ctx context.Context, r io.Reader) (map[string]int, error) {
+	return s.ImportStreamWith(ctx, r, ImportOptions{})
+}
+
+// ImportStreamWith is ImportStream with options.
+func (s *Store) ImportStreamWith(ctx context.Context, r io.Reader, o ImportOptions) (map[string]int, error) {
+	if o.Progress != nil {
+		r = &progressReader{r: r, fn: o.Progress}
+	}
+	var counts map[string]int
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		im, err := newImporter(ctx, tx)
+		if err != nil {
+			return err
+		}
+		if err := datafile.Stream(r, im); err != nil {
+			return err
+		}
+		if err := im.finish(); err != nil {
+			return err
+		}
+		counts = im.counts
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return counts, nil
+}
+
+type progressReader struct {
+	r  io.Reader
+	n  atomic.Int64
+	fn func(int64)
+}
+
+func (p *progressReader) Read(b []byte) (int, error) {
+	n, err := p.r.Read(b)
+	if n > 0 {
+		p.fn(p.n.Add(int64(n)))
+	}
+	return n, err
+}
+
+// importBatch is how many suppliers are copied to the temporary tables at
+// a time: what bounds the import's memory.
+const importBatch = 2000
+
+// importer is a datafile.Handler that writes into one transaction.
+type importer struct {
+	ctx     context.Context
+	tx      pgx.Tx
+	counts  map[string]int
+	pending []supplier.Record
+	at      []int // supplier index of each pending record
+	ci      int
+	changed int // suppliers inserted or changed, for ANALYZE
+}
+
+func newImporter(ctx context.Context, tx pgx.Tx) (*importer, error) {
+	for _, sql := range []string{
+		`CREATE TEMP TABLE import_suppliers (LIKE suppliers) ON COMMIT DROP`,
+		`CREATE TEMP TABLE import_terms (LIKE supplier_terms) ON COMMIT DROP`,
+		`CREATE TEMP TABLE import_contacts (LIKE supplier_contacts) ON COMMIT DROP`,
+		`CREATE TEMP TABLE import_addresses (LIKE remittance_addresses) ON COMMIT DROP`,
+		`CREATE TEMP TABLE import_changed (id uuid, inserted boolean) ON COMMIT DROP`,
+	} {
+		if _, err := tx.Exec(ctx, sql); err != nil {
+			return nil, fmt.Errorf("pgstore: import: %w", err)
+		}
+	}
+	return &importer{ctx: ctx, tx: tx, counts: map[string]int{
+		"communities": 0, "suppliers": 0, "contacts": 0, "remittanceAddresses": 0,
+		"tokens": 0, "serviceAccounts": 0, "users": 0, "budgets": 0,
+	}}, nil
+}
+
+func communityAt(ci int) string { return fmt.Sprintf("communities[%d]", ci) }
+
+// Supplier takes one supplier of community ci (datafile.Handler).
+func (im *importer) Supplier(ci, si int, rec *supplier.Record) error {
+	at := fmt.Sprintf("%s.suppliers[%d]", communityAt(ci), si)
+	if err := checkText(procure.SourceData, at, rec); err != nil {
+		return err
+	}
+	if err := uniqueIDs(at, rec); err != nil {
+		return err
+	}
+	im.ci = ci
+	im.pending = append(im.pending, *rec)
+	im.at = append(im.at, si)
+	if len(im.pending) >= importBatch {
+		return im.flush()
+	}
+	return nil
+}
+
+func uniqueIDs(at string, r *supplier.Record) error {
+	seen := make(map[uuid.UUID]bool, len(r.Contacts)+len(r.RemittanceAddresses))
+	for ki, ct := range r.Contacts {
+		if seen[ct.ID] {
+			return procure.Invalid(procure.SourceData, fmt.Sprintf("%s.contacts[%d].id", at, ki), "duplicate contact id "+ct.ID.String()+" within the supplier")
+		}
+		seen[ct.ID] = true
+	}
+	clear(seen)
+	for ai, a := range r.RemittanceAddresses {
+		if seen[a.ID] {
+			return procure.Invalid(procure.SourceData, fmt.Sprintf("%s.remittanceAddresses[%d].id", at, ai), "duplicate remittance address id "+a.ID.String()+" within the supplier")
+		}
+		seen[a.ID] = true
+	}
+	return nil
+}
+
+// flush copies the pending suppliers, with their search terms, contacts
+// and addresses, into the temporary tables.
+func (im *importer) flush() error {
+	if len(im.pending) == 0 {
+		return nil
+	}
+	rs := im.pending
+	at := communityAt(im.ci) + ".suppliers"
+	ctx, tx := im.ctx, im.tx
+
+	i := 0
+	_, err := tx.CopyFrom(ctx, pgx.Identifier{"import_suppliers"}, supplierWriteColumns, pgx.CopyFromFunc(func() ([]any, error) {
+		if i == len(rs) {
+			return nil, nil
+		}
+		r := &rs[i]
+		i++
+		row, err := supplierRow("", r)
+		if err != nil {
+			return nil, fmt.Errorf("%s[%d]: %w", at, im.at[i-1], err)
+		}
+		return row, nil
+	}))
 	if err != nil {
 		return fmt.Errorf("%s: %w", at, err)
 	}
-	// Serialise imports of one community: the row lock is held to the end
-	// of the transaction.
-	if _, err := tx.Exec(ctx, `INSERT INTO communities (id, region) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING`, c.ID, string(c.Region)); err != nil {
-		return fmt.Errorf("%s: %w", at, err)
-	}
-	var old []byte
-	if err := tx.QueryRow(ctx, `SELECT content_hash FROM communities WHERE id = $1 FOR UPDATE`, c.ID).Scan(&old); err != nil {
-		return fmt.Errorf("%s: %w", at, err)
-	}
-	if bytes.Equal(old, sum[:]) {
-		return nil
-	}
 
+	var termRows, contactRows, addressRows [][]any
+	var ts []string
+	var lcps []int32
+	for k := range rs {
+		r := &rs[k]
+		ts, lcps = terms(r, ts, lcps)
+		for j, t := range ts {
+			termRows = append(termRows, []any{"", t, r.ID, lcps[j], nullKey(r.Name), r.CreatedDate, r.ModifiedDate})
+		}
+		for _, ct := range r.Contacts {
+			doc, err := json.Marshal(ct)
+			if err != nil {
+				return err
+			}
+			contactRows = append(contactRows, []any{"", r.ID, ct.ID, nullKey(ct.Name), doc, contactEmptyText(&ct)})
+		}
+		for _, a := range r.RemittanceAddresses {
+			doc, err := json.Marshal(a)
+			if err != nil {
+				return err
+			}
+			addressRows = append(addressRows, []any{"", r.ID, a.ID, nullKey(a.CompanyName), a.ModifiedDate, doc, addressEmptyText(&a)})
+		}
+	}
+	copies := []struct {
+		table string
+		cols  []string
+		rows  [][]any
+	}{
+		{"import_terms", []string{"community_id", "term", "supplier_id", "lcp_prev", "name_key", "created_date", "modified_date"}, termRows},
+		{"import_contacts", []string{"community_id", "supplier_id", "id", "name_key", "doc", "empty_text"}, contactRows},
+		{"import_addresses", []string{"community_id", "supplier_id", "id", "company_name_key", "modified_date", "doc", "empty_text"}, addressRows},
+	}
+	for _, c := range copies {
+		if len(c.rows) == 0 {
+			continue
+		}
+		if _, err := tx.CopyFrom(ctx, pgx.Identifier{c.table}, c.cols, pgx.CopyFromRows(c.rows)); err != nil {
+			return fmt.Errorf("%s: %w", at, err)
+		}
+	}
+	im.counts["suppliers"] += len(rs)
+	im.pending, im.at = im.pending[:0], im.at[:0]
+	clear(rs) // let the records go
+	return nil
+}
+
+// distinct is "(t.c, ...) IS DISTINCT FROM (excluded.c, ...)" over cols;
+// json columns compare as text (json has no equality).
+func distinct(table string, cols []string) string {
+	var a, b []string
+	for _, c := range cols {
+		x, y := table+"."+c, "excluded."+c
+		if c == "details" || c == "doc" {
+			x, y = x+"::text", y+"::text"
+		}
+		a, b = append(a, x), append(b, y)
+	}
+	return "(" + strings.Join(a, ", ") + ") IS DISTINCT FROM (" + strings.Join(b, ", ") + ")"
+}
+
+var (
+	importSuppliersSQL = `WITH up AS (
+		INSERT INTO suppliers (` + joinColumns(supplierWriteColumns, "") + `)
+		SELECT $1, ` + joinColumns(supplierWriteColumns[1:], "i.") + ` FROM import_suppliers i
+		ON CONFLICT (community_id, id) DO UPDATE SET ` + updateSet(supplierWriteColumns[2:]) + `
+		WHERE ` + distinct("suppliers", supplierWriteColumns[2:]) + `
+		RETURNING id, xmax = 0 AS inserted)
+	INSERT INTO import_changed SELECT id, inserted FROM up`
+
+	importContactsSQL = `INSERT INTO supplier_contacts (community_id, supplier_id, id, name_key, doc, empty_text)
+		SELECT $1, supplier_id, id, name_key, doc, empty_text FROM import_contacts
+		ON CONFLICT (community_id, supplier_id, id) DO UPDATE SET ` + updateSet([]string{"name_key", "doc", "empty_text"}) + `
+		WHERE ` + distinct("supplier_contacts", []string{"name_key", "doc", "empty_text"})
+
+	importAddressesSQL = `INSERT INTO remittance_addresses (community_id, supplier_id, id, company_name_key, modified_date, doc, empty_text)
+		SELECT $1, supplier_id, id, company_name_key, modified_date, doc, empty_text FROM import_addresses
+		ON CONFLICT (community_id, supplier_id, id) DO UPDATE SET ` + updateSet([]string{"company_name_key", "modified_date", "doc", "empty_text"}) + `
+		WHERE ` + distinct("remittance_addresses", []string{"company_name_key", "modified_date", "doc", "empty_text"})
+)
+
+// Community takes community ci once its entry is complete: its suppliers
+// went to Supplier before (datafile.Handler).
+func (im *importer) Community(ci int, c *datafile.Community, n int) error {
+	im.ci = ci
+	if err := im.flush(); err != nil {
+		return err
+	}
+	at := communityAt(ci)
+	ctx, tx := im.ctx, im.tx
 	autoRoles := c.AutoRoles
 	if autoRoles == nil {
 		autoRoles = []string{}
 	}
-	if _, err := tx.Exec(ctx, `UPDATE communities SET name = $2, region = $3, auto_roles = $4, supplier_count = $5,
-		content_hash = $6, imported_at = now() WHERE id = $1`,
-		c.ID, c.Name, string(c.Region), autoRoles, len(c.Suppliers), sum[:]); err != nil {
+	// The upsert locks the community's row to the end of the
+	// transaction: the community's supplier writes wait for the import.
+	if _, err := tx.Exec(ctx, `INSERT INTO communities (id, name, region, auto_roles) VALUES ($1, $2, $3, $4)
+		ON CONFLICT (id) DO UPDATE SET name = excluded.name, region = excluded.region, auto_roles = excluded.auto_roles`,
+		c.ID, c.Name, string(c.Region), autoRoles); err != nil {
 		return fmt.Errorf("%s: %w", at, err)
 	}
-	for _, table := range []string{"suppliers", "supplier_terms", "supplier_contacts", "remittance_addresses", "tokens", "service_accounts", "budgets"} {
-		if _, err := tx.Exec(ctx, "DELETE FROM "+table+" WHERE community_id = $1", c.ID); err != nil {
-			return fmt.Errorf("%s: clear %s: %w", at, table, err)
-		}
-	}
-	if err := importSuppliers(ctx, tx, at, c); err != nil {
-		return err
-	}
-	if err := importTokens(ctx, tx, at, c); err != nil {
-		return err
-	}
-	if err := importAccounts(ctx, tx, at, c); err != nil {
-		return err
-	}
-	if err := importBudgets(ctx, tx, at, c); err != nil {
-		return err
-	}
-	if err := importUsers(ctx, tx, at, c); err != nil {
-		return err
-	}
-	// Fresh statistics, so that the planner sees the new data at once
-	// rather than when autovacuum gets to it.
-	for _, table := range []string{"suppliers", "supplier_terms", "supplier_contacts", "remittance_addresses"} {
-		if _, err := tx.Exec(ctx, "ANALYZE "+table); err != nil {
-			return fmt.Errorf("%s: analyze %s: %w", at, table, err)
-		}
-	}
-	return nil
-}
-
-// contentHash identifies the content of one community entry.
-func contentHash(c *datafile.Community) ([32]byte, error) {
-	h := sha256.New()
-	h.Write([]byte(importVersion))
-	if err := json.NewEncoder(h).Encode(c); err != nil {
-		return [32]byte{}, err
-	}
-	var sum [32]byte
-	h.Sum(sum[:0])
-	return sum, nil
-}
-
-// foldKey is the case-insensitive key of a text: what both stores compare
-// for ordering, the prefix query and usernames. It is computed here, not by
-// the database, so that it does not depend on the database's locale.
-func foldKey(s string) string { return strings.ToLower(s) }
-
-// nullKey is the sort key of a text, or nil (NULL) when the text is empty,
-// so that NULLS LAST puts empty values after all others.
-func nullKey(s string) any {
-	if s == "" {
-		return nil
-	}
-	return foldKey(s)
-}
-
-// details holds the nested objects of a SupplierDetail, stored as one JSON
-// column.
-type details struct {
-	DefaultContact           *supplier.Contact           `json:"defaultContact,omitempty"`
-	DefaultRemittanceAddress *supplier.RemittanceAddress `json:"defaultRemittanceAddress,omitempty"`
-	BankAccount              *supplier.BankAccount       `json:"bankAccount,omitempty"`
-	Emails                   *supplier.Emails            `json:"emails,omitempty"`
-	Settings                 *supplier.Settings          `json:"settings,omitempty"`
-}
-
-func (d details) empty() bool {
-	return d.DefaultContact == nil && d.DefaultRemittanceAddress == nil && d.BankAccount == nil && d.Emails == nil && d.Settings == nil
-}
-
-// order is one of the six orders of the supplier list.
-type order int
-
-const (
-	byNameAsc order = iota
-	byNameDesc
-	byCreatedAsc
-	byCreatedDesc
-	byModifiedAsc
-	byModifiedDesc
-	numOrders
-)
-
-// positions returns, for each order, each supplier's 0-based position in
-// it. The comparisons are those of DECISIONS.md "Paging": names compare by
-// foldKey in byte order, empty names last in both directions; dates as
-// instants; ties on id ascending.
-func positions(rs []supplier.Record) [numOrders][]int32 {
-	n := len(rs)
-	keys := make([]string, n)
-	for i := range rs {
-		keys[i] = foldKey(rs[i].Name)
-	}
-	byID := func(a, b int) int { return bytes.Compare(rs[a].ID[:], rs[b].ID[:]) }
-	name := func(desc bool) func(a, b int) int {
-		return func(a, b int) int {
-			ka, kb := keys[a], keys[b]
-			switch {
-			case ka == "" && kb == "":
-				return byID(a, b)
-			case ka == "":
-				return 1
-			case kb == "":
-				return -1
-			}
-			c := strings.Compare(ka, kb)
-			if desc {
-				c = -c
-			}
-			if c != 0 {
-				return c
-			}
-			return byID(a, b)
-		}
-	}
-	date := func(get func(int) time.Time, desc bool) func(a, b int) int {
-		return func(a, b int) int {
-			c := get(a).Compare(get(b))
-			if desc {
-				c = -c
-			}
-			if c != 0 {
-				return c
-			}
-			return byID(a, b)
-		}
-	}
-	created := func(i int) time.Time { return rs[i].CreatedDate }
-	modified := func(i int) time.Time { return rs[i].ModifiedDate }
-	cmps := [numOrders]func(a, b int) int{
-		byNameAsc:      name(false),
-		byNameDesc:     name(true),
-		byCreatedAsc:   date(created, false),
-		byCreatedDesc:  date(created, true),
-		byModifiedAsc:  date(modified, false),
-		byModifiedDesc: date(modified, true),
-	}
-	var out [numOrders][]int32
-	perm := make([]int, n)
-	for o := range numOrders {
-		for i := range perm {
-			perm[i] = i
-		}
-		slices.SortFunc(perm, cmps[o])
-		pos := make([]int32, n)
-		for p, i := range perm {
-			pos[i] = int32(p)
-		}
-		out[o] = pos
-	}
-	return out
-}
-
-var supplierColumns = []string{
-	"community_id", "id", "community_supplier_id", "supplier_id", "name", "profile_type",
-	"legal_business_name", "first_name", "last_name", "tax_identification_type",
-	"tax_identification_number", "tin_verification_status", "tin_last_verified_date",
-	"connection_state", "business_number", "default_email_address", "modified_date",
-	"created_date", "keywords", "details",
-	"pos_name_asc", "pos_name_desc", "pos_created_asc", "pos_created_desc", "pos_modified_asc", "pos_modified_desc",
-}
-
-func importSuppliers(ctx context.Context, tx pgx.Tx, at string, c *datafile.Community) error {
-	rs := c.Suppliers
-	if len(rs) == 0 {
-		return nil
-	}
-	pos := positions(rs)
-
-	// Rows go in name order, so that the default order's index and the
-	// table itself are filled in the order the list reads them.
-	perm := make([]int, len(rs))
-	for i, p := range pos[byNameAsc] {
-		perm[p] = i
-	}
-	var buf bytes.Buffer
-	next := 0
-	_, err := tx.CopyFrom(ctx, pgx.Identifier{"suppliers"}, supplierColumns, pgx.CopyFromFunc(func() ([]any, error) {
-		if next == len(perm) {
-			return nil, nil
-		}
-		i := perm[next]
-		next++
-		r := &rs[i]
-		var det any
-		if d := (details{r.DefaultContact, r.DefaultRemittanceAddress, r.BankAccount, r.Emails, r.Settings}); !d.empty() {
-			buf.Reset()
-			if err := json.NewEncoder(&buf).Encode(d); err != nil {
-				return nil, fmt.Errorf("%s.suppliers[%d]: %w", at, i, err)
-			}
-			det = bytes.TrimSpace(buf.Bytes())
-		}
-		keywords := r.Keywords
-		if keywords == nil {
-			keywords = []string{}
-		}
-		return []any{
-			c.ID, r.ID, r.CommunitySupplierID, r.SupplierID, r.Name, string(r.ProfileType),
-			r.LegalBusinessName, r.FirstName, r.LastName, string(r.TaxIdentificationType),
-			r.TaxIdentificationNumber, string(r.TinVerificationStatus), r.TinLastVerifiedDate,
-			string(r.ConnectionState), r.BusinessNumber, r.DefaultEmailAddress, r.ModifiedDate,
-			r.CreatedDate, keywords, det,
-			pos[byNameAsc][i], pos[byNameDesc][i], pos[byCreatedAsc][i], pos[byCreatedDesc][i], pos[byModifiedAsc][i], pos[byModifiedDesc][i],
-		}, nil
-	}))
-	if err != nil {
+	var inserted, changed int
+	b := &pgx.Batch{}
+	b.Queue(importSuppliersSQL, c.ID)
+	b.Queue(`SELECT count(*) FILTER (WHERE inserted), count(*) FROM import_changed`).QueryRow(func(row pgx.Row) error {
+		return row.Scan(&inserted, &changed)
+	})
+	// The search terms of the suppliers that changed are rewritten.
+	b.Queue(`DELETE FROM supplier_terms t USING import_changed c WHERE t.community_id = $1 AND t.supplier_id = c.id`, c.ID)
+	b.Queue(`INSERT INTO supplier_terms (community_id, term, supplier_id, lcp_prev, name_key, created_date, modified_date)
+		SELECT $1, t.term, t.supplier_id, t.lcp_prev, t.name_key, t.created_date, t.modified_date
+		FROM import_terms t JOIN import_changed c ON c.id = t.supplier_id`, c.ID)
+	b.Queue(importContactsSQL, c.ID)
+	b.Queue(importAddressesSQL, c.ID)
+	b.Queue(`UPDATE communities SET
+		supplier_count = supplier_count + (SELECT count(*) FROM import_changed WHERE inserted),
+		last_modified = greatest(last_modified,
+			(SELECT max(modified_date) FROM import_suppliers),
+			(SELECT max(modified_date) FROM import_addresses),
+			(SELECT max((doc->>'modifiedDate')::timestamptz) FROM import_contacts))
+		WHERE id = $1`, c.ID)
+	b.Queue(`TRUNCATE import_suppliers, import_terms, import_contacts, import_addresses, import_changed`)
+	if err := tx.SendBatch(ctx, b).Close(); err != nil {
 		return fmt.Errorf("%s.suppliers: %w", at, err)
 	}
-
-	if err := copyTerms(ctx, tx, at, c.ID, rs, &pos); err != nil {
-		return err
-	}
-	if err := copyContacts(ctx, tx, at, c.ID, rs); err != nil {
-		return err
-	}
-	return copyAddresses(ctx, tx, at, c.ID, rs)
-}
-
-// terms returns the search terms of a supplier in byte order: the
-// lower-cased name, legal business name, supplierId and keywords that are
-// not empty, without duplicates and without a term that is a prefix of
-// another (the longer term matches every prefix query the shorter one
-// does). lcps[i] is the length of the common prefix of terms i-1 and i.
-func terms(r *supplier.Record, dst []string, lcps []int32) ([]string, []int32) {
-	dst = dst[:0]
-	add := func(s string) {
-		if s != "" {
-			dst = append(dst, foldKey(s))
+	im.changed += changed
+	for _, f := range []func(context.Context, pgx.Tx, string, *datafile.Community) error{importTokens, importAccounts, importBudgets, importUsers} {
+		if err := f(ctx, tx, at, c); err != nil {
+			return err
 		}
 	}
-	add(r.Name)
-	add(r.LegalBusinessName)
-	add(r.SupplierID)
-	for _, k := range r.Keywords {
-		add(k)
-	}
-	slices.Sort(dst)
-	kept := dst[:0]
-	for i, t := range dst {
-		if i+1 < len(dst) && strings.HasPrefix(dst[i+1], t) {
-			continue // a duplicate, or a prefix of the next term
-		}
-		kept = append(kept, t)
-	}
-	lcps = lcps[:0]
-	for i, t := range kept {
-		n := 0
-		if i > 0 {
-			prev := kept[i-1]
-			for n < len(prev) && n < len(t) && prev[n] == t[n] {
-				n++
-			}
-		}
-		lcps = append(lcps, int32(n))
-	}
-	return kept, lcps
-}
-
-func copyTerms(ctx context.Context, tx pgx.Tx, at, community string, rs []supplier.Record, pos *[numOrders][]int32) error {
-	i, j := 0, 0
-	var ts []string
-	var lcps []int32
-	_, err := tx.CopyFrom(ctx, pgx.Identifier{"supplier_terms"}, termColumns, pgx.CopyFromFunc(func() ([]any, error) {
-		for j == len(ts) {
-			if i == len(rs) {
-				return nil, nil
-			}
-			ts, lcps = terms(&rs[i], ts, lcps)
-			i++
-			j = 0
-		}
-		j++
-		k := i - 1
-		return []any{community, ts[j-1], rs[k].ID, rs[k].ModifiedDate, lcps[j-1],
-			pos[byNameAsc][k], pos[byNameDesc][k], pos[byCreatedAsc][k], pos[byCreatedDesc][k], pos[byModifiedAsc][k], pos[byModifiedDesc][k],
-		}, nil
-	}))
-	if err != nil {
-		return fmt.Errorf("%s.suppliers: search terms: %w", at, err)
-	}
+	im.counts["communities"]++
+	im.counts["tokens"] += len(c.Tokens)
+	im.counts["serviceAccounts"] += len(c.ServiceAccounts)
+	im.counts["users"] += len(c.Users)
+	im.counts["budgets"] += len(c.Budgets)
+	_ = n
 	return nil
 }
 
-var termColumns = []string{"community_id", "term", "supplier_id", "modified_date", "lcp_prev",
-	"pos_name_asc", "pos_name_desc", "pos_created_asc", "pos_created_desc", "pos_modified_asc", "pos_modified_desc"}
-
-func copyContacts(ctx context.Context, tx pgx.Tx, at, community string, rs []supplier.Record) error {
-	var rows [][]any
-	for si := range rs {
-		r := &rs[si]
-		seen := make(map[uuid.UUID]bool, len(r.Contacts))
-		for ki, ct := range r.Contacts {
-			if seen[ct.ID] {
-				return procure.Invalid(procure.SourceData, fmt.Sprintf("%s.suppliers[%d].contacts[%d].id", at, si, ki), "duplicate contact id "+ct.ID.String()+" within the supplier")
-			}
-			seen[ct.ID] = true
-			doc, err := json.Marshal(ct)
-			if err != nil {
-				return fmt.Errorf("%s.suppliers[%d].contacts[%d]: %w", at, si, ki, err)
-			}
-			rows = append(rows, []any{community, r.ID, ct.ID, nullKey(ct.Name), doc})
-		}
-	}
-	if len(rows) == 0 {
+// finish ends a successful import: fresh planner statistics after a large
+// one, so that the planner sees the new data at once rather than when
+// autovacuum gets to it.
+func (im *importer) finish() error {
+	if im.changed < 10_000 {
 		return nil
 	}
-	_, err := tx.CopyFrom(ctx, pgx.Identifier{"supplier_contacts"}, []string{"community_id", "supplier_id", "id", "name_key", "doc"}, pgx.CopyFromRows(rows))
-	if err != nil {
-		return fmt.Errorf("%s.suppliers: contacts: %w", at, err)
-	}
-	return nil
-}
-
-func copyAddresses(ctx context.Context, tx pgx.Tx, at, community string, rs []supplier.Record) error {
-	var rows [][]any
-	for si := range rs {
-		r := &rs[si]
-		seen := make(map[uuid.UUID]bool, len(r.RemittanceAddresses))
-		for ai, a := range r.RemittanceAddresses {
-			if seen[a.ID] {
-				return procure.Invalid(procure.SourceData, fmt.Sprintf("%s.suppliers[%d].remittanceAddresses[%d].id", at, si, ai), "duplicate remittance address id "+a.ID.String()+" within the supplier")
-			}
-			seen[a.ID] = true
-			doc, err := json.Marshal(a)
-			if err != nil {
-				return fmt.Errorf("%s.suppliers[%d].remittanceAddresses[%d]: %w", at, si, ai, err)
-			}
-			rows = append(rows, []any{community, r.ID, a.ID, nullKey(a.CompanyName), a.ModifiedDate, doc})
+	for _, table := range []string{"suppliers", "supplier_terms", "supplier_contacts", "remittance_addresses"} {
+		if _, err := im.tx.Exec(im.ctx, "ANALYZE "+table); err != nil {
+			return fmt.Errorf("pgstore: import: analyze %s: %w", table, err)
 		}
-	}
-	if len(rows) == 0 {
-		return nil
-	}
-	_, err := tx.CopyFrom(ctx, pgx.Identifier{"remittance_addresses"}, []string{"community_id", "supplier_id", "id", "company_name_key", "modified_date", "doc"}, pgx.CopyFromRows(rows))
-	if err != nil {
-		return fmt.Errorf("%s.suppliers: remittance addresses: %w", at, err)
 	}
 	return nil
 }
@@ -449,10 +408,39 @@ func sendBatch(ctx context.Context, tx pgx.Tx, b *pgx.Batch, name func(i int, er
 	return br.Close()
 }
 
+// foreignEntry returns the index of the first of keys (an array
+// parameter of type typ) that column col of table holds for another
+// community than community, or -1.
+func foreignEntry(ctx context.Context, tx pgx.Tx, table, col, typ, community string, keys any) (int, error) {
+	var i int64
+	err := tx.QueryRow(ctx, `SELECT u.i FROM unnest($1::`+typ+`[]) WITH ORDINALITY AS u(k, i)
+		JOIN `+table+` t ON t.`+col+` = u.k WHERE t.community_id <> $2 ORDER BY u.i LIMIT 1`, keys, community).Scan(&i)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return -1, nil
+	}
+	if err != nil {
+		return -1, err
+	}
+	return int(i) - 1, nil
+}
+
 func importTokens(ctx context.Context, tx pgx.Tx, at string, c *datafile.Community) error {
-	b := &pgx.Batch{}
-	for _, t := range c.Tokens {
+	if len(c.Tokens) == 0 {
+		return nil
+	}
+	hashes := make([][]byte, len(c.Tokens))
+	for i, t := range c.Tokens {
 		h := auth.HashSecret(t.Token)
+		hashes[i] = h[:]
+	}
+	if i, err := foreignEntry(ctx, tx, "tokens", "hash", "bytea", c.ID, hashes); err != nil {
+		return fmt.Errorf("%s.tokens: %w", at, err)
+	} else if i >= 0 {
+		// Never echo the token, nor its hash.
+		return procure.Invalid(procure.SourceData, fmt.Sprintf("%s.tokens[%d].token", at, i), "the same token belongs to another community")
+	}
+	b := &pgx.Batch{}
+	for i, t := range c.Tokens {
 		scopes := t.Scopes
 		if scopes == nil {
 			scopes = []string{}
@@ -461,23 +449,31 @@ func importTokens(ctx context.Context, tx pgx.Tx, at string, c *datafile.Communi
 		if t.Expires != nil {
 			expires = *t.Expires
 		}
-		b.Queue(`INSERT INTO tokens (hash, community_id, scopes, expires, revoked) VALUES ($1, $2, $3, $4, $5)`,
-			h[:], c.ID, scopes, expires, t.Revoked)
+		b.Queue(`INSERT INTO tokens (hash, community_id, scopes, expires, revoked) VALUES ($1, $2, $3, $4, $5)
+			ON CONFLICT (hash) DO UPDATE SET scopes = excluded.scopes, expires = excluded.expires, revoked = excluded.revoked
+			WHERE `+distinct("tokens", []string{"scopes", "expires", "revoked"}),
+			hashes[i], c.ID, scopes, expires, t.Revoked)
 	}
 	return sendBatch(ctx, tx, b, func(i int, err error) error {
-		field := fmt.Sprintf("%s.tokens[%d].token", at, i)
-		if uniqueViolation(err) != "" {
-			// Never echo the token, nor its hash.
-			return procure.Invalid(procure.SourceData, field, "the same token belongs to another community")
-		}
-		return fmt.Errorf("%s: %w", field, err)
+		return fmt.Errorf("%s.tokens[%d]: %w", at, i, err)
 	})
 }
 
 func importAccounts(ctx context.Context, tx pgx.Tx, at string, c *datafile.Community) error {
+	if len(c.ServiceAccounts) == 0 {
+		return nil
+	}
+	ids := make([]string, len(c.ServiceAccounts))
+	for i, a := range c.ServiceAccounts {
+		ids[i] = a.ID
+	}
+	if i, err := foreignEntry(ctx, tx, "service_accounts", "id", "text", c.ID, ids); err != nil {
+		return fmt.Errorf("%s.serviceAccounts: %w", at, err)
+	} else if i >= 0 {
+		return procure.Invalid(procure.SourceData, fmt.Sprintf("%s.serviceAccounts[%d].id", at, i), "a service account with this id belongs to another community")
+	}
 	b := &pgx.Batch{}
-	type entry struct{ field string }
-	var entries []entry
+	var fields []string
 	for ai, a := range c.ServiceAccounts {
 		aat := fmt.Sprintf("%s.serviceAccounts[%d]", at, ai)
 		ips := make([]netip.Prefix, 0, len(a.AllowedIPs))
@@ -488,19 +484,28 @@ func importAccounts(ctx context.Context, tx pgx.Tx, at string, c *datafile.Commu
 			}
 			ips = append(ips, p)
 		}
-		b.Queue(`INSERT INTO service_accounts (id, community_id, allowed_ips) VALUES ($1, $2, $3)`, a.ID, c.ID, ips)
-		entries = append(entries, entry{aat + ".id"})
+		b.Queue(`INSERT INTO service_accounts (id, community_id, allowed_ips) VALUES ($1, $2, $3)
+			ON CONFLICT (id) DO UPDATE SET allowed_ips = excluded.allowed_ips
+			WHERE service_accounts.allowed_ips IS DISTINCT FROM excluded.allowed_ips`, a.ID, c.ID, ips)
+		fields = append(fields, aat)
+		// The account's keys become the file's.
+		hashes := make([][]byte, len(a.Keys))
+		ords := make([]int32, len(a.Keys))
+		active := make([]bool, len(a.Keys))
 		for ki, k := range a.Keys {
 			h := auth.HashSecret(k.Key)
-			b.Queue(`INSERT INTO service_account_keys (account_id, ord, hash, active) VALUES ($1, $2, $3, $4)`, a.ID, ki, h[:], k.Active)
-			entries = append(entries, entry{fmt.Sprintf("%s.keys[%d]", aat, ki)})
+			hashes[ki], ords[ki], active[ki] = h[:], int32(ki), k.Active
 		}
+		b.Queue(`DELETE FROM service_account_keys WHERE account_id = $1 AND ord >= $2`, a.ID, int32(len(a.Keys)))
+		fields = append(fields, aat+".keys")
+		b.Queue(`INSERT INTO service_account_keys (account_id, ord, hash, active)
+			SELECT $1, u.o, u.h, u.a FROM unnest($2::int4[], $3::bytea[], $4::bool[]) AS u(o, h, a)
+			ON CONFLICT (account_id, ord) DO UPDATE SET hash = excluded.hash, active = excluded.active
+			WHERE `+distinct("service_account_keys", []string{"hash", "active"}), a.ID, ords, hashes, active)
+		fields = append(fields, aat+".keys")
 	}
 	return sendBatch(ctx, tx, b, func(i int, err error) error {
-		if uniqueViolation(err) != "" {
-			return procure.Invalid(procure.SourceData, entries[i].field, "a service account with this id belongs to another community")
-		}
-		return fmt.Errorf("%s: %w", entries[i].field, err)
+		return fmt.Errorf("%s: %w", fields[i], err)
 	})
 }
 
@@ -524,34 +529,53 @@ func importBudgets(ctx context.Context, tx pgx.Tx, at string, c *datafile.Commun
 	}
 	// numeric travels as text: exact, whatever its scale.
 	_, err := tx.Exec(ctx, `INSERT INTO budgets (community_id, account, budget)
-		SELECT $1, a, b::numeric FROM unnest($2::text[], $3::text[]) AS t(a, b)`, c.ID, accounts, amounts)
+		SELECT $1, a, b::numeric FROM unnest($2::text[], $3::text[]) AS t(a, b)
+		ON CONFLICT (community_id, account) DO UPDATE SET budget = excluded.budget`, c.ID, accounts, amounts)
 	if err != nil {
 		return fmt.Errorf("%s.budgets: %w", at, err)
 	}
 	return nil
 }
 
-// importUsers seeds the community's users: a user whose id the community
-// already holds is left as it is (the user API may have changed it since).
+// importUsersSQL upserts one user by id (userColumns, userPlaceholders).
+// An unchanged user is not written.
+var importUsersSQL = func() string {
+	var cols []string
+	for _, c := range strings.Split(userColumns, ",") {
+		if c = strings.TrimSpace(c); c != "id" && c != "community_id" {
+			cols = append(cols, c)
+		}
+	}
+	return `INSERT INTO users (` + userColumns + `) VALUES (` + userPlaceholders + `)
+		ON CONFLICT (id) DO UPDATE SET ` + updateSet(cols) + `, updated_at = now()
+		WHERE ` + distinct("users", cols)
+}()
+
+// importUsers upserts the community's users by id.
 func importUsers(ctx context.Context, tx pgx.Tx, at string, c *datafile.Community) error {
+	if len(c.Users) == 0 {
+		return nil
+	}
+	ids := make([]string, len(c.Users))
+	for i, u := range c.Users {
+		ids[i] = u.ID
+	}
+	if i, err := foreignEntry(ctx, tx, "users", "id", "text", c.ID, ids); err != nil {
+		return fmt.Errorf("%s.users: %w", at, err)
+	} else if i >= 0 {
+		return procure.Invalid(procure.SourceData, fmt.Sprintf("%s.users[%d].id", at, i), "a user with this id exists in another community")
+	}
 	b := &pgx.Batch{}
 	for _, u := range c.Users {
 		row, err := userRow(c.ID, u)
 		if err != nil {
 			return err
 		}
-		// When the id exists in this community, nothing is inserted; when
-		// it exists in another, the insert breaks users_pkey.
-		b.Queue(`INSERT INTO users (`+userColumns+`)
-			SELECT `+userPlaceholders+`
-			WHERE NOT EXISTS (SELECT 1 FROM users WHERE id = $1 AND community_id = $2)`, row...)
+		b.Queue(importUsersSQL, row...)
 	}
 	return sendBatch(ctx, tx, b, func(i int, err error) error {
 		uat := fmt.Sprintf("%s.users[%d]", at, i)
-		switch uniqueViolation(err) {
-		case "users_pkey":
-			return procure.Invalid(procure.SourceData, uat+".id", "a user with this id exists in another community")
-		case "users_community_username":
+		if uniqueViolation(err) == constraintUserUsername {
 			return procure.Invalid(procure.SourceData, uat+".username", "taken by another user of the community")
 		}
 		return fmt.Errorf("%s: %w", uat, err)

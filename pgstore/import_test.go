@@ -38,8 +38,8 @@ func snapshot(tb testing.TB, dsn string) map[string]string {
 	return out
 }
 
-// Importing the same file again changes nothing at all (not even the
-// import time: an unchanged community is skipped).
+// Importing the same file again changes nothing at all: no row is
+// rewritten (not even a user's updated_at).
 func TestImportTwiceChangesNothing(t *testing.T) {
 	s, dsn := openStore(t, fixture())
 	before := snapshot(t, dsn)
@@ -56,13 +56,21 @@ func TestImportTwiceChangesNothing(t *testing.T) {
 	}
 }
 
-// A changed community is replaced whole: suppliers, tokens, budgets and
-// auto-roles become the file's; users are only seeded, so a change made
-// through the user API survives; other communities are untouched.
-func TestImportReplacesChangedCommunity(t *testing.T) {
+// The import is an upsert (DECISIONS.md "Live data"): every entity of the
+// file is created or replaced, with the file's dates - a supplier or user
+// changed since through the API gets the file's version back - and
+// entities not in the file are left alone; other communities are
+// untouched.
+func TestImportUpserts(t *testing.T) {
 	ctx := context.Background()
 	s, _ := openStore(t, fixture())
 	if _, err := s.UpdateUser(ctx, "c1", "u1", func(u *user.User) error { u.Username = "john.doe"; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	beta := fixture().Communities[0].Suppliers[1]
+	changed := beta
+	changed.Name = "Beta Renamed"
+	if _, err := s.PutSupplier(ctx, "c1", changed); err != nil {
 		t.Fatal(err)
 	}
 	c2Before, err := s.ListSuppliers(ctx, "c2", supplier.ListQuery{Page: firstPage()})
@@ -72,9 +80,11 @@ func TestImportReplacesChangedCommunity(t *testing.T) {
 
 	f := fixture()
 	c1 := &f.Communities[0]
-	c1.Suppliers = c1.Suppliers[1:2] // only "beta" remains
+	c1.Suppliers = c1.Suppliers[1:2] // only "beta" is in the file
+	c1.Suppliers = append(c1.Suppliers, supplier.Record{Detail: supplier.Detail{Summary: supplier.Summary{
+		ID: id(5), Name: "Delta", ProfileType: supplier.ProfileCompany, ModifiedDate: at(50), CreatedDate: at(40)}}})
 	c1.Tokens = []datafile.Token{{Token: "demo-token-c1-new", Scopes: []string{"suppliers:read"}}}
-	c1.Budgets = []datafile.Budget{{Account: "8000", Budget: decimal.RequireFromString("5")}}
+	c1.Budgets = []datafile.Budget{{Account: "8000", Budget: decimal.RequireFromString("5")}, {Account: "7000", Budget: decimal.RequireFromString("7")}}
 	c1.AutoRoles = []string{"EMPLOYEE", "REQUESTER"}
 	c1.Users = append(c1.Users, user.User{ID: "u3", Username: "new.user", Enabled: true})
 	if err := s.Import(ctx, f); err != nil {
@@ -85,34 +95,35 @@ func TestImportReplacesChangedCommunity(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := names(page.Content); !cmp.Equal(got, []string{"beta"}) || page.Page.TotalElements != 1 {
-		t.Errorf("c1 suppliers = %v (total %d); want [beta] (total 1)", got, page.Page.TotalElements)
+	if got, want := names(page.Content), []string{"Acme Tools", "beta", "Delta", "Gamma", ""}; !cmp.Equal(got, want) || page.Page.TotalElements != 5 {
+		t.Errorf("c1 suppliers = %q (total %d); want %q (total 5)", got, page.Page.TotalElements, want)
 	}
-	if _, err := s.Supplier(ctx, "c1", id(1)); !errors.Is(err, supplier.ErrNotFound) {
-		t.Errorf("removed supplier: err = %v; want ErrNotFound", err)
+	got, err := s.Supplier(ctx, "c1", beta.ID)
+	if err != nil || got.Name != "beta" || !got.ModifiedDate.Equal(beta.ModifiedDate) {
+		t.Errorf("beta after the import: %+v, %v; want the file's name and modifiedDate %v", got.Summary, err, beta.ModifiedDate)
 	}
-	if _, err := s.ListContacts(ctx, "c1", id(1), firstPage()); !errors.Is(err, supplier.ErrNotFound) {
-		t.Errorf("contacts of the removed supplier: err = %v; want ErrNotFound", err)
+	if _, err := s.ListContacts(ctx, "c1", id(1), firstPage()); err != nil {
+		t.Errorf("contacts of a supplier not in the file: %v; want them kept", err)
 	}
-	if _, err := s.TokenByHash(ctx, auth.HashSecret("demo-token-c1")); !errors.Is(err, auth.ErrUnknown) {
-		t.Errorf("old token: err = %v; want ErrUnknown", err)
-	}
-	if tok, err := s.TokenByHash(ctx, auth.HashSecret("demo-token-c1-new")); err != nil || tok.Community != "c1" {
-		t.Errorf("new token: %+v, %v; want community c1", tok, err)
+	for _, tok := range []string{"demo-token-c1", "demo-token-c1-new"} {
+		if got, err := s.TokenByHash(ctx, auth.HashSecret(tok)); err != nil || got.Community != "c1" {
+			t.Errorf("token %s: %+v, %v; want community c1", tok, got, err)
+		}
 	}
 	budgets, err := s.Budgets(ctx, "c1")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(map[string]decimal.Decimal{"8000": decimal.RequireFromString("5")}, budgets, decimalComparer); diff != "" {
+	want := map[string]decimal.Decimal{"6100-200": decimal.RequireFromString("1500.50"), "7000": decimal.RequireFromString("7"), "8000": decimal.RequireFromString("5")}
+	if diff := cmp.Diff(want, budgets, decimalComparer); diff != "" {
 		t.Errorf("budgets (-want +got):\n%s", diff)
 	}
 	roles, err := s.AutoRoles(ctx, "c1")
 	if err != nil || !cmp.Equal(roles, []string{"EMPLOYEE", "REQUESTER"}) {
 		t.Errorf("AutoRoles = %v, %v; want [EMPLOYEE REQUESTER]", roles, err)
 	}
-	if u, err := s.UserByID(ctx, "c1", "u1"); err != nil || u.Username != "john.doe" {
-		t.Errorf("user changed through the API: %+v, %v; want username john.doe kept", u, err)
+	if u, err := s.UserByID(ctx, "c1", "u1"); err != nil || u.Username != "JDoe" {
+		t.Errorf("user changed through the API: %+v, %v; want the file's username JDoe back", u, err)
 	}
 	if u, err := s.UserByUsername(ctx, "c1", "NEW.USER"); err != nil || u.ID != "u3" {
 		t.Errorf("new user of the file: %+v, %v; want u3 added", u, err)

@@ -2,6 +2,7 @@ package pgstore_test
 
 import (
 	"context"
+	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -10,8 +11,15 @@ import (
 	"github.com/procurekit/procure/pgstore"
 )
 
-// latestVersion is the highest migration in migrations/.
-const latestVersion = 1
+// latestVersion is the highest migration in migrations/ (they have no
+// gaps: TestMigrationsFiles).
+var latestVersion = func() int {
+	names, err := filepath.Glob("migrations/*.sql")
+	if err != nil {
+		panic(err)
+	}
+	return len(names)
+}()
 
 // Open on an empty database creates the whole schema and records each
 // migration once.

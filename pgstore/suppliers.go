@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/procurekit/procure/paging"
 	"github.com/procurekit/procure/supplier"
@@ -21,16 +22,27 @@ import (
 var _ supplier.Store = (*Store)(nil)
 
 // summaryColumns are the columns scanned by scanSummary, in its order.
-const summaryColumns = `id, community_supplier_id, supplier_id, name, profile_type, legal_business_name,
-	first_name, last_name, tax_identification_type, tax_identification_number, tin_verification_status,
-	tin_last_verified_date, connection_state, business_number, default_email_address, modified_date, created_date`
+// Optional text columns are NULL for no value and ” for an explicit
+// empty string.
+const summaryColumns = `s.id, s.community_supplier_id, s.supplier_id, s.name, s.profile_type, s.legal_business_name,
+	s.first_name, s.last_name, s.tax_identification_type, s.tax_identification_number, s.tin_verification_status,
+	s.tin_last_verified_date, s.connection_state, s.business_number, s.default_email_address, s.modified_date, s.created_date`
 
 func scanSummary(row pgx.CollectableRow, s *supplier.Summary, extra ...any) error {
-	dest := []any{&s.ID, &s.CommunitySupplierID, &s.SupplierID, &s.Name, &s.ProfileType, &s.LegalBusinessName,
-		&s.FirstName, &s.LastName, &s.TaxIdentificationType, &s.TaxIdentificationNumber, &s.TinVerificationStatus,
-		&s.TinLastVerifiedDate, &s.ConnectionState, &s.BusinessNumber, &s.DefaultEmailAddress, &s.ModifiedDate, &s.CreatedDate}
+	var text [12]pgtype.Text
+	var profile pgtype.Text
+	dest := []any{&s.ID, &text[0], &text[1], &text[2], &profile, &text[3],
+		&text[4], &text[5], &text[6], &text[7], &text[8],
+		&s.TinLastVerifiedDate, &text[9], &text[10], &text[11], &s.ModifiedDate, &s.CreatedDate}
 	if err := row.Scan(append(dest, extra...)...); err != nil {
 		return err
+	}
+	s.ProfileType = supplier.ProfileType(profile.String)
+	for i, f := range summaryText(s) {
+		*f.ptr = text[i].String
+		if text[i].Valid && text[i].String == "" {
+			markEmpty(s, f.path)
+		}
 	}
 	// pgx returns timestamptz in the local zone; responses are in UTC.
 	s.ModifiedDate = s.ModifiedDate.UTC()
@@ -42,38 +54,68 @@ func scanSummary(row pgx.CollectableRow, s *supplier.Summary, extra ...any) erro
 	return nil
 }
 
+// textField is an optional text column of the suppliers table: its JSON
+// path in a Summary and the field.
+type textField struct {
+	path string
+	ptr  *string
+}
+
+// summaryText returns the optional text fields of s in the order of
+// summaryColumns (and of the writes' column lists).
+func summaryText(s *supplier.Summary) [12]textField {
+	return [12]textField{
+		{"communitySupplierId", &s.CommunitySupplierID},
+		{"supplierId", &s.SupplierID},
+		{"name", &s.Name},
+		{"legalBusinessName", &s.LegalBusinessName},
+		{"firstName", &s.FirstName},
+		{"lastName", &s.LastName},
+		{"taxIdentificationType", (*string)(&s.TaxIdentificationType)},
+		{"taxIdentificationNumber", &s.TaxIdentificationNumber},
+		{"tinVerificationStatus", (*string)(&s.TinVerificationStatus)},
+		{"connectionState", (*string)(&s.ConnectionState)},
+		{"businessNumber", &s.BusinessNumber},
+		{"defaultEmailAddress", &s.DefaultEmailAddress},
+	}
+}
+
 func collectSummary(row pgx.CollectableRow) (supplier.Summary, error) {
 	var s supplier.Summary
 	err := scanSummary(row, &s)
 	return s, err
 }
 
-// posColumn is the position column of a sort of the supplier list.
-func posColumn(s paging.Sort) (string, error) {
-	var col string
+// orderBy returns the ORDER BY list of a sort of the supplier list over
+// the columns of the table aliased t (suppliers or supplier_terms, whose
+// id column is idCol), exactly as DECISIONS.md "Paging" defines it: each
+// (field, direction) has its own index of the same keys.
+func orderBy(s paging.Sort, t, idCol string) (string, error) {
+	dir := " ASC"
+	if s.Desc {
+		dir = " DESC"
+	}
 	switch s.Field {
 	case "name":
-		col = "pos_name"
+		return t + ".name_key" + dir + " NULLS LAST, " + t + "." + idCol, nil
 	case "createdDate":
-		col = "pos_created"
+		return t + ".created_date" + dir + ", " + t + "." + idCol, nil
 	case "modifiedDate":
-		col = "pos_modified"
-	default:
-		return "", fmt.Errorf("pgstore: unknown supplier sort field %q", s.Field)
+		return t + ".modified_date" + dir + ", " + t + "." + idCol, nil
 	}
-	if s.Desc {
-		return col + "_desc", nil
-	}
-	return col + "_asc", nil
+	return "", fmt.Errorf("pgstore: unknown supplier sort field %q", s.Field)
 }
 
 // ListSuppliers returns one page of the community's suppliers that match
 // q, with the total count of matches (supplier.Store).
 //
-// Without a query, a page is a range of positions (however deep) and the
-// total is the community's count; with modifiedSince alone the total is one
-// index probe; with a query, the matching suppliers come from a range scan
-// of the search terms.
+// The total and the page are read in one round trip from one snapshot (a
+// read-only repeatable-read transaction), so they agree even while
+// writers commit. Without a query the total is the community's count, or
+// with modifiedSince an index-only count from the watermark on; the page
+// is an index-only scan of the order's index to the page's offset, then
+// the page's rows by primary key. With a query, the same is done over the
+// search terms, which carry their supplier's sort keys.
 func (s *Store) ListSuppliers(ctx context.Context, community string, q supplier.ListQuery) (paging.Page[supplier.Summary], error) {
 	r, err := q.Page.Check(supplier.ListPaging)
 	if err != nil {
@@ -91,12 +133,16 @@ func (s *Store) ListSuppliers(ctx context.Context, community string, q supplier.
 	var total int64
 	var items []supplier.Summary
 	b := &pgx.Batch{}
+	b.Queue(`BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY`)
 	b.Queue(count.sql, count.args...).QueryRow(func(row pgx.Row) error { return row.Scan(&total) })
 	b.Queue(page.sql, page.args...).Query(func(rows pgx.Rows) error {
 		var err error
 		items, err = pgx.CollectRows(rows, collectSummary)
 		return err
 	})
+	b.Queue(`COMMIT`)
+	// A failed statement leaves the connection in a transaction: pgxpool
+	// then closes it rather than reuse it.
 	if err := s.pool.SendBatch(ctx, b).Close(); err != nil {
 		return paging.Page[supplier.Summary]{}, fmt.Errorf("pgstore: list suppliers: %w", err)
 	}
@@ -113,74 +159,73 @@ type query struct {
 // count of matches (one row, one bigint) and the page (summaryColumns).
 // q.Page has passed Check.
 func listQueries(community string, q supplier.ListQuery) (count, page query, err error) {
-	pos, err := posColumn(q.Page.Sort)
-	if err != nil {
-		return query{}, query{}, err
-	}
 	off, size := int64(q.Page.Offset()), int64(q.Page.Size)
 	since := !q.ModifiedSince.IsZero()
 	ms := ceilMicros(q.ModifiedSince)
 
-	switch {
-	case q.Query == "" && !since:
-		count = query{`SELECT coalesce((SELECT supplier_count FROM communities WHERE id = $1), 0)`, []any{community}}
-		page = query{`SELECT ` + summaryColumns + ` FROM suppliers
-			WHERE community_id = $1 AND ` + pos + ` >= $2::bigint AND ` + pos + ` < $3::bigint ORDER BY ` + pos,
-			[]any{community, off, off + size}}
-
-	case q.Query == "":
-		// Positions in modified order are monotonic in modified_date, so
-		// the matches are the suppliers from the first match's position
-		// on: their count is the community's count less that position.
-		const first = `(SELECT pos_modified_asc FROM suppliers WHERE community_id = $1 AND modified_date >= $2
-			ORDER BY modified_date, id LIMIT 1)`
-		count = query{`SELECT coalesce((SELECT supplier_count FROM communities WHERE id = $1) - ` + first + `, 0)`, []any{community, ms}}
-		switch pos {
-		case "pos_modified_asc":
-			page = query{`SELECT ` + summaryColumns + ` FROM suppliers
-				WHERE community_id = $1 AND pos_modified_asc >= ` + first + ` + $3::bigint AND pos_modified_asc < ` + first + ` + $4::bigint
-				ORDER BY pos_modified_asc`, []any{community, ms, off, off + size}}
-		case "pos_modified_desc":
-			// In descending order the matches come first.
-			page = query{`SELECT ` + summaryColumns + ` FROM suppliers
-				WHERE community_id = $1 AND pos_modified_desc >= $3::bigint AND pos_modified_desc < $4::bigint AND modified_date >= $2
-				ORDER BY pos_modified_desc`, []any{community, ms, off, off + size}}
-		default:
-			page = query{`SELECT ` + summaryColumns + ` FROM suppliers
-				WHERE community_id = $1 AND modified_date >= $2
-				ORDER BY ` + pos + ` LIMIT $3 OFFSET $4`, []any{community, ms, size, off}}
+	if q.Query == "" {
+		inner, err := orderBy(q.Page.Sort, "i", "id")
+		if err != nil {
+			return query{}, query{}, err
 		}
-
-	default:
-		// foldKey output is valid UTF-8 (strings.ToLower replaces invalid
-		// bytes), as PostgreSQL text requires.
-		lo := foldKey(q.Query)
-		hi, bounded := prefixEnd(lo)
-		args := []any{community, lo}
-		termRange := `term >= $2`
-		if bounded {
-			args = append(args, hi)
-			termRange += ` AND term < $3`
-		} else {
-			termRange += ` AND starts_with(term, $2)`
-		}
-		// A supplier may have several terms in the range: only its first
-		// has lcp_prev below the prefix's length (see the migration).
-		args = append(args, int32(min(len(lo), math.MaxInt32)))
-		termRange += ` AND lcp_prev < $` + itoa(len(args))
+		outer, _ := orderBy(q.Page.Sort, "s", "id")
+		args := []any{community}
+		filter := ""
 		if since {
 			args = append(args, ms)
-			termRange += ` AND modified_date >= $` + itoa(len(args))
+			filter = ` AND i.modified_date >= $2`
+			count = query{`SELECT count(*) FROM suppliers i WHERE i.community_id = $1` + filter, args}
+		} else {
+			count = query{`SELECT coalesce((SELECT supplier_count FROM communities WHERE id = $1), 0)`, args}
 		}
-		count = query{`SELECT count(*) FROM supplier_terms WHERE community_id = $1 AND ` + termRange, args}
-		n := len(args)
-		page = query{`SELECT ` + summaryColumns + ` FROM suppliers
-			JOIN (SELECT ` + pos + ` AS p FROM supplier_terms WHERE community_id = $1 AND ` + termRange + `
-				ORDER BY 1 LIMIT $` + itoa(n+1) + ` OFFSET $` + itoa(n+2) + `) m ON ` + pos + ` = m.p
-			WHERE community_id = $1
-			ORDER BY ` + pos, append(args[:n:n], size, off)}
+		page = query{`SELECT ` + summaryColumns + ` FROM (SELECT i.id FROM suppliers i WHERE i.community_id = $1` + filter + `
+			ORDER BY ` + inner + limitOffset(size, off) + `) p
+			JOIN suppliers s ON s.community_id = $1 AND s.id = p.id
+			ORDER BY ` + outer, args}
+		return count, page, nil
 	}
+
+	inner, err := orderBy(q.Page.Sort, "t", "supplier_id")
+	if err != nil {
+		return query{}, query{}, err
+	}
+	outer, _ := orderBy(q.Page.Sort, "s", "id")
+	// foldKey output is valid UTF-8 (strings.ToLower replaces invalid
+	// bytes), as PostgreSQL text requires.
+	lo := foldKey(q.Query)
+	hi, bounded := prefixEnd(lo)
+	args := []any{community, lo}
+	termRange := `t.term >= $2`
+	if bounded {
+		args = append(args, hi)
+		termRange += ` AND t.term < $3`
+	} else {
+		termRange += ` AND starts_with(t.term, $2)`
+	}
+	// A supplier may have several terms in the range: only its first has
+	// lcp_prev below the prefix's length (see migration 0001).
+	args = append(args, int32(min(len(lo), math.MaxInt32)))
+	termRange += ` AND t.lcp_prev < $` + itoa(len(args))
+	if since {
+		args = append(args, ms)
+		termRange += ` AND t.modified_date >= $` + itoa(len(args))
+	}
+	count = query{`SELECT count(*) FROM supplier_terms t WHERE t.community_id = $1 AND ` + termRange, args}
+	page = query{`SELECT ` + summaryColumns + ` FROM (SELECT t.supplier_id FROM supplier_terms t
+			WHERE t.community_id = $1 AND ` + termRange + `
+			ORDER BY ` + inner + limitOffset(size, off) + `) m
+		JOIN suppliers s ON s.community_id = $1 AND s.id = m.supplier_id
+		ORDER BY ` + outer, args}
 	return count, page, nil
+}
+
+// limitOffset is the LIMIT and OFFSET of a page, as literals: with
+// parameters there, a generic plan (what a prepared statement gets after a
+// few executions) would be made for an unknown limit, which PostgreSQL
+// takes for a tenth of the table, and would sort the whole community
+// instead of walking an index.
+func limitOffset(size, off int64) string {
+	return ` LIMIT ` + strconv.FormatInt(size, 10) + ` OFFSET ` + strconv.FormatInt(off, 10)
 }
 
 // prefixEnd returns the least string greater than every string that starts
@@ -210,33 +255,53 @@ func prefixEnd(p string) (end string, ok bool) {
 // Supplier returns one supplier in full, or an error matching
 // supplier.ErrNotFound (supplier.Store).
 func (s *Store) Supplier(ctx context.Context, community string, id uuid.UUID) (supplier.Detail, error) {
-	rows, err := s.pool.Query(ctx, `SELECT `+summaryColumns+`, details FROM suppliers WHERE community_id = $1 AND id = $2`, community, id)
+	r, found, err := loadRecord(ctx, s.pool, community, id)
 	if err != nil {
 		return supplier.Detail{}, fmt.Errorf("pgstore: supplier: %w", err)
 	}
-	d, err := pgx.CollectExactlyOneRow(rows, func(row pgx.CollectableRow) (supplier.Detail, error) {
-		var d supplier.Detail
+	if !found {
+		return supplier.Detail{}, fmt.Errorf("pgstore: supplier %s: %w", id, supplier.ErrNotFound)
+	}
+	return r.Detail, nil
+}
+
+// querier is a pool or a transaction.
+type querier interface {
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+}
+
+// loadRecord reads a supplier's detail and keywords (not its contacts and
+// addresses); found is false when the community has no such supplier.
+func loadRecord(ctx context.Context, q querier, community string, id uuid.UUID) (r supplier.Record, found bool, err error) {
+	rows, err := q.Query(ctx, `SELECT `+summaryColumns+`, s.details, s.keywords, s.empty_text FROM suppliers s
+		WHERE s.community_id = $1 AND s.id = $2`, community, id)
+	if err != nil {
+		return r, false, err
+	}
+	r, err = pgx.CollectExactlyOneRow(rows, func(row pgx.CollectableRow) (supplier.Record, error) {
+		var r supplier.Record
 		var raw []byte
-		if err := scanSummary(row, &d.Summary, &raw); err != nil {
-			return d, err
+		var empty []string
+		if err := scanSummary(row, &r.Summary, &raw, &r.Keywords, &empty); err != nil {
+			return r, err
 		}
+		if len(r.Keywords) == 0 {
+			r.Keywords = nil
+		}
+		setEmptyText(&r.Summary, empty)
 		if raw != nil {
 			var det details
 			if err := json.Unmarshal(raw, &det); err != nil {
-				return d, err
+				return r, err
 			}
-			d.DefaultContact, d.DefaultRemittanceAddress, d.BankAccount, d.Emails, d.Settings =
-				det.DefaultContact, det.DefaultRemittanceAddress, det.BankAccount, det.Emails, det.Settings
+			det.restore(&r.Detail)
 		}
-		return d, nil
+		return r, nil
 	})
 	if errors.Is(err, pgx.ErrNoRows) {
-		return supplier.Detail{}, fmt.Errorf("pgstore: supplier %s: %w", id, supplier.ErrNotFound)
+		return r, false, nil
 	}
-	if err != nil {
-		return supplier.Detail{}, fmt.Errorf("pgstore: supplier: %w", err)
-	}
-	return d, nil
+	return r, err == nil, err
 }
 
 // ListContacts returns one page of the supplier's contacts, ordered by

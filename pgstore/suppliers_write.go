@@ -1,0 +1,445 @@
+package pgstore
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/procurekit/procure"
+	"github.com/procurekit/procure/supplier"
+)
+
+var _ supplier.Writer = (*Store)(nil)
+
+// How writes are stamped (DECISIONS.md "Live data"): every write of a
+// supplier, contact or remittance address runs in one transaction that
+// first locks its community's row (SELECT ... FOR UPDATE) and then reads
+// the stamp greatest(clock_timestamp(), communities.last_modified + 1 µs)
+// in a statement of its own (so, in READ COMMITTED, it sees the high-water
+// mark the previous holder of the lock committed). A write that changes
+// something stores the stamp as the new high-water mark. The lock is held
+// to the commit, and PostgreSQL makes a transaction visible before it
+// releases its locks, so the writes of one community commit one after
+// another in stamp order, on any number of nodes: a reader that sees a
+// stamp sees every smaller one, and polling modifiedSince with the largest
+// modifiedDate seen (inclusive) misses nothing. Writes of different
+// communities do not wait for each other.
+
+// supplierWriteColumns are the columns supplierRow fills, in its order.
+var supplierWriteColumns = []string{
+	"community_id", "id", "community_supplier_id", "supplier_id", "name", "legal_business_name",
+	"first_name", "last_name", "tax_identification_type", "tax_identification_number",
+	"tin_verification_status", "connection_state", "business_number", "default_email_address",
+	"profile_type", "tin_last_verified_date", "modified_date", "created_date", "keywords", "details",
+	"name_key", "empty_text",
+}
+
+// supplierRow returns the values of supplierWriteColumns for r.
+func supplierRow(community string, r *supplier.Record) ([]any, error) {
+	det, err := detailsJSON(&r.Detail)
+	if err != nil {
+		return nil, err
+	}
+	var detArg any
+	if det != nil {
+		detArg = det // a nil []byte would be sent as an empty JSON text
+	}
+	keywords := r.Keywords
+	if keywords == nil {
+		keywords = []string{}
+	}
+	row := make([]any, 0, len(supplierWriteColumns))
+	row = append(row, community, r.ID)
+	row = append(row, summaryTextValues(&r.Summary)...)
+	row = append(row, string(r.ProfileType), r.TinLastVerifiedDate, r.ModifiedDate, r.CreatedDate, keywords, detArg,
+		nullKey(r.Name), summaryEmptyText(&r.Summary))
+	return row, nil
+}
+
+// upsertSupplierSQL writes one supplier row ($1..$22 in the order of
+// supplierWriteColumns).
+var upsertSupplierSQL = func() string {
+	sql := `INSERT INTO suppliers (` + joinColumns(supplierWriteColumns, "") + `) VALUES (`
+	for i := range supplierWriteColumns {
+		if i > 0 {
+			sql += ", "
+		}
+		sql += "$" + itoa(i+1)
+	}
+	return sql + `) ON CONFLICT (community_id, id) DO UPDATE SET ` + updateSet(supplierWriteColumns[2:])
+}()
+
+func joinColumns(cols []string, prefix string) string {
+	out := ""
+	for i, c := range cols {
+		if i > 0 {
+			out += ", "
+		}
+		out += prefix + c
+	}
+	return out
+}
+
+// updateSet is "c = excluded.c, ..." for cols.
+func updateSet(cols []string) string {
+	out := ""
+	for i, c := range cols {
+		if i > 0 {
+			out += ", "
+		}
+		out += c + " = excluded." + c
+	}
+	return out
+}
+
+// lockCommunity locks the community's row to the end of tx and returns the
+// stamp of a write in it, or an error matching procure.ErrUnknownCommunity.
+func lockCommunity(ctx context.Context, tx pgx.Tx, community string) (time.Time, error) {
+	var stamp time.Time
+	found := false
+	b := &pgx.Batch{}
+	b.Queue(`SELECT 1 FROM communities WHERE id = $1 FOR UPDATE`, community).Query(func(rows pgx.Rows) error {
+		for rows.Next() {
+			found = true
+		}
+		return rows.Err()
+	})
+	// A statement of its own, after the lock: it sees what the previous
+	// holder committed.
+	b.Queue(`SELECT greatest(clock_timestamp(), coalesce(last_modified + interval '1 microsecond', '-infinity'))
+		FROM communities WHERE id = $1`, community).Query(func(rows pgx.Rows) error {
+		for rows.Next() {
+			if err := rows.Scan(&stamp); err != nil {
+				return err
+			}
+		}
+		return rows.Err()
+	})
+	if err := tx.SendBatch(ctx, b).Close(); err != nil {
+		return time.Time{}, err
+	}
+	if !found {
+		return time.Time{}, fmt.Errorf("pgstore: community %q: %w", community, procure.ErrUnknownCommunity)
+	}
+	return supplier.NormalizeTime(stamp), nil
+}
+
+// queueTerms queues the statements that rewrite the search terms of
+// supplier r (with its new sort keys).
+func queueTerms(b *pgx.Batch, community string, r *supplier.Record) {
+	ts, lcps := terms(r, nil, nil)
+	b.Queue(`DELETE FROM supplier_terms WHERE community_id = $1 AND supplier_id = $2`, community, r.ID)
+	if len(ts) > 0 {
+		b.Queue(`INSERT INTO supplier_terms (community_id, term, supplier_id, lcp_prev, name_key, created_date, modified_date)
+			SELECT $1, u.t, $2, u.l, $3, $4, $5 FROM unnest($6::text[], $7::int4[]) AS u(t, l)`,
+			community, r.ID, nullKey(r.Name), r.CreatedDate, r.ModifiedDate, ts, lcps)
+	}
+}
+
+// PutSupplier creates or replaces a supplier's detail and keywords
+// (supplier.Writer). Its contacts and addresses are kept.
+//
+// The detail's default contact and default remittance address are stamped
+// with the supplier: one whose content is unchanged keeps its dates; one
+// that changed gets the write's modifiedDate, and keeps its createdDate
+// when its id is the stored one's.
+func (s *Store) PutSupplier(ctx context.Context, community string, r supplier.Record) (supplier.Detail, error) {
+	if err := r.ValidateWrite(); err != nil {
+		return supplier.Detail{}, err
+	}
+	if err := checkText(procure.SourceData, "", &r); err != nil {
+		return supplier.Detail{}, err
+	}
+	r.Normalize()
+	var out supplier.Detail
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		stamp, err := lockCommunity(ctx, tx, community)
+		if err != nil {
+			return err
+		}
+		old, found, err := loadRecord(ctx, tx, community, r.ID)
+		if err != nil {
+			return err
+		}
+		if found && sameContent(old, r, zeroRecordDates) {
+			out = old.Detail
+			return nil
+		}
+		r.ModifiedDate, r.CreatedDate = stamp, stamp
+		if found {
+			r.CreatedDate = old.CreatedDate
+		}
+		stampNested(&r.Detail, &old.Detail, stamp)
+		row, err := supplierRow(community, &r)
+		if err != nil {
+			return err
+		}
+		b := &pgx.Batch{}
+		b.Queue(upsertSupplierSQL, row...)
+		queueTerms(b, community, &r)
+		added := 0
+		if !found {
+			added = 1
+		}
+		b.Queue(`UPDATE communities SET last_modified = $2, supplier_count = supplier_count + $3 WHERE id = $1`, community, stamp, added)
+		if err := tx.SendBatch(ctx, b).Close(); err != nil {
+			return err
+		}
+		out, err = cloneDetail(r.Detail)
+		return err
+	})
+	if err != nil {
+		return supplier.Detail{}, writeError("put supplier", err)
+	}
+	return out, nil
+}
+
+// stampNested dates the default contact and address of d, a write whose
+// stored version is old (zero when new).
+func stampNested(d, old *supplier.Detail, stamp time.Time) {
+	if c := d.DefaultContact; c != nil {
+		cc := *c
+		if o := old.DefaultContact; o != nil && sameContent(*o, cc, zeroContactDates) {
+			cc.ModifiedDate, cc.CreatedDate = o.ModifiedDate, o.CreatedDate
+		} else {
+			cc.ModifiedDate, cc.CreatedDate = stamp, stamp
+			if o != nil && o.ID == cc.ID {
+				cc.CreatedDate = o.CreatedDate
+			}
+		}
+		d.DefaultContact = &cc
+	}
+	if a := d.DefaultRemittanceAddress; a != nil {
+		aa := *a
+		if o := old.DefaultRemittanceAddress; o != nil && sameContent(*o, aa, zeroAddressDates) {
+			aa.ModifiedDate, aa.CreatedDate = o.ModifiedDate, o.CreatedDate
+		} else {
+			aa.ModifiedDate, aa.CreatedDate = stamp, stamp
+			if o != nil && o.ID == aa.ID {
+				aa.CreatedDate = o.CreatedDate
+			}
+		}
+		d.DefaultRemittanceAddress = &aa
+	}
+}
+
+// writeError wraps the error of a write: sentinels and validation errors
+// stay matchable.
+func writeError(op string, err error) error {
+	var verr *procure.ValidationError
+	if errors.As(err, &verr) {
+		return err
+	}
+	return fmt.Errorf("pgstore: %s: %w", op, err)
+}
+
+// DeleteSupplier removes a supplier with its contacts and remittance
+// addresses (supplier.Writer). Nothing is stamped: the supplier is gone.
+func (s *Store) DeleteSupplier(ctx context.Context, community string, id uuid.UUID) error {
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		if _, err := lockCommunity(ctx, tx, community); err != nil {
+			return err
+		}
+		tag, err := tx.Exec(ctx, `DELETE FROM suppliers WHERE community_id = $1 AND id = $2`, community, id)
+		if err != nil {
+			return err
+		}
+		if tag.RowsAffected() == 0 {
+			return fmt.Errorf("supplier %s: %w", id, supplier.ErrNotFound)
+		}
+		b := &pgx.Batch{}
+		for _, table := range []string{"supplier_terms", "supplier_contacts", "remittance_addresses"} {
+			b.Queue(`DELETE FROM `+table+` WHERE community_id = $1 AND supplier_id = $2`, community, id)
+		}
+		b.Queue(`UPDATE communities SET supplier_count = supplier_count - 1 WHERE id = $1`, community)
+		return tx.SendBatch(ctx, b).Close()
+	})
+	if err != nil {
+		return writeError("delete supplier", err)
+	}
+	return nil
+}
+
+// lockSupplier locks the community and checks that it holds the supplier;
+// it returns the write's stamp.
+func lockSupplier(ctx context.Context, tx pgx.Tx, community string, id uuid.UUID) (time.Time, error) {
+	stamp, err := lockCommunity(ctx, tx, community)
+	if err != nil {
+		return stamp, err
+	}
+	var exists bool
+	if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM suppliers WHERE community_id = $1 AND id = $2)`, community, id).Scan(&exists); err != nil {
+		return stamp, err
+	}
+	if !exists {
+		return stamp, fmt.Errorf("supplier %s: %w", id, supplier.ErrNotFound)
+	}
+	return stamp, nil
+}
+
+// queueStampSupplier queues the statements that stamp a supplier whose
+// contact or address changed, and the community's high-water mark.
+func queueStampSupplier(b *pgx.Batch, community string, id uuid.UUID, stamp time.Time) {
+	b.Queue(`UPDATE suppliers SET modified_date = $3 WHERE community_id = $1 AND id = $2`, community, id, stamp)
+	b.Queue(`UPDATE supplier_terms SET modified_date = $3 WHERE community_id = $1 AND supplier_id = $2`, community, id, stamp)
+	b.Queue(`UPDATE communities SET last_modified = $2 WHERE id = $1`, community, stamp)
+}
+
+// loadDoc reads one contact or address document; found is false when
+// there is none.
+func loadDoc[T any](ctx context.Context, tx pgx.Tx, table, community string, supplierID, id uuid.UUID, restore func(*T, []string)) (T, bool, error) {
+	var v T
+	var raw []byte
+	var empty []string
+	err := tx.QueryRow(ctx, `SELECT doc, empty_text FROM `+table+` WHERE community_id = $1 AND supplier_id = $2 AND id = $3`,
+		community, supplierID, id).Scan(&raw, &empty)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return v, false, nil
+	}
+	if err != nil {
+		return v, false, err
+	}
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return v, false, err
+	}
+	restore(&v, empty)
+	return v, true, nil
+}
+
+// PutContact creates or replaces a contact of a supplier and stamps the
+// supplier too when it changes (supplier.Writer).
+func (s *Store) PutContact(ctx context.Context, community string, supplierID uuid.UUID, c supplier.Contact) (supplier.Contact, error) {
+	if err := supplier.ValidateContact(&c); err != nil {
+		return supplier.Contact{}, err
+	}
+	if err := checkText(procure.SourceBody, "", &c); err != nil {
+		return supplier.Contact{}, err
+	}
+	var out supplier.Contact
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		stamp, err := lockSupplier(ctx, tx, community, supplierID)
+		if err != nil {
+			return err
+		}
+		old, found, err := loadDoc(ctx, tx, "supplier_contacts", community, supplierID, c.ID, setContactEmptyText)
+		if err != nil {
+			return err
+		}
+		if found && sameContent(old, c, zeroContactDates) {
+			out = old
+			return nil
+		}
+		c.ModifiedDate, c.CreatedDate = stamp, stamp
+		if found {
+			c.CreatedDate = old.CreatedDate
+		}
+		doc, err := json.Marshal(c)
+		if err != nil {
+			return err
+		}
+		b := &pgx.Batch{}
+		b.Queue(`INSERT INTO supplier_contacts (community_id, supplier_id, id, name_key, doc, empty_text) VALUES ($1, $2, $3, $4, $5, $6)
+			ON CONFLICT (community_id, supplier_id, id) DO UPDATE SET name_key = excluded.name_key, doc = excluded.doc, empty_text = excluded.empty_text`,
+			community, supplierID, c.ID, nullKey(c.Name), doc, contactEmptyText(&c))
+		queueStampSupplier(b, community, supplierID, stamp)
+		if err := tx.SendBatch(ctx, b).Close(); err != nil {
+			return err
+		}
+		out, err = cloneJSON(c)
+		return err
+	})
+	if err != nil {
+		return supplier.Contact{}, writeError("put contact", err)
+	}
+	return out, nil
+}
+
+// DeleteContact removes a contact and stamps its supplier
+// (supplier.Writer).
+func (s *Store) DeleteContact(ctx context.Context, community string, supplierID, id uuid.UUID) error {
+	return s.deleteChild(ctx, "supplier_contacts", "contact", community, supplierID, id)
+}
+
+// PutRemittanceAddress creates or replaces a remittance address of a
+// supplier and stamps the supplier too when it changes (supplier.Writer).
+func (s *Store) PutRemittanceAddress(ctx context.Context, community string, supplierID uuid.UUID, a supplier.RemittanceAddress) (supplier.RemittanceAddress, error) {
+	if err := supplier.ValidateRemittanceAddress(&a); err != nil {
+		return supplier.RemittanceAddress{}, err
+	}
+	if err := checkText(procure.SourceBody, "", &a); err != nil {
+		return supplier.RemittanceAddress{}, err
+	}
+	var out supplier.RemittanceAddress
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		stamp, err := lockSupplier(ctx, tx, community, supplierID)
+		if err != nil {
+			return err
+		}
+		old, found, err := loadDoc(ctx, tx, "remittance_addresses", community, supplierID, a.ID, setAddressEmptyText)
+		if err != nil {
+			return err
+		}
+		if found && sameContent(old, a, zeroAddressDates) {
+			out = old
+			return nil
+		}
+		a.ModifiedDate, a.CreatedDate = stamp, stamp
+		if found {
+			a.CreatedDate = old.CreatedDate
+		}
+		doc, err := json.Marshal(a)
+		if err != nil {
+			return err
+		}
+		b := &pgx.Batch{}
+		b.Queue(`INSERT INTO remittance_addresses (community_id, supplier_id, id, company_name_key, modified_date, doc, empty_text)
+			VALUES ($1, $2, $3, $4, $5, $6, $7)
+			ON CONFLICT (community_id, supplier_id, id) DO UPDATE SET company_name_key = excluded.company_name_key,
+				modified_date = excluded.modified_date, doc = excluded.doc, empty_text = excluded.empty_text`,
+			community, supplierID, a.ID, nullKey(a.CompanyName), a.ModifiedDate, doc, addressEmptyText(&a))
+		queueStampSupplier(b, community, supplierID, stamp)
+		if err := tx.SendBatch(ctx, b).Close(); err != nil {
+			return err
+		}
+		out, err = cloneJSON(a)
+		return err
+	})
+	if err != nil {
+		return supplier.RemittanceAddress{}, writeError("put remittance address", err)
+	}
+	return out, nil
+}
+
+// DeleteRemittanceAddress removes a remittance address and stamps its
+// supplier (supplier.Writer).
+func (s *Store) DeleteRemittanceAddress(ctx context.Context, community string, supplierID, id uuid.UUID) error {
+	return s.deleteChild(ctx, "remittance_addresses", "remittance address", community, supplierID, id)
+}
+
+func (s *Store) deleteChild(ctx context.Context, table, kind, community string, supplierID, id uuid.UUID) error {
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		stamp, err := lockSupplier(ctx, tx, community, supplierID)
+		if err != nil {
+			return err
+		}
+		tag, err := tx.Exec(ctx, `DELETE FROM `+table+` WHERE community_id = $1 AND supplier_id = $2 AND id = $3`, community, supplierID, id)
+		if err != nil {
+			return err
+		}
+		if tag.RowsAffected() == 0 {
+			return fmt.Errorf("%s %s of supplier %s: %w", kind, id, supplierID, supplier.ErrNotFound)
+		}
+		b := &pgx.Batch{}
+		queueStampSupplier(b, community, supplierID, stamp)
+		return tx.SendBatch(ctx, b).Close()
+	})
+	if err != nil {
+		return writeError("delete "+kind, err)
+	}
+	return nil
+}

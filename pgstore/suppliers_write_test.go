@@ -1,0 +1,97 @@
+package pgstore_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/procurekit/procure"
+	"github.com/procurekit/procure/supplier"
+
+	"github.com/procurekit/procure/supplier/suppliertest"
+)
+
+// The writer conformance suite, unchanged: pgstore writes as memstore
+// does.
+func TestSupplierWriterConformance(t *testing.T) {
+	s, dsn := openStore(t, nil)
+	conn := connect(t, dsn)
+	suppliertest.RunWriter(t, func(t *testing.T) (suppliertest.WriteStore, func(*testing.T, string)) {
+		return s, func(t *testing.T, id string) {
+			if _, err := conn.Exec(context.Background(), `INSERT INTO communities (id, name, region) VALUES ($1, $1, 'NZ')`, id); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+}
+
+// Text PostgreSQL cannot hold (NUL, invalid UTF-8) is the caller's
+// mistake: a validation error naming the field, never a database error,
+// and nothing is written. An unknown community is ErrUnknownCommunity.
+func TestWriteUnstorableText(t *testing.T) {
+	ctx := context.Background()
+	s, _ := openStore(t, fixture())
+	good := func() supplier.Record {
+		return supplier.Record{Detail: supplier.Detail{Summary: supplier.Summary{ID: id(77), Name: "Good", ProfileType: supplier.ProfileCompany}}}
+	}
+	tests := []struct {
+		name  string
+		write func() error
+		field string
+	}{
+		{"NUL in a name", func() error { r := good(); r.Name = "a\x00b"; _, err := s.PutSupplier(ctx, "c1", r); return err }, "name"},
+		{"invalid UTF-8 keyword", func() error {
+			r := good()
+			r.Keywords = []string{"ok", "\xff"}
+			_, err := s.PutSupplier(ctx, "c1", r)
+			return err
+		}, "keywords[1]"},
+		{"NUL in a nested field", func() error {
+			r := good()
+			r.BankAccount = &supplier.BankAccount{ID: id(78), Country: "NZ", BankName: "x\x00"}
+			_, err := s.PutSupplier(ctx, "c1", r)
+			return err
+		}, "bankAccount.bankName"},
+		{"NUL in a contact", func() error {
+			_, err := s.PutContact(ctx, "c1", id(1), supplier.Contact{ID: id(79), Name: "n\x00"})
+			return err
+		}, "name"},
+		{"invalid UTF-8 in an address", func() error {
+			_, err := s.PutRemittanceAddress(ctx, "c1", id(1), supplier.RemittanceAddress{ID: id(80),
+				Address: supplier.Address{Line1: "1", City: "\xc3", Country: "NZ"}})
+			return err
+		}, "address.city"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.write()
+			var verr *procure.ValidationError
+			if !errors.As(err, &verr) || !errors.Is(err, procure.ErrInvalid) {
+				t.Fatalf("err = %v; want a validation error", err)
+			}
+			found := false
+			for _, f := range verr.Fields {
+				found = found || f.Field == tt.field
+			}
+			if !found {
+				t.Errorf("fields %+v; want %q among them", verr.Fields, tt.field)
+			}
+		})
+	}
+	if _, err := s.Supplier(ctx, "c1", id(77)); !errors.Is(err, supplier.ErrNotFound) {
+		t.Errorf("a rejected supplier was stored: %v", err)
+	}
+	if _, err := s.PutSupplier(ctx, "nope", good()); !errors.Is(err, procure.ErrUnknownCommunity) {
+		t.Errorf("PutSupplier to an unknown community: %v; want ErrUnknownCommunity", err)
+	}
+	if err := s.DeleteContact(ctx, "nope", id(1), id(101)); !errors.Is(err, procure.ErrUnknownCommunity) {
+		t.Errorf("DeleteContact in an unknown community: %v; want ErrUnknownCommunity", err)
+	}
+	// Tenancy: c2's supplier is not found from c1.
+	if err := s.DeleteSupplier(ctx, "c1", id(9)); !errors.Is(err, supplier.ErrNotFound) {
+		t.Errorf("DeleteSupplier of another community's supplier: %v; want ErrNotFound", err)
+	}
+	if _, err := s.Supplier(ctx, "c2", id(9)); err != nil {
+		t.Errorf("c2's supplier after c1's delete: %v", err)
+	}
+}
