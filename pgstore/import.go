@@ -182,6 +182,13 @@ func (im *importer) Supplier(ci, si int, rec *supplier.Record) error {
 	if err := uniqueIDs(at, rec); err != nil {
 		return err
 	}
+	rec.CleanEmptyText()
+	for i := range rec.Contacts {
+		rec.Contacts[i].CleanEmptyText()
+	}
+	for i := range rec.RemittanceAddresses {
+		rec.RemittanceAddresses[i].CleanEmptyText()
+	}
 	im.ci = ci
 	im.pending = append(im.pending, *rec)
 	im.at = append(im.at, si)
@@ -278,6 +285,8 @@ func (im *importer) flush() error {
 		}
 	}
 	im.counts["suppliers"] += len(rs)
+	im.counts["contacts"] += len(contactRows)
+	im.counts["remittanceAddresses"] += len(addressRows)
 	im.pending, im.at = im.pending[:0], im.at[:0]
 	clear(rs) // let the records go
 	return nil

@@ -29,17 +29,28 @@ func nullKey(s string) any {
 }
 
 // details holds the nested objects of a SupplierDetail, stored as one JSON
-// column.
+// column, with the explicit-empty-text lists of the default contact and
+// address (which JSON skips).
 type details struct {
 	DefaultContact           *supplier.Contact           `json:"defaultContact,omitempty"`
 	DefaultRemittanceAddress *supplier.RemittanceAddress `json:"defaultRemittanceAddress,omitempty"`
 	BankAccount              *supplier.BankAccount       `json:"bankAccount,omitempty"`
 	Emails                   *supplier.Emails            `json:"emails,omitempty"`
 	Settings                 *supplier.Settings          `json:"settings,omitempty"`
+	ContactEmptyText         []string                    `json:"defaultContactEmptyText,omitempty"`
+	AddressEmptyText         []string                    `json:"defaultRemittanceAddressEmptyText,omitempty"`
 }
 
 func detailsOf(d *supplier.Detail) details {
-	return details{d.DefaultContact, d.DefaultRemittanceAddress, d.BankAccount, d.Emails, d.Settings}
+	det := details{DefaultContact: d.DefaultContact, DefaultRemittanceAddress: d.DefaultRemittanceAddress,
+		BankAccount: d.BankAccount, Emails: d.Emails, Settings: d.Settings}
+	if c := d.DefaultContact; c != nil {
+		det.ContactEmptyText = c.EmptyText
+	}
+	if a := d.DefaultRemittanceAddress; a != nil {
+		det.AddressEmptyText = a.EmptyText
+	}
+	return det
 }
 
 func (d details) empty() bool {
@@ -49,6 +60,12 @@ func (d details) empty() bool {
 func (d details) restore(to *supplier.Detail) {
 	to.DefaultContact, to.DefaultRemittanceAddress, to.BankAccount, to.Emails, to.Settings =
 		d.DefaultContact, d.DefaultRemittanceAddress, d.BankAccount, d.Emails, d.Settings
+	if c := to.DefaultContact; c != nil && len(d.ContactEmptyText) > 0 {
+		c.EmptyText = d.ContactEmptyText
+	}
+	if a := to.DefaultRemittanceAddress; a != nil && len(d.AddressEmptyText) > 0 {
+		a.EmptyText = d.AddressEmptyText
+	}
 }
 
 // detailsJSON is the details column of d: NULL (nil) when it has none of
@@ -80,23 +97,60 @@ func summaryTextValues(s *supplier.Summary) []any {
 	return out
 }
 
-// The explicit-empty-text lists (supplier.TextPaths) of the three kinds of
-// value are kept in the empty_text columns.
+// The explicit-empty-text lists (supplier.TextPaths) are kept in the
+// empty_text columns (NULL when empty); a supplier's optional text columns
+// also hold '' exactly for the listed fields, so that a list, which reads
+// only the columns, restores the summary's part of the list.
 
-func isEmptyText(s *supplier.Summary, path string) bool { return false }
-func markEmpty(s *supplier.Summary, path string)        {}
-func setEmptyText(s *supplier.Summary, paths []string)  {}
-func summaryEmptyText(s *supplier.Summary) []string     { return nil }
+func isEmptyText(s *supplier.Summary, path string) bool { return s.EmptyText.Has(path) }
+func markEmpty(s *supplier.Summary, path string)        { s.EmptyText.Add(path) }
+
+// setEmptyText sets the full list read from the empty_text column.
+func setEmptyText(s *supplier.Summary, paths []string) {
+	if len(paths) > 0 {
+		s.EmptyText = paths
+	}
+}
+
+func summaryEmptyText(s *supplier.Summary) []string { return nilIfEmpty(s.EmptyText) }
+
+func nilIfEmpty(p supplier.TextPaths) []string {
+	if len(p) == 0 {
+		return nil
+	}
+	return p
+}
 
 // sameContent reports whether a and b hold the same content, dates aside:
 // what decides that a write changes nothing. Both are encoded with their
-// dates zeroed (the encoding is deterministic) and compared.
+// dates zeroed (the encoding is deterministic) and compared, and so are
+// their explicit-empty-text lists, which JSON skips.
 func sameContent[T any](a, b T, zeroDates func(*T)) bool {
 	zeroDates(&a)
 	zeroDates(&b)
 	ja, err1 := json.Marshal(a)
 	jb, err2 := json.Marshal(b)
-	return err1 == nil && err2 == nil && bytes.Equal(ja, jb)
+	return err1 == nil && err2 == nil && bytes.Equal(ja, jb) && slices.EqualFunc(emptyTexts(&a), emptyTexts(&b), slices.Equal)
+}
+
+// emptyTexts returns the explicit-empty-text lists that v holds.
+func emptyTexts(v any) [][]string {
+	switch v := v.(type) {
+	case *supplier.Record:
+		out := [][]string{v.EmptyText, nil, nil}
+		if c := v.DefaultContact; c != nil {
+			out[1] = c.EmptyText
+		}
+		if a := v.DefaultRemittanceAddress; a != nil {
+			out[2] = a.EmptyText
+		}
+		return out
+	case *supplier.Contact:
+		return [][]string{v.EmptyText}
+	case *supplier.RemittanceAddress:
+		return [][]string{v.EmptyText}
+	}
+	return nil
 }
 
 func zeroRecordDates(r *supplier.Record) {
@@ -222,14 +276,23 @@ func terms(r *supplier.Record, dst []string, lcps []int32) ([]string, []int32) {
 	return kept, lcps
 }
 
-func setContactEmptyText(c *supplier.Contact, paths []string)           {}
-func setAddressEmptyText(a *supplier.RemittanceAddress, paths []string) {}
-func contactEmptyText(c *supplier.Contact) []string                     { return nil }
-func addressEmptyText(a *supplier.RemittanceAddress) []string           { return nil }
+func setContactEmptyText(c *supplier.Contact, paths []string) {
+	if len(paths) > 0 {
+		c.EmptyText = paths
+	}
+}
+
+func setAddressEmptyText(a *supplier.RemittanceAddress, paths []string) {
+	if len(paths) > 0 {
+		a.EmptyText = paths
+	}
+}
+
+func contactEmptyText(c *supplier.Contact) []string           { return nilIfEmpty(c.EmptyText) }
+func addressEmptyText(a *supplier.RemittanceAddress) []string { return nilIfEmpty(a.EmptyText) }
 
 // cloneJSON returns a deep copy of v through its JSON encoding, so that
-// what a write returns shares no memory with the caller's input. Fields
-// that JSON skips (EmptyText) are the caller's to copy.
+// what a write returns shares no memory with the caller's input.
 func cloneJSON[T any](v T) (T, error) {
 	var out T
 	b, err := json.Marshal(v)
@@ -240,9 +303,22 @@ func cloneJSON[T any](v T) (T, error) {
 	return out, err
 }
 
+func cloneContact(c supplier.Contact) (supplier.Contact, error) {
+	out, err := cloneJSON(c)
+	out.EmptyText = c.EmptyText.Clone()
+	return out, err
+}
+
+func cloneAddress(a supplier.RemittanceAddress) (supplier.RemittanceAddress, error) {
+	out, err := cloneJSON(a)
+	out.EmptyText = a.EmptyText.Clone()
+	return out, err
+}
+
 // cloneDetail returns a deep copy of d.
 func cloneDetail(d supplier.Detail) (supplier.Detail, error) {
 	out := d
+	out.EmptyText = d.EmptyText.Clone()
 	if d.TinLastVerifiedDate != nil {
 		t := *d.TinLastVerifiedDate
 		out.TinLastVerifiedDate = &t

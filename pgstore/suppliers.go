@@ -315,8 +315,8 @@ func (s *Store) ListContacts(ctx context.Context, community string, supplierID u
 	if p.Sort.Desc {
 		dir = " DESC"
 	}
-	items, total, err := listChildren[supplier.Contact](ctx, s, "supplier_contacts", community, supplierID,
-		"", nil, "name_key"+dir+" NULLS LAST, id", p)
+	items, total, err := listChildren(ctx, s, "supplier_contacts", community, supplierID,
+		"", nil, "name_key"+dir+" NULLS LAST, id", p, setContactEmptyText)
 	if err != nil {
 		return paging.Page[supplier.Contact]{}, fmt.Errorf("pgstore: list contacts: %w", err)
 	}
@@ -350,7 +350,7 @@ func (s *Store) ListRemittanceAddresses(ctx context.Context, community string, s
 	if !q.ModifiedSince.IsZero() {
 		filter, arg = " AND modified_date >= $3", ceilMicros(q.ModifiedSince)
 	}
-	items, total, err := listChildren[supplier.RemittanceAddress](ctx, s, "remittance_addresses", community, supplierID, filter, arg, order, q.Page)
+	items, total, err := listChildren(ctx, s, "remittance_addresses", community, supplierID, filter, arg, order, q.Page, setAddressEmptyText)
 	if err != nil {
 		return paging.Page[supplier.RemittanceAddress]{}, fmt.Errorf("pgstore: list remittance addresses: %w", err)
 	}
@@ -360,7 +360,8 @@ func (s *Store) ListRemittanceAddresses(ctx context.Context, community string, s
 // listChildren reads a page of a supplier's contacts or addresses (stored
 // as JSON documents), their total, and whether the supplier exists, in one
 // round trip. filter may use $3 (arg).
-func listChildren[T any](ctx context.Context, s *Store, table, community string, supplierID uuid.UUID, filter string, arg any, order string, p paging.Request) ([]T, int, error) {
+func listChildren[T any](ctx context.Context, s *Store, table, community string, supplierID uuid.UUID, filter string, arg any, order string, p paging.Request,
+	restore func(*T, []string)) ([]T, int, error) {
 	args := []any{community, supplierID}
 	if filter != "" {
 		args = append(args, arg)
@@ -374,17 +375,22 @@ func listChildren[T any](ctx context.Context, s *Store, table, community string,
 		QueryRow(func(row pgx.Row) error { return row.Scan(&exists) })
 	b.Queue(`SELECT count(*) FROM `+table+` WHERE community_id = $1 AND supplier_id = $2`+filter, args...).
 		QueryRow(func(row pgx.Row) error { return row.Scan(&total) })
-	b.Queue(`SELECT doc FROM `+table+` WHERE community_id = $1 AND supplier_id = $2`+filter+`
+	b.Queue(`SELECT doc, empty_text FROM `+table+` WHERE community_id = $1 AND supplier_id = $2`+filter+`
 		ORDER BY `+order+` LIMIT $`+itoa(n+1)+` OFFSET $`+itoa(n+2), append(args, int64(p.Size), int64(p.Offset()))...).
 		Query(func(rows pgx.Rows) error {
 			var err error
 			items, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (T, error) {
 				var v T
 				var raw []byte
-				if err := row.Scan(&raw); err != nil {
+				var empty []string
+				if err := row.Scan(&raw, &empty); err != nil {
 					return v, err
 				}
-				return v, json.Unmarshal(raw, &v)
+				if err := json.Unmarshal(raw, &v); err != nil {
+					return v, err
+				}
+				restore(&v, empty)
+				return v, nil
 			})
 			return err
 		})

@@ -156,6 +156,7 @@ func (s *Store) PutSupplier(ctx context.Context, community string, r supplier.Re
 		return supplier.Detail{}, err
 	}
 	r.Normalize()
+	r.CleanEmptyText()
 	var out supplier.Detail
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		stamp, err := lockCommunity(ctx, tx, community)
@@ -320,6 +321,7 @@ func (s *Store) PutContact(ctx context.Context, community string, supplierID uui
 	if err := checkText(procure.SourceBody, "", &c); err != nil {
 		return supplier.Contact{}, err
 	}
+	c.CleanEmptyText()
 	var out supplier.Contact
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		stamp, err := lockSupplier(ctx, tx, community, supplierID)
@@ -350,7 +352,7 @@ func (s *Store) PutContact(ctx context.Context, community string, supplierID uui
 		if err := tx.SendBatch(ctx, b).Close(); err != nil {
 			return err
 		}
-		out, err = cloneJSON(c)
+		out, err = cloneContact(c)
 		return err
 	})
 	if err != nil {
@@ -374,6 +376,7 @@ func (s *Store) PutRemittanceAddress(ctx context.Context, community string, supp
 	if err := checkText(procure.SourceBody, "", &a); err != nil {
 		return supplier.RemittanceAddress{}, err
 	}
+	a.CleanEmptyText()
 	var out supplier.RemittanceAddress
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		stamp, err := lockSupplier(ctx, tx, community, supplierID)
@@ -406,7 +409,7 @@ func (s *Store) PutRemittanceAddress(ctx context.Context, community string, supp
 		if err := tx.SendBatch(ctx, b).Close(); err != nil {
 			return err
 		}
-		out, err = cloneJSON(a)
+		out, err = cloneAddress(a)
 		return err
 	})
 	if err != nil {

@@ -1,0 +1,109 @@
+package pgstore_test
+
+import (
+	"bytes"
+	"context"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/procurekit/procure/pgstore"
+	"github.com/procurekit/procure/supplier"
+)
+
+// emptyTextFile is a data file whose suppliers hold explicit empty
+// strings ("") beside absent fields: both must come back as they were.
+const emptyTextFile = `{"communities": [{
+  "id": "e1", "name": "Empty", "region": "NZ",
+  "tokens": [{"token": "tok-e1", "scopes": ["suppliers:read"]}],
+  "suppliers": [
+    {"id": "00000000-0000-4000-8000-000000000001", "name": "", "supplierId": "S-1", "legalBusinessName": "",
+     "profileType": "COMPANY", "modifiedDate": "2026-05-01T00:00:00Z", "createdDate": "2026-01-01T00:00:00Z",
+     "bankAccount": {"id": "00000000-0000-4000-8000-000000000301", "country": "NZ", "bankName": ""},
+     "defaultContact": {"id": "00000000-0000-4000-8000-000000000101", "name": "Ann", "email": "", "phone": {"number": ""},
+       "modifiedDate": "2026-05-01T00:00:00Z", "createdDate": "2026-01-01T00:00:00Z"},
+     "keywords": ["alpha"],
+     "contacts": [{"id": "00000000-0000-4000-8000-000000000102", "name": "Bob", "email": "",
+       "modifiedDate": "2026-05-01T00:00:00Z", "createdDate": "2026-01-01T00:00:00Z"}],
+     "remittanceAddresses": [{"id": "00000000-0000-4000-8000-000000000201", "companyName": "",
+       "address": {"line1": "1 Main St", "line2": "", "city": "Wellington", "country": "NZ"},
+       "modifiedDate": "2026-05-01T00:00:00Z", "createdDate": "2026-01-01T00:00:00Z"}]},
+    {"id": "00000000-0000-4000-8000-000000000002", "name": "Plain", "profileType": "COMPANY",
+     "modifiedDate": "2026-05-02T00:00:00Z", "createdDate": "2026-01-01T00:00:00Z"}
+  ]}]}`
+
+// ImportStream upserts a data file read as a stream, reports how many
+// entities of each kind it held and its progress in bytes, and keeps ""
+// apart from no value everywhere: the detail, its default contact, the
+// list, contacts and addresses. Importing it again changes nothing.
+func TestImportStreamRoundTripsEmptyText(t *testing.T) {
+	ctx := context.Background()
+	s, dsn := openStore(t, nil)
+	var last int64
+	counts, err := s.ImportStreamWith(ctx, bytes.NewReader([]byte(emptyTextFile)), pgstoreImportOptions(func(n int64) { last = n }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int{"communities": 1, "suppliers": 2, "contacts": 1, "remittanceAddresses": 1,
+		"tokens": 1, "serviceAccounts": 0, "users": 0, "budgets": 0}
+	if diff := cmp.Diff(want, counts); diff != "" {
+		t.Errorf("counts (-want +got):\n%s", diff)
+	}
+	if last != int64(len(emptyTextFile)) {
+		t.Errorf("progress ended at %d bytes; want %d", last, len(emptyTextFile))
+	}
+
+	d, err := s.Supplier(ctx, "e1", id(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := d.EmptyText, (supplier.TextPaths{"bankAccount.bankName", "legalBusinessName", "name"}); !cmp.Equal(got, want) {
+		t.Errorf("detail EmptyText = %q; want %q", got, want)
+	}
+	if got, want := d.DefaultContact.EmptyText, (supplier.TextPaths{"email", "phone.number"}); !cmp.Equal(got, want) {
+		t.Errorf("default contact EmptyText = %q; want %q", got, want)
+	}
+	p, err := s.ListSuppliers(ctx, "e1", supplier.ListQuery{Page: firstPage()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Content) != 2 || !cmp.Equal(p.Content[1].EmptyText, supplier.TextPaths{"legalBusinessName", "name"}) || p.Content[0].EmptyText != nil {
+		t.Errorf("list: %+v; want Plain with no empty text, then the supplier with name and legalBusinessName \"\"", p.Content)
+	}
+	cs, err := s.ListContacts(ctx, "e1", id(1), firstPage())
+	if err != nil || len(cs.Content) != 1 || !cmp.Equal(cs.Content[0].EmptyText, supplier.TextPaths{"email"}) {
+		t.Errorf("contacts: %+v, %v; want Bob with email \"\"", cs.Content, err)
+	}
+	as, err := s.ListRemittanceAddresses(ctx, "e1", id(1), supplier.AddressQuery{Page: firstPage()})
+	if err != nil || len(as.Content) != 1 || !cmp.Equal(as.Content[0].EmptyText, supplier.TextPaths{"address.line2", "companyName"}) {
+		t.Errorf("addresses: %+v, %v; want companyName and address.line2 \"\"", as.Content, err)
+	}
+
+	before := snapshot(t, dsn)
+	if _, err := s.ImportStream(ctx, bytes.NewReader([]byte(emptyTextFile))); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(before, snapshot(t, dsn)); diff != "" {
+		t.Errorf("re-import changed the database (-before +after):\n%s", diff)
+	}
+
+	// A write of the same content stamps nothing; dropping an explicit
+	// "" is a change.
+	r := supplier.Record{Detail: d, Keywords: []string{"alpha"}}
+	same, err := s.PutSupplier(ctx, "e1", r)
+	if err != nil || !same.ModifiedDate.Equal(d.ModifiedDate) {
+		t.Errorf("equal write: modifiedDate %v, %v; want %v kept", same.ModifiedDate, err, d.ModifiedDate)
+	}
+	r.EmptyText = supplier.TextPaths{"bankAccount.bankName", "name"}
+	changed, err := s.PutSupplier(ctx, "e1", r)
+	if err != nil || !changed.ModifiedDate.After(d.ModifiedDate) {
+		t.Errorf("write without legalBusinessName \"\": modifiedDate %v, %v; want a new stamp", changed.ModifiedDate, err)
+	}
+	if got, err := s.Supplier(ctx, "e1", id(1)); err != nil || !cmp.Equal(got.EmptyText, r.EmptyText) {
+		t.Errorf("after the write: EmptyText %q, %v; want %q", got.EmptyText, err, r.EmptyText)
+	}
+}
+
+func pgstoreImportOptions(progress func(int64)) pgstore.ImportOptions {
+	return pgstore.ImportOptions{Progress: progress}
+}
