@@ -44,7 +44,8 @@ const MaxCommunityIDLength = 100
 // Validate checks c: id required (at most 100 characters, no white space
 // or control characters, since it appears in paths), name at most 255
 // characters, region one of Regions, auto-roles non-empty and unique codes
-// of at most 50 characters. It returns nil or a *ValidationError naming the
+// of at most 255 characters (a role code's limit on a user, spec 2.9, and
+// in a data file). It returns nil or a *ValidationError naming the
 // field, with src as its Source.
 func (c *Community) Validate(src Source) error {
 	v := &ValidationError{Source: src}
@@ -71,8 +72,8 @@ func (c *Community) Validate(src Source) error {
 		switch {
 		case strings.TrimSpace(r) == "":
 			v.Add(field, "is required (a role code)")
-		case utf8.RuneCountInString(r) > 50:
-			v.Add(field, "must be at most 50 characters")
+		case utf8.RuneCountInString(r) > 255:
+			v.Add(field, "must be at most 255 characters")
 		case !utf8.ValidString(r) || strings.ContainsRune(r, 0):
 			v.Add(field, "must be valid UTF-8 without NUL characters")
 		case seen[r]:
