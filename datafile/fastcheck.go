@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/procurekit/procure/internal/check"
 	"github.com/procurekit/procure/supplier"
 )
 
@@ -137,75 +138,10 @@ func maxLen(s string, n int) bool {
 func required(s string, n int) bool { return s != "" && maxLen(s, n) }
 
 // emailOK is "omitempty,max=255,email" for the addresses of the shape
-// nearly every data file holds: a dot-atom local part of letters, digits
-// and ._+- and a domain of letter-digit-hyphen labels whose last label
-// starts and ends with a letter. Such an address satisfies both of the
-// validator's tests (net/mail.ParseAddress and its regular expression);
-// any other shape answers false and goes to the validator.
+// nearly every data file holds (check.PlainEmail, the fast path shared with
+// the user rules); any other shape answers false and goes to the
+// validator.
 func emailOK(s string) bool {
-	if s == "" {
-		return true
-	}
-	if len(s) > 255 {
-		return false
-	}
-	at := -1
-	for i := 0; i < len(s); i++ {
-		if s[i] == '@' {
-			if at >= 0 {
-				return false
-			}
-			at = i
-		}
-	}
-	if at <= 0 {
-		return false
-	}
-	return localOK(s[:at]) && domainOK(s[at+1:])
+	return s == "" || len(s) <= 255 && check.PlainEmail(s)
 }
 
-func localOK(s string) bool {
-	prevDot := true // a leading dot is not allowed
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '.':
-			if prevDot {
-				return false
-			}
-			prevDot = true
-			continue
-		case isAlnum(c), c == '_', c == '+', c == '-':
-		default:
-			return false
-		}
-		prevDot = false
-	}
-	return !prevDot
-}
-
-func domainOK(s string) bool {
-	labels, start := 0, 0
-	for i := 0; i <= len(s); i++ {
-		if i < len(s) && s[i] != '.' {
-			c := s[i]
-			if !isAlnum(c) && c != '-' {
-				return false
-			}
-			continue
-		}
-		label := s[start:i]
-		if label == "" || label[0] == '-' || label[len(label)-1] == '-' {
-			return false
-		}
-		labels++
-		if i == len(s) && (!isLetter(label[0]) || !isLetter(label[len(label)-1])) {
-			return false // the top-level label
-		}
-		start = i + 1
-	}
-	return labels >= 2
-}
-
-func isLetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
-func isAlnum(c byte) bool  { return isLetter(c) || c >= '0' && c <= '9' }
