@@ -144,4 +144,3 @@ func required(s string, n int) bool { return s != "" && maxLen(s, n) }
 func emailOK(s string) bool {
 	return s == "" || len(s) <= 255 && check.PlainEmail(s)
 }
-
