@@ -64,7 +64,8 @@ func StreamFile(path string, h Handler) error {
 // Suppliers are decoded and validated on all cores; h is called on the
 // caller's goroutine, in file order, and the first bad entry in file order
 // is the one reported. When h returns an error, Stream stops and returns
-// it unchanged.
+// it unchanged; so is an error of r. Every other error is the file's fault
+// and matches procure.ErrInvalid (errors.Is).
 //
 // Records of the shape data files hold are decoded by a hand-written
 // decoder and checked by hand-written rules, each of which hands anything
@@ -74,13 +75,18 @@ func StreamFile(path string, h Handler) error {
 // keywords, ...) come out as shared strings, and a record's other strings
 // share a few larger allocations: strings are immutable, so this changes
 // nothing for the handler but the memory and the time it takes.
-func Stream(r io.Reader, h Handler) error {
+func Stream(r io.Reader, h Handler) (err error) {
 	st := &streamer{
 		sc:    scanner{r: r, line: 1},
 		jobs:  make(chan *batch, 2*runtime.GOMAXPROCS(0)),
 		items: make(chan item, 4*runtime.GOMAXPROCS(0)),
 		quit:  make(chan struct{}),
 	}
+	// The file's own mistakes match procure.ErrInvalid; the handler's and
+	// the reader's errors pass unchanged. Runs after the clean-up below,
+	// once the reader goroutine has stopped writing st.sc.
+	g := &handlerGuard{h: h}
+	defer func() { err = markInvalid(err, g.err, st.sc.rerr) }()
 	var wg sync.WaitGroup
 	for range runtime.GOMAXPROCS(0) {
 		wg.Add(1)
@@ -112,7 +118,7 @@ func Stream(r io.Reader, h Handler) error {
 		}
 		wg.Wait()
 	}()
-	return st.consume(h)
+	return st.consume(g)
 }
 
 // item is what the reader hands to the consumer, in file order: a batch of
