@@ -233,7 +233,7 @@ func readBody(w http.ResponseWriter, r *http.Request, max int64, v any, emptyOK 
 			return newError(http.StatusBadRequest, CodeMalformedRequest,
 				"the request body is not valid JSON: "+syn.Error()+" (at "+lineColumn(body, syn.Offset-1)+")")
 		case errors.As(err, &typ):
-			field := typ.Field
+			field := jsonPath(typ.Field)
 			if field == "" {
 				field = "the body"
 			}
@@ -250,6 +250,32 @@ func readBody(w http.ResponseWriter, r *http.Request, max int64, v any, emptyOK 
 		}
 	}
 	return nil
+}
+
+// jsonPath is an UnmarshalTypeError's Field as the body's JSON path:
+// encoding/json names the Go fields of embedded structs on the way
+// ("Detail.Summary.name"); JSON names here all start in lower case, so
+// those are the steps dropped.
+func jsonPath(field string) string {
+	parts := strings.Split(field, ".")
+	out := parts[:0]
+	for _, p := range parts {
+		if p != "" && (p[0] < 'A' || p[0] > 'Z') {
+			out = append(out, p)
+		}
+	}
+	return strings.Join(out, ".")
+}
+
+// fromBody reports a store's validation error about what the request body
+// carried as a body error (400 INVALID_FIELD): stores validate a supplier
+// with the data file's rules, whose errors say SourceData.
+func fromBody(err error) error {
+	var ve *procure.ValidationError
+	if errors.As(err, &ve) && ve.Source != procure.SourceBody {
+		return &procure.ValidationError{Source: procure.SourceBody, Fields: ve.Fields}
+	}
+	return err
 }
 
 // community is the {c} path value: a community id.
@@ -314,7 +340,7 @@ func (a *adminAPI) putSupplier(w http.ResponseWriter, r *http.Request) error {
 	}
 	d, err := a.store.PutSupplier(r.Context(), community(r), rec)
 	if err != nil {
-		return err
+		return fromBody(err)
 	}
 	return writeDetail(w, &d)
 }
@@ -354,7 +380,7 @@ func (a *adminAPI) putContact(w http.ResponseWriter, r *http.Request) error {
 	}
 	out, err := a.store.PutContact(r.Context(), community(r), sid, c)
 	if err != nil {
-		return err
+		return fromBody(err)
 	}
 	return writeContact(w, &out)
 }
@@ -385,7 +411,7 @@ func (a *adminAPI) putAddress(w http.ResponseWriter, r *http.Request) error {
 	}
 	out, err := a.store.PutRemittanceAddress(r.Context(), community(r), sid, ra)
 	if err != nil {
-		return err
+		return fromBody(err)
 	}
 	return writeAddress(w, &out)
 }
@@ -697,19 +723,67 @@ func (a *adminAPI) importFile(w http.ResponseWriter, r *http.Request) error {
 		return newError(http.StatusUnsupportedMediaType, CodeUnsupportedMediaType,
 			"the request body must be a JSON data file: send Content-Type: application/json")
 	}
-	body := io.Reader(r.Body)
+	// A large file takes longer than any per-request deadline of the
+	// server (examples/server: 15 s to read a request): lift them for
+	// this one. Writers that cannot (a test's recorder) keep theirs.
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Time{})  // best effort: ErrNotSupported keeps the server's deadline
+	_ = rc.SetWriteDeadline(time.Time{}) // likewise
+	body := &importBody{r: r.Body}
 	if a.maxImport > 0 {
-		body = http.MaxBytesReader(w, r.Body, a.maxImport)
+		body.r = http.MaxBytesReader(w, r.Body, a.maxImport)
 	}
 	counts, err := a.imp(r.Context(), body)
 	if err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			return newError(http.StatusRequestEntityTooLarge, CodePayloadTooLarge,
-				"the data file is larger than "+strconv.FormatInt(a.maxImport, 10)+" bytes")
-		}
-		return err
+		return a.importError(err, body.err)
 	}
 	writeJSON(w, http.StatusOK, counts)
 	return nil
+}
+
+// importBody remembers the error reading the request body ended with, so
+// that a failed import can be told apart: the body's fault, the file's or
+// the store's.
+type importBody struct {
+	r   io.Reader
+	err error
+}
+
+func (b *importBody) Read(p []byte) (int, error) {
+	n, err := b.r.Read(p)
+	if err != nil && err != io.EOF {
+		b.err = err
+	}
+	return n, err
+}
+
+// maxImportMessage bounds the message of a 400 from the import: the
+// file's error names the JSON path and the line, and may quote a value.
+const maxImportMessage = 1000
+
+// importError answers a failed import: 413 past the bound, 400 when the
+// body could not be read or the file is at fault (errors matching
+// procure.ErrInvalid, as datafile.Stream's do; the message keeps the
+// whole text, line and JSON path included), and anything else as
+// classify says (409, 503, a logged 500).
+func (a *adminAPI) importError(err, readErr error) error {
+	var mbe *http.MaxBytesError
+	var syn *json.SyntaxError
+	switch {
+	case errors.As(err, &mbe) || errors.As(readErr, &mbe):
+		return newError(http.StatusRequestEntityTooLarge, CodePayloadTooLarge,
+			"the data file is larger than "+strconv.FormatInt(a.maxImport, 10)+" bytes")
+	case readErr != nil && errors.Is(err, readErr):
+		return newError(http.StatusBadRequest, CodeMalformedRequest, "the request body could not be read")
+	case errors.As(err, &syn):
+		return newError(http.StatusBadRequest, CodeMalformedRequest, cutText(err.Error(), maxImportMessage))
+	case errors.Is(err, procure.ErrInvalid):
+		code := CodeMalformedRequest
+		var ve *procure.ValidationError
+		if errors.As(err, &ve) {
+			code = CodeInvalidField
+		}
+		return newError(http.StatusBadRequest, code, cutText(err.Error(), maxImportMessage))
+	}
+	return err
 }

@@ -1,0 +1,166 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+)
+
+// printAnswer writes a JSON answer to w, indented; with a path (-o), only
+// the value at that path: a string as it is, anything else as JSON, null
+// as an empty line.
+func printAnswer(w io.Writer, answer []byte, path string) error {
+	if path == "" {
+		var b bytes.Buffer
+		if err := json.Indent(&b, answer, "", "  "); err != nil {
+			return fmt.Errorf("the server's answer is not JSON: %w", err)
+		}
+		b.WriteByte('\n')
+		_, err := w.Write(b.Bytes())
+		return err
+	}
+	v, err := valueAt(answer, path)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintln(w, v)
+	return err
+}
+
+// valueAt returns the value at path ("keys.0.id") of the JSON document
+// doc, as printAnswer prints it.
+func valueAt(doc []byte, path string) (string, error) {
+	dec := json.NewDecoder(bytes.NewReader(doc))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return "", fmt.Errorf("the server's answer is not JSON: %w", err)
+	}
+	for _, step := range strings.Split(path, ".") {
+		switch x := v.(type) {
+		case map[string]any:
+			next, ok := x[step]
+			if !ok {
+				return "", fmt.Errorf("-o %s: the answer has no %q (it has %s)", path, step, memberNames(x))
+			}
+			v = next
+		case []any:
+			i, err := strconv.Atoi(step)
+			if err != nil || i < 0 || i >= len(x) {
+				return "", fmt.Errorf("-o %s: %q is not an index of a list of %d", path, step, len(x))
+			}
+			v = x[i]
+		default:
+			return "", fmt.Errorf("-o %s: %q is inside a value that has no parts", path, step)
+		}
+	}
+	switch x := v.(type) {
+	case nil:
+		return "", nil
+	case string:
+		return x, nil
+	case json.Number:
+		return x.String(), nil
+	case bool:
+		return strconv.FormatBool(x), nil
+	}
+	b, err := json.Marshal(v)
+	return string(b), err
+}
+
+func memberNames(m map[string]any) string {
+	names := make([]string, 0, len(m))
+	for k := range m {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	return strings.Join(names, ", ")
+}
+
+// token and key as lists show them.
+type tokenRow struct {
+	ID         string   `json:"id"`
+	Name       string   `json:"name"`
+	Scopes     []string `json:"scopes"`
+	Expires    *string  `json:"expires"`
+	Revoked    bool     `json:"revoked"`
+	CreatedAt  string   `json:"createdAt"`
+	LastUsedAt *string  `json:"lastUsedAt"`
+}
+
+type keyRow struct {
+	ID         string  `json:"id"`
+	Active     bool    `json:"active"`
+	CreatedAt  string  `json:"createdAt"`
+	LastUsedAt *string `json:"lastUsedAt"`
+}
+
+// printTokens writes the answer of GET .../tokens as a table.
+func printTokens(w io.Writer, answer []byte) error {
+	var list struct {
+		Content []tokenRow `json:"content"`
+	}
+	if err := json.Unmarshal(answer, &list); err != nil {
+		return fmt.Errorf("the server's answer is not a token list: %w", err)
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tNAME\tSCOPES\tSTATE\tCREATED\tLAST USED")
+	for _, t := range list.Content {
+		state := "active"
+		switch {
+		case t.Revoked:
+			state = "revoked"
+		case t.Expires != nil:
+			state = "expires " + *t.Expires
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", t.ID, orDash(t.Name), strings.Join(t.Scopes, ","), state, t.CreatedAt, lastUsed(t.LastUsedAt))
+	}
+	return tw.Flush()
+}
+
+// printKeys writes the keys of the answer of GET .../service-accounts/{a}
+// as a table.
+func printKeys(w io.Writer, answer []byte) error {
+	var acc struct {
+		ID         string   `json:"id"`
+		AllowedIPs []string `json:"allowedIPs"`
+		Keys       []keyRow `json:"keys"`
+	}
+	if err := json.Unmarshal(answer, &acc); err != nil {
+		return fmt.Errorf("the server's answer is not a service account: %w", err)
+	}
+	allow := "any address"
+	if len(acc.AllowedIPs) > 0 {
+		allow = strings.Join(acc.AllowedIPs, ", ")
+	}
+	fmt.Fprintf(w, "service account %s, callers from %s\n", acc.ID, allow)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "KEY ID\tSTATE\tCREATED\tLAST USED")
+	for _, k := range acc.Keys {
+		state := "active"
+		if !k.Active {
+			state = "inactive"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", k.ID, state, k.CreatedAt, lastUsed(k.LastUsedAt))
+	}
+	return tw.Flush()
+}
+
+func lastUsed(t *string) string {
+	if t == nil {
+		return "never"
+	}
+	return *t
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
