@@ -37,3 +37,15 @@ type KeyStore interface {
 	// matching ErrUnknown. It is safe for concurrent use.
 	ServiceAccount(ctx context.Context, id string) (ServiceAccount, error)
 }
+
+// KeyHashStore is an optional capability of a KeyStore, found by type
+// assertion: finding the account that holds a key from the key alone, for
+// callers that send only the key (a SCIM client's Authorization: Bearer
+// <API key>).
+type KeyHashStore interface {
+	// ServiceAccountByKeyHash returns the account holding a key (active or
+	// not) whose hash is h, with all its keys, or an error matching
+	// ErrUnknown when no account holds it (or, should two hold it, both
+	// are refused). It is safe for concurrent use.
+	ServiceAccountByKeyHash(ctx context.Context, h Hash) (ServiceAccount, error)
+}

@@ -131,3 +131,18 @@ func cloneAccount(a auth.ServiceAccount) auth.ServiceAccount {
 	a.AllowedIPs = slices.Clone[[]netip.Prefix](a.AllowedIPs)
 	return a
 }
+
+var _ auth.KeyHashStore = (*Store)(nil)
+
+// ServiceAccountByKeyHash implements auth.KeyHashStore: keys are indexed
+// by hash, and a key belongs to one account (check refuses a second).
+func (s *Store) ServiceAccountByKeyHash(_ context.Context, h auth.Hash) (auth.ServiceAccount, error) {
+	x := &s.accounts
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	a, ok := x.byID[x.keyOwner[h]]
+	if !ok {
+		return auth.ServiceAccount{}, fmt.Errorf("service account by key: %w", auth.ErrUnknown)
+	}
+	return cloneAccount(a), nil
+}

@@ -72,3 +72,20 @@ func (s *Store) ServiceAccount(ctx context.Context, id string) (auth.ServiceAcco
 	}
 	return a, nil
 }
+
+var _ auth.KeyHashStore = (*Store)(nil)
+
+// ServiceAccountByKeyHash returns the service account holding a key with
+// hash h (auth.KeyHashStore), or an error matching auth.ErrUnknown - also
+// when two accounts hold it, so that neither is let in by it.
+func (s *Store) ServiceAccountByKeyHash(ctx context.Context, h auth.Hash) (auth.ServiceAccount, error) {
+	var ids []string
+	err := s.pool.QueryRow(ctx, `SELECT ARRAY(SELECT DISTINCT account_id FROM service_account_keys WHERE hash = $1 LIMIT 2)`, h[:]).Scan(&ids)
+	if err != nil {
+		return auth.ServiceAccount{}, fmt.Errorf("pgstore: service account by key: %w", err)
+	}
+	if len(ids) != 1 {
+		return auth.ServiceAccount{}, auth.ErrUnknown
+	}
+	return s.ServiceAccount(ctx, ids[0])
+}

@@ -7,3 +7,7 @@ ALTER TABLE users ADD COLUMN version bigint NOT NULL DEFAULT 1;
 -- and list a community's users in id order.
 CREATE INDEX users_community_external_id ON users (community_id, external_id);
 CREATE INDEX users_community_id_order ON users (community_id, id COLLATE "C");
+
+-- A SCIM client authenticates with the API key alone (Authorization:
+-- Bearer <key>): its account is found by the key's hash.
+CREATE INDEX service_account_keys_hash ON service_account_keys (hash);

@@ -1,0 +1,372 @@
+package httpapi
+
+import (
+	"bytes"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http"
+	"net/netip"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/procurekit/procure"
+	"github.com/procurekit/procure/auth"
+	"github.com/procurekit/procure/user"
+)
+
+// SCIM 2.0 provisioning (RFC 7643, RFC 7644) over the same users as the
+// user API: what Okta's and Microsoft Entra ID's provisioning send.
+//
+// Where the SCIM surface deviates from RFC 7644, and why:
+//   - DELETE /Users/{id} disables the user (active false) and answers
+//     204; it never deletes, because requisitions and approvals refer to
+//     buyers. A later GET still finds the user, inactive.
+//   - PUT replaces the core attributes; an absent "active" keeps its value
+//     (as PUT /v1/users does), and the procure extension's lists are
+//     replaced only when the extension is sent, so that an identity
+//     provider that does not know them cannot wipe what the HRIS set.
+//   - Filters: only "eq" on userName (case-insensitive, as usernames are
+//     unique), externalId (exact) and id, joined by "and"; anything else
+//     is a 400 invalidFilter. No sorting, no bulk, no /Groups, no /Me, no
+//     password changes; "attributes" and "excludedAttributes" are ignored
+//     (the whole resource is always returned).
+//   - A user holds one e-mail address and one phone number: on input the
+//     primary e-mail (or the first of type work, or the first) and the
+//     primary (or first) phone number are kept; on output each is a
+//     single "work" entry. Other attributes a user cannot hold are ignored
+//     on input and absent on output (RFC 7643 allows this).
+//   - meta has resourceType, location and version, not created and
+//     lastModified (the store keeps no such times).
+//   - The community's auto-roles are added on create and update, as on
+//     /v1/users.
+
+// SCIMBasePath is where MountSCIM serves SCIM 2.0.
+const SCIMBasePath = "/scim/v2"
+
+// SCIMExtensionSchema is the schema URN of the procure extension of the
+// SCIM User: organisation units, roles, buyer groups, approver groups and
+// attributes of spec 2.9.
+const SCIMExtensionSchema = "urn:procurekit:params:scim:schemas:extension:procure:2.0:User"
+
+// SCIM schema and message URNs (RFC 7643, RFC 7644).
+const (
+	scimUserSchema        = "urn:ietf:params:scim:schemas:core:2.0:User"
+	scimListSchema        = "urn:ietf:params:scim:api:messages:2.0:ListResponse"
+	scimPatchSchema       = "urn:ietf:params:scim:api:messages:2.0:PatchOp"
+	scimErrorSchema       = "urn:ietf:params:scim:api:messages:2.0:Error"
+	scimSPCSchema         = "urn:ietf:params:scim:schemas:core:2.0:ServiceProviderConfig"
+	scimResourceTypeURN   = "urn:ietf:params:scim:schemas:core:2.0:ResourceType"
+	scimSchemaSchema      = "urn:ietf:params:scim:schemas:core:2.0:Schema"
+	scimContentType       = "application/scim+json"
+	scimMaxResults        = 100 // the most users one list returns (ServiceProviderConfig filter.maxResults)
+	scimDocumentationLink = "https://github.com/procurekit/procure#provisioning-from-okta-or-entra"
+)
+
+// scimOpenAPI is the OpenAPI 3.1.0 document of the SCIM endpoint.
+//
+//go:embed openapi/scim.json
+var scimOpenAPI []byte
+
+// SCIMOpenAPI returns the OpenAPI 3.1.0 document of the SCIM endpoint, as
+// served at GET /scim/v2/openapi.json. The slice is a copy.
+func SCIMOpenAPI() []byte { return bytes.Clone(scimOpenAPI) }
+
+// SCIMOptions configure the SCIM endpoint.
+type SCIMOptions struct {
+	// Users applies the rules of the user API over a user.Store. Required.
+	// Listing without a userName or id filter needs a store that is a
+	// user.Lister (memstore and pgstore are).
+	Users *user.Service
+
+	// Accounts finds the service account of a bearer API key. Required,
+	// and it must implement auth.KeyHashStore (memstore and pgstore do).
+	Accounts auth.KeyStore
+
+	// TrustedProxies are the reverse proxies whose X-Forwarded-For header
+	// is believed when matching an account's IP allowlist (auth.ClientIP).
+	TrustedProxies []netip.Prefix
+
+	// BaseURL is the absolute URL of the endpoint as clients reach it,
+	// such as https://procure.example.com/scim/v2, used in Location
+	// headers and meta.location. Empty means it is built from each
+	// request: https when the connection is TLS, the Host header, and the
+	// prefix a router stripped.
+	BaseURL string
+
+	// Logger receives the cause of every 500 and, at Info level, why an
+	// authentication failed (never a key). Nil means slog.Default().
+	Logger *slog.Logger
+}
+
+// MountSCIM registers the SCIM 2.0 endpoint on mux under /scim/v2:
+//
+//	GET    /scim/v2/ServiceProviderConfig, /ResourceTypes[/User], /Schemas[/{id}]
+//	GET    /scim/v2/Users            (filter, startIndex, count)
+//	POST   /scim/v2/Users
+//	GET    /scim/v2/Users/{id}
+//	PUT    /scim/v2/Users/{id}
+//	PATCH  /scim/v2/Users/{id}
+//	DELETE /scim/v2/Users/{id}       (disables: see the deviations above)
+//	GET    /scim/v2/openapi.json
+//
+// The /Users requests carry Authorization: Bearer <API key> with an active
+// key of a service account of opts.Accounts, from an address its
+// allowlist admits; the key alone names the account, and every failure is
+// the same 401. The discovery documents and openapi.json need no
+// credentials (they hold nothing of a community). Bodies are
+// application/scim+json (application/json is accepted too) of at most
+// 1 MiB; errors are SCIM error bodies with status and scimType. Every user
+// response carries the version as ETag (and meta.version); PUT, PATCH and
+// DELETE honour If-Match (412 when the user has changed).
+//
+// MountSCIM panics when mux, opts.Users or its Store, or opts.Accounts is
+// nil, when opts.Accounts is not an auth.KeyHashStore, or when the routes
+// are already registered on mux.
+func MountSCIM(mux *http.ServeMux, opts SCIMOptions) {
+	switch {
+	case mux == nil:
+		panic("httpapi: MountSCIM: nil mux")
+	case opts.Users == nil || opts.Users.Store == nil:
+		panic("httpapi: MountSCIM: nil SCIMOptions.Users or Users.Store")
+	case opts.Accounts == nil:
+		panic("httpapi: MountSCIM: nil SCIMOptions.Accounts")
+	}
+	keys, ok := opts.Accounts.(auth.KeyHashStore)
+	if !ok {
+		panic("httpapi: MountSCIM: SCIMOptions.Accounts cannot find an account by key hash (auth.KeyHashStore)")
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	api := &scimAPI{
+		users:   opts.Users,
+		keys:    keys,
+		proxies: opts.TrustedProxies,
+		baseURL: strings.TrimSuffix(opts.BaseURL, "/"),
+		log:     log,
+	}
+	const base = SCIMBasePath
+	api.handle(mux, base+"/Users", map[string]http.Handler{
+		http.MethodGet:  api.authed(api.listUsers),
+		http.MethodPost: api.authed(api.createUser),
+	})
+	api.handle(mux, base+"/Users/{id}", map[string]http.Handler{
+		http.MethodGet:    api.authed(api.getUser),
+		http.MethodPut:    api.authed(api.replaceUser),
+		http.MethodPatch:  api.authed(api.patchUser),
+		http.MethodDelete: api.authed(api.deleteUser),
+	})
+	api.handle(mux, base+"/ServiceProviderConfig", map[string]http.Handler{http.MethodGet: api.open(api.serviceProviderConfig)})
+	api.handle(mux, base+"/ResourceTypes", map[string]http.Handler{http.MethodGet: api.open(api.resourceTypes)})
+	api.handle(mux, base+"/ResourceTypes/{name}", map[string]http.Handler{http.MethodGet: api.open(api.resourceType)})
+	api.handle(mux, base+"/Schemas", map[string]http.Handler{http.MethodGet: api.open(api.schemas)})
+	api.handle(mux, base+"/Schemas/{id}", map[string]http.Handler{http.MethodGet: api.open(api.schema)})
+	api.handle(mux, base+"/openapi.json", map[string]http.Handler{http.MethodGet: documentAt(scimOpenAPI, "/", "/")})
+	notFound := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		writeSCIMError(w, http.StatusNotFound, "", "no SCIM resource at "+r.URL.Path+" (this endpoint serves /Users and the discovery documents)")
+	})
+	mux.Handle(base+"/", routed(notFound))
+	mux.Handle(base, routed(notFound))
+}
+
+// scimAPI serves the SCIM endpoint.
+type scimAPI struct {
+	users   *user.Service
+	keys    auth.KeyHashStore
+	proxies []netip.Prefix
+	baseURL string
+	log     *slog.Logger
+}
+
+// handle registers each method's handler on path, and a SCIM 405 for any
+// other method. GET implies HEAD (net/http's ServeMux does so).
+func (a *scimAPI) handle(mux *http.ServeMux, path string, methods map[string]http.Handler) {
+	allowed := make([]string, 0, len(methods)+1)
+	for m, h := range methods {
+		allowed = append(allowed, m)
+		if m == http.MethodGet {
+			allowed = append(allowed, http.MethodHead)
+		}
+		mux.Handle(m+" "+path, routed(a.recoverer(h)))
+	}
+	sort.Strings(allowed)
+	allow := strings.Join(allowed, ", ")
+	mux.Handle(path, routed(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Allow", allow)
+		writeSCIMError(w, http.StatusMethodNotAllowed, "", "method "+r.Method+" is not allowed on this path; allowed: "+allow)
+	})))
+}
+
+// recoverer turns a panic into a SCIM 500 (http.ErrAbortHandler is
+// re-raised, as net/http expects).
+func (a *scimAPI) recoverer(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			v := recover()
+			if v == nil {
+				return
+			}
+			if v == http.ErrAbortHandler {
+				panic(v)
+			}
+			a.log.ErrorContext(r.Context(), "panic serving SCIM request", "method", r.Method, "path", r.URL.Path, "panic", v)
+			writeSCIMError(w, http.StatusInternalServerError, "", "internal server error")
+		}()
+		next.ServeHTTP(w, r)
+	})
+}
+
+// open serves a discovery document: no credentials needed.
+func (a *scimAPI) open(h func(w http.ResponseWriter, r *http.Request) error) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := h(w, r); err != nil {
+			a.writeError(w, r, err)
+		}
+	})
+}
+
+// authed authenticates the bearer API key and runs h with the caller's
+// community. Every authentication failure is the one 401.
+func (a *scimAPI) authed(h func(w http.ResponseWriter, r *http.Request, community string) error) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hdr := w.Header()
+		hdr["Cache-Control"] = hdrNoStore
+		hdr["X-Content-Type-Options"] = hdrNoSniff
+		client := auth.ClientIP(r.RemoteAddr, r.Header[hdrXFF], a.proxies)
+		community, err := a.authenticate(r, client)
+		if err == nil {
+			noteCommunity(r, community)
+			err = h(w, r, community)
+		}
+		if err == nil {
+			return
+		}
+		if errors.Is(err, auth.ErrUnauthenticated) {
+			a.log.InfoContext(r.Context(), "SCIM authentication failed",
+				"reason", err.Error(), "client", client.String(), "method", r.Method, "path", r.URL.Path)
+			hdr.Set("WWW-Authenticate", `Bearer realm="scim"`)
+		}
+		a.writeError(w, r, err)
+	})
+}
+
+// writeError answers err as a SCIM error body; a 500 logs its cause.
+func (a *scimAPI) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	status, scimType, detail := scimClassify(err)
+	if status == http.StatusInternalServerError {
+		a.log.ErrorContext(r.Context(), "SCIM request failed", "method", r.Method, "path", r.URL.Path, "err", err)
+	}
+	if status == http.StatusServiceUnavailable {
+		w.Header().Set("Retry-After", "1")
+	}
+	writeSCIMError(w, status, scimType, detail)
+}
+
+// scimError is an error that knows its SCIM answer.
+type scimError struct {
+	status   int
+	scimType string
+	detail   string
+}
+
+func (e *scimError) Error() string { return e.detail }
+
+func newSCIMError(status int, scimType, detail string) error {
+	return &scimError{status: status, scimType: scimType, detail: detail}
+}
+
+// scimClassify maps errors to SCIM statuses and scimTypes (RFC 7644
+// 3.12), as classify does for the JSON APIs.
+func scimClassify(err error) (status int, scimType, detail string) {
+	var se *scimError
+	var ve *procure.ValidationError
+	switch {
+	case errors.As(err, &se):
+		return se.status, se.scimType, se.detail
+	case errors.As(err, &ve):
+		return http.StatusBadRequest, "invalidValue", scimFieldNames.Replace(validationMessage(ve))
+	case errors.Is(err, auth.ErrUnauthenticated):
+		return http.StatusUnauthorized, "", "authentication failed"
+	case errors.Is(err, user.ErrNotFound):
+		return http.StatusNotFound, "", "user not found"
+	case errors.Is(err, user.ErrDuplicateUsername):
+		return http.StatusConflict, "uniqueness", "userName: is already taken by another user of the community"
+	case errors.Is(err, user.ErrDuplicateID):
+		return http.StatusConflict, "uniqueness", "id: a user with this id already exists"
+	case errors.Is(err, user.ErrVersionMismatch):
+		return http.StatusPreconditionFailed, "", "the user has changed since the version named in If-Match: read it again and retry"
+	}
+	// Timeouts and an unavailable backend keep the JSON APIs' 503.
+	if status, _, message := classify(err); status == http.StatusServiceUnavailable {
+		return status, "", message
+	}
+	return http.StatusInternalServerError, "", "internal server error"
+}
+
+// scimFieldNames renames the user fields of validation messages to their
+// SCIM attributes.
+var scimFieldNames = strings.NewReplacer(
+	"username:", "userName:",
+	"firstName:", "name.givenName:",
+	"lastName:", "name.familyName:",
+	"email:", "emails[0].value:",
+	"phone:", "phoneNumbers[0].value:",
+)
+
+// scimErrorBody is the SCIM error response (RFC 7644 3.12): status is a
+// string there.
+type scimErrorBody struct {
+	Schemas  []string `json:"schemas"`
+	Status   string   `json:"status"`
+	ScimType string   `json:"scimType,omitempty"`
+	Detail   string   `json:"detail,omitempty"`
+}
+
+var scimErrorSchemas = []string{scimErrorSchema}
+
+func writeSCIMError(w http.ResponseWriter, status int, scimType, detail string) {
+	writeSCIM(w, status, scimErrorBody{Schemas: scimErrorSchemas, Status: strconv.Itoa(status), ScimType: scimType, Detail: detail})
+}
+
+var hdrSCIM = []string{scimContentType}
+
+// writeSCIM answers with v as application/scim+json, encoded into a
+// pooled buffer first (as writeJSON does) so that a failure is still a
+// clean 500 and the response has a Content-Length.
+func writeSCIM(w http.ResponseWriter, status int, v any) {
+	buf := bufPool.Get().(*bytes.Buffer)
+	buf.Reset()
+	defer func() {
+		if buf.Cap() <= 1<<20 {
+			bufPool.Put(buf)
+		}
+	}()
+	enc := json.NewEncoder(buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		status = http.StatusInternalServerError
+		buf.Reset()
+		buf.WriteString(`{"schemas":["` + scimErrorSchema + `"],"status":"500","detail":"internal server error"}` + "\n")
+	}
+	h := w.Header()
+	h["Content-Type"] = hdrSCIM
+	h["Content-Length"] = contentLength(buf.Len())
+	w.WriteHeader(status)
+	_, _ = w.Write(buf.Bytes()) // the client has gone; nothing to do
+}
+
+// base returns the absolute URL of the endpoint for r (SCIMOptions.BaseURL).
+func (a *scimAPI) base(r *http.Request) string {
+	if a.baseURL != "" {
+		return a.baseURL
+	}
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	return scheme + "://" + r.Host + mountPrefix(r) + SCIMBasePath
+}

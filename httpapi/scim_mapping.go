@@ -1,0 +1,288 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+
+	"github.com/procurekit/procure/user"
+)
+
+// The mapping between a SCIM User (RFC 7643 4.1 and the procure
+// extension) and the user of spec 2.9, written once: scimResource goes
+// out, scimInput comes in, and the attribute table below is what both
+// follow.
+//
+//	SCIM                                   user (spec 2.9)
+//	id                                     id
+//	userName                               username
+//	externalId                             externalId
+//	name.givenName                         firstName
+//	name.familyName                        lastName
+//	displayName                            displayName
+//	emails (primary, else first work,      email (out: one entry, type work, primary)
+//	        else first)
+//	phoneNumbers (primary, else first)     phone (out: one entry, type work)
+//	active                                 enabled
+//	<extension>.organisationUnits          organisationUnits   [{"code": ...}]
+//	<extension>.roles                      roles
+//	<extension>.buyerGroups                buyerGroups
+//	<extension>.approverGroups             approverGroups
+//	<extension>.attributes                 attributes          [{"name": ..., "value": ...}]
+//
+// Anything else a client sends (name.formatted, title, locale, addresses,
+// groups, password, the enterprise extension...) the user cannot hold: it
+// is ignored on input and never appears on output.
+
+// scimUser is a SCIM User resource as the endpoint sends it.
+type scimUser struct {
+	Schemas      []string     `json:"schemas"`
+	ID           string       `json:"id"`
+	ExternalID   string       `json:"externalId,omitempty"`
+	UserName     string       `json:"userName"`
+	Name         *scimName    `json:"name,omitempty"`
+	DisplayName  string       `json:"displayName,omitempty"`
+	Emails       []scimMulti  `json:"emails,omitempty"`
+	PhoneNumbers []scimMulti  `json:"phoneNumbers,omitempty"`
+	Active       bool         `json:"active"`
+	Extension    *scimProcure `json:"urn:procurekit:params:scim:schemas:extension:procure:2.0:User,omitempty"`
+	Meta         scimMeta     `json:"meta"`
+}
+
+type scimName struct {
+	GivenName  string `json:"givenName,omitempty"`
+	FamilyName string `json:"familyName,omitempty"`
+}
+
+// scimMulti is an entry of a multi-valued attribute (emails,
+// phoneNumbers) as sent.
+type scimMulti struct {
+	Value   string `json:"value"`
+	Type    string `json:"type,omitempty"`
+	Primary bool   `json:"primary,omitempty"`
+}
+
+// scimProcure is the procure extension: the lists of spec 2.9 in the
+// shape of the user API.
+type scimProcure struct {
+	OrganisationUnits []user.Code      `json:"organisationUnits,omitempty"`
+	Roles             []user.Code      `json:"roles,omitempty"`
+	BuyerGroups       []user.Code      `json:"buyerGroups,omitempty"`
+	ApproverGroups    []user.Code      `json:"approverGroups,omitempty"`
+	Attributes        []user.Attribute `json:"attributes,omitempty"`
+}
+
+type scimMeta struct {
+	ResourceType string `json:"resourceType"`
+	Location     string `json:"location,omitempty"`
+	Version      string `json:"version,omitempty"`
+}
+
+var (
+	scimUserSchemas         = []string{scimUserSchema}
+	scimUserSchemasExtended = []string{scimUserSchema, SCIMExtensionSchema}
+)
+
+// scimResource returns u as a SCIM User; base is the endpoint's URL.
+func scimResource(u *user.User, base string) scimUser {
+	out := scimUser{
+		Schemas:     scimUserSchemas,
+		ID:          u.ID,
+		ExternalID:  u.ExternalID,
+		UserName:    u.Username,
+		DisplayName: u.DisplayName,
+		Active:      u.Enabled,
+		Meta:        scimMeta{ResourceType: "User", Location: base + "/Users/" + u.ID, Version: versionETag(u.Version)},
+	}
+	if u.FirstName != "" || u.LastName != "" {
+		out.Name = &scimName{GivenName: u.FirstName, FamilyName: u.LastName}
+	}
+	if u.Email != "" {
+		out.Emails = []scimMulti{{Value: u.Email, Type: "work", Primary: true}}
+	}
+	if u.Phone != "" {
+		out.PhoneNumbers = []scimMulti{{Value: u.Phone, Type: "work"}}
+	}
+	if len(u.OrganisationUnits)+len(u.Roles)+len(u.BuyerGroups)+len(u.ApproverGroups)+len(u.Attributes) > 0 {
+		out.Schemas = scimUserSchemasExtended
+		out.Extension = &scimProcure{
+			OrganisationUnits: u.OrganisationUnits,
+			Roles:             u.Roles,
+			BuyerGroups:       u.BuyerGroups,
+			ApproverGroups:    u.ApproverGroups,
+			Attributes:        u.Attributes,
+		}
+	}
+	return out
+}
+
+// scimInput is a SCIM User resource as a client sends it (POST, PUT).
+// encoding/json matches attribute names case-insensitively, as SCIM
+// requires (RFC 7643 2.1); unknown attributes are ignored.
+type scimInput struct {
+	UserName     *string        `json:"userName"`
+	ExternalID   *string        `json:"externalId"`
+	Name         *scimNameIn    `json:"name"`
+	DisplayName  *string        `json:"displayName"`
+	Emails       []scimMultiIn  `json:"emails"`
+	PhoneNumbers []scimMultiIn  `json:"phoneNumbers"`
+	Active       *scimBool      `json:"active"`
+	Extension    *scimProcureIn `json:"urn:procurekit:params:scim:schemas:extension:procure:2.0:User"`
+}
+
+type scimNameIn struct {
+	GivenName  *string `json:"givenName"`
+	FamilyName *string `json:"familyName"`
+}
+
+type scimMultiIn struct {
+	Value   string   `json:"value"`
+	Type    string   `json:"type"`
+	Primary scimBool `json:"primary"`
+}
+
+// scimProcureIn is the extension as sent: a list that is present replaces
+// the user's, an absent one keeps it.
+type scimProcureIn struct {
+	OrganisationUnits *scimCodes        `json:"organisationUnits"`
+	Roles             *scimCodes        `json:"roles"`
+	BuyerGroups       *scimCodes        `json:"buyerGroups"`
+	ApproverGroups    *scimCodes        `json:"approverGroups"`
+	Attributes        *[]user.Attribute `json:"attributes"`
+}
+
+// scimBool is a SCIM boolean as identity providers send it: true or
+// false, or (Microsoft Entra ID) the strings "True" and "False", in any
+// case.
+type scimBool bool
+
+func (b *scimBool) UnmarshalJSON(data []byte) error {
+	v, ok := parseSCIMBool(data)
+	if !ok {
+		return newSCIMError(400, "invalidValue", "a boolean attribute must be true or false (got "+string(truncate(data, 40))+")")
+	}
+	*b = scimBool(v)
+	return nil
+}
+
+// parseSCIMBool reads true, false, "true" or "false" (any case).
+func parseSCIMBool(data []byte) (v, ok bool) {
+	s := string(bytes.TrimSpace(data))
+	if len(s) >= 2 && s[0] == '"' && s[len(s)-1] == '"' {
+		s = s[1 : len(s)-1]
+	}
+	switch {
+	case strings.EqualFold(s, "true"):
+		return true, true
+	case strings.EqualFold(s, "false"):
+		return false, true
+	}
+	return false, false
+}
+
+func truncate(b []byte, n int) []byte {
+	if len(b) > n {
+		return append(b[:n:n], "..."...)
+	}
+	return b
+}
+
+// scimCodes is a coded list of the extension: [{"code": "A"}], or, for
+// convenience, ["A"].
+type scimCodes []user.Code
+
+func (c *scimCodes) UnmarshalJSON(data []byte) error {
+	var raw []json.RawMessage
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return newSCIMError(400, "invalidValue", "a coded list must be an array of {\"code\": ...} objects or strings")
+	}
+	out := make(scimCodes, 0, len(raw))
+	for _, r := range raw {
+		var code user.Code
+		if err := json.Unmarshal(r, &code.Code); err != nil {
+			if err := json.Unmarshal(r, &code); err != nil {
+				return newSCIMError(400, "invalidValue", "a coded list must be an array of {\"code\": ...} objects or strings")
+			}
+		}
+		out = append(out, code)
+	}
+	*c = out
+	return nil
+}
+
+// pickEmail chooses the address a user keeps: the primary one, else the
+// first of type work, else the first.
+func pickEmail(es []scimMultiIn) string {
+	for _, e := range es {
+		if e.Primary {
+			return e.Value
+		}
+	}
+	for _, e := range es {
+		if strings.EqualFold(e.Type, "work") {
+			return e.Value
+		}
+	}
+	if len(es) > 0 {
+		return es[0].Value
+	}
+	return ""
+}
+
+// pickPhone chooses the number a user keeps: the primary one, else the
+// first.
+func pickPhone(ps []scimMultiIn) string {
+	for _, p := range ps {
+		if p.Primary {
+			return p.Value
+		}
+	}
+	if len(ps) > 0 {
+		return ps[0].Value
+	}
+	return ""
+}
+
+// input returns the create or replace request in describes: every core
+// attribute present (an absent one is empty), enabled only when active
+// was sent, and the extension's lists only when they were sent. The id is
+// not set: the caller names it (PUT) or the service generates it (POST).
+func (in *scimInput) input() user.Input {
+	str := func(p *string) *string {
+		if p == nil {
+			return new("")
+		}
+		return p
+	}
+	var given, family *string
+	if in.Name != nil {
+		given, family = in.Name.GivenName, in.Name.FamilyName
+	}
+	out := user.Input{
+		Username:    str(in.UserName),
+		ExternalID:  str(in.ExternalID),
+		FirstName:   str(given),
+		LastName:    str(family),
+		DisplayName: str(in.DisplayName),
+		Email:       new(pickEmail(in.Emails)),
+		Phone:       new(pickPhone(in.PhoneNumbers)),
+	}
+	if in.Active != nil {
+		out.Enabled = new(bool(*in.Active))
+	}
+	if x := in.Extension; x != nil {
+		codes := func(c *scimCodes) *[]user.Code {
+			if c == nil {
+				return nil
+			}
+			l := []user.Code(*c)
+			return &l
+		}
+		out.OrganisationUnits = codes(x.OrganisationUnits)
+		out.Roles = codes(x.Roles)
+		out.BuyerGroups = codes(x.BuyerGroups)
+		out.ApproverGroups = codes(x.ApproverGroups)
+		out.Attributes = x.Attributes
+	}
+	return out
+}

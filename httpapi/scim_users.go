@@ -1,0 +1,309 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"mime"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/procurekit/procure/user"
+)
+
+// The /Users handlers of the SCIM endpoint.
+
+// scimListResponse is a page of users (RFC 7644 3.4.2).
+type scimListResponse struct {
+	Schemas      []string   `json:"schemas"`
+	TotalResults int        `json:"totalResults"`
+	StartIndex   int        `json:"startIndex"`
+	ItemsPerPage int        `json:"itemsPerPage"`
+	Resources    []scimUser `json:"Resources"`
+}
+
+var scimListSchemas = []string{scimListSchema}
+
+// listUsers answers GET /Users: the users matching the filter, startIndex
+// (1-based; below 1 counts as 1) and count (default and most
+// scimMaxResults; below 0 counts as 0), in id order.
+func (a *scimAPI) listUsers(w http.ResponseWriter, r *http.Request, community string) error {
+	q := r.URL.Query()
+	start, err := scimIntParam(q.Get("startIndex"), "startIndex", 1)
+	if err != nil {
+		return err
+	}
+	count, err := scimIntParam(q.Get("count"), "count", scimMaxResults)
+	if err != nil {
+		return err
+	}
+	start, count = max(start, 1), min(max(count, 0), scimMaxResults)
+	var f scimUserFilter
+	if s := q.Get("filter"); strings.TrimSpace(s) != "" {
+		cs, err := parseSCIMFilter(s)
+		if err != nil {
+			return err
+		}
+		if f, err = userFilter(cs); err != nil {
+			return err
+		}
+	}
+	users, total, err := a.findUsers(r, community, f, start-1, count)
+	if err != nil {
+		return err
+	}
+	base := a.base(r)
+	resp := scimListResponse{Schemas: scimListSchemas, TotalResults: total, StartIndex: start, ItemsPerPage: len(users),
+		Resources: make([]scimUser, len(users))}
+	for i := range users {
+		resp.Resources[i] = scimResource(&users[i], base)
+	}
+	writeSCIM(w, http.StatusOK, &resp)
+	return nil
+}
+
+// findUsers answers a filter: by lookup when it names a userName or an id
+// (at most one user), through the store's user.Lister otherwise.
+func (a *scimAPI) findUsers(r *http.Request, community string, f scimUserFilter, offset, limit int) ([]user.User, int, error) {
+	if f.none {
+		return nil, 0, nil
+	}
+	ctx := r.Context()
+	var u user.User
+	var err error
+	switch {
+	case f.id != nil:
+		u, err = a.users.ByID(ctx, community, *f.id)
+	case f.userName != nil:
+		if strings.TrimSpace(*f.userName) == "" {
+			return nil, 0, nil // no user has an empty username
+		}
+		u, err = a.users.Get(ctx, community, *f.userName)
+	default:
+		l, ok := a.users.Store.(user.Lister)
+		if !ok {
+			return nil, 0, newSCIMError(http.StatusNotImplemented, "",
+				"this server's user store cannot list users: filter on userName or id")
+		}
+		return l.ListUsers(ctx, community, user.Query{ExternalID: f.externalID}, offset, limit)
+	}
+	switch {
+	case errors.Is(err, user.ErrNotFound):
+		return nil, 0, nil
+	case err != nil:
+		return nil, 0, err
+	case f.userName != nil && user.UsernameKey(u.Username) != user.UsernameKey(strings.TrimSpace(*f.userName)),
+		f.externalID != nil && u.ExternalID != *f.externalID:
+		return nil, 0, nil
+	case offset > 0 || limit == 0:
+		return nil, 1, nil
+	}
+	return []user.User{u}, 1, nil
+}
+
+// scimIntParam reads an integer query parameter; absent is def.
+func scimIntParam(s, name string, def int) (int, error) {
+	if s == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(s))
+	if err != nil {
+		return 0, newSCIMError(http.StatusBadRequest, "invalidValue", name+": must be an integer (got "+strconv.Quote(truncateString(s, 40))+")")
+	}
+	return n, nil
+}
+
+func truncateString(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "..."
+	}
+	return s
+}
+
+// createUser answers POST /Users: 201 with Location and ETag.
+func (a *scimAPI) createUser(w http.ResponseWriter, r *http.Request, community string) error {
+	var in scimInput
+	if err := readSCIMBody(w, r, &in); err != nil {
+		return err
+	}
+	u, err := a.users.Create(r.Context(), community, in.input())
+	if err != nil {
+		return err
+	}
+	return a.writeUser(w, r, http.StatusCreated, &u)
+}
+
+// getUser answers GET /Users/{id}.
+func (a *scimAPI) getUser(w http.ResponseWriter, r *http.Request, community string) error {
+	u, err := a.users.ByID(r.Context(), community, r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	return a.writeUser(w, r, http.StatusOK, &u)
+}
+
+// replaceUser answers PUT /Users/{id} (see the deviations in scim.go).
+func (a *scimAPI) replaceUser(w http.ResponseWriter, r *http.Request, community string) error {
+	version, err := scimIfMatch(r)
+	if err != nil {
+		return err
+	}
+	var in scimInput
+	if err := readSCIMBody(w, r, &in); err != nil {
+		return err
+	}
+	input := in.input()
+	u, err := a.users.Modify(r.Context(), community, r.PathValue("id"), version, func(u *user.User) error {
+		input.ApplyTo(u)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return a.writeUser(w, r, http.StatusOK, &u)
+}
+
+// patchUser answers PATCH /Users/{id}: the operations are applied to the
+// stored user inside the store's atomic update (Service.Modify).
+func (a *scimAPI) patchUser(w http.ResponseWriter, r *http.Request, community string) error {
+	version, err := scimIfMatch(r)
+	if err != nil {
+		return err
+	}
+	body, err := readSCIMBytes(w, r)
+	if err != nil {
+		return err
+	}
+	ops, err := parsePatch(body)
+	if err != nil {
+		return err
+	}
+	u, err := a.users.Modify(r.Context(), community, r.PathValue("id"), version, func(u *user.User) error {
+		return applyPatch(u, ops)
+	})
+	if err != nil {
+		return err
+	}
+	return a.writeUser(w, r, http.StatusOK, &u)
+}
+
+// deleteUser answers DELETE /Users/{id}: the user is disabled, never
+// deleted (buyers are referred to by requisitions and approvals), and the
+// answer is 204 as for a deletion.
+func (a *scimAPI) deleteUser(w http.ResponseWriter, r *http.Request, community string) error {
+	version, err := scimIfMatch(r)
+	if err != nil {
+		return err
+	}
+	u, err := a.users.Modify(r.Context(), community, r.PathValue("id"), version, func(u *user.User) error {
+		u.Enabled = false
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	w.Header().Set("ETag", versionETag(u.Version))
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// writeUser answers with the user as a SCIM resource, its version as
+// ETag, and (for a 201) its Location.
+func (a *scimAPI) writeUser(w http.ResponseWriter, r *http.Request, status int, u *user.User) error {
+	res := scimResource(u, a.base(r))
+	h := w.Header()
+	h.Set("ETag", res.Meta.Version)
+	if status == http.StatusCreated {
+		h.Set("Location", res.Meta.Location)
+	}
+	writeSCIM(w, status, &res)
+	return nil
+}
+
+// scimIfMatch is ifMatchVersion with its 400 as a SCIM error.
+func scimIfMatch(r *http.Request) (int64, error) {
+	v, err := ifMatchVersion(r)
+	if err != nil {
+		return 0, newSCIMError(http.StatusBadRequest, "invalidValue", err.Error())
+	}
+	return v, nil
+}
+
+// readSCIMBody reads a JSON body (readSCIMBytes) and decodes it into v.
+func readSCIMBody(w http.ResponseWriter, r *http.Request, v any) error {
+	body, err := readSCIMBytes(w, r)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(body, v); err != nil {
+		return scimDecodeError(err)
+	}
+	return nil
+}
+
+// readSCIMBytes reads a request body: application/scim+json or
+// application/json (charset, if given, utf-8; 415 otherwise), at most
+// MaxUserBodyBytes (413), not empty (400 invalidSyntax).
+func readSCIMBytes(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	if !isSCIMContentType(r.Header.Get("Content-Type")) {
+		return nil, newSCIMError(http.StatusUnsupportedMediaType, "",
+			"the request body must be JSON: send Content-Type: application/scim+json (or application/json)")
+	}
+	tooLarge := newSCIMError(http.StatusRequestEntityTooLarge, "",
+		"the request body is larger than "+strconv.Itoa(MaxUserBodyBytes)+" bytes (1 MiB)")
+	if r.ContentLength > MaxUserBodyBytes {
+		return nil, tooLarge
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxUserBodyBytes))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return nil, tooLarge
+		}
+		return nil, newSCIMError(http.StatusBadRequest, "invalidSyntax", "the request body could not be read")
+	}
+	if len(bytes.TrimSpace(body)) == 0 {
+		return nil, newSCIMError(http.StatusBadRequest, "invalidSyntax", "the request body is empty")
+	}
+	return body, nil
+}
+
+// isSCIMContentType accepts application/scim+json and application/json,
+// with an optional charset of utf-8.
+func isSCIMContentType(ct string) bool {
+	if strings.EqualFold(ct, scimContentType) || isJSONContentType(ct) {
+		return true
+	}
+	mt, params, err := mime.ParseMediaType(ct)
+	if err != nil || mt != scimContentType {
+		return false
+	}
+	for k, v := range params {
+		if k != "charset" || !(strings.EqualFold(v, "utf-8") || strings.EqualFold(v, "utf8")) {
+			return false
+		}
+	}
+	return true
+}
+
+// scimDecodeError turns a JSON decoding error into a SCIM 400: invalid
+// JSON is invalidSyntax, a wrong type invalidValue naming the attribute.
+func scimDecodeError(err error) error {
+	var se *scimError
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		return se
+	case errors.As(err, &syn):
+		return newSCIMError(http.StatusBadRequest, "invalidSyntax", "the request body is not valid JSON: "+syn.Error())
+	case errors.As(err, &typ):
+		if typ.Field == "" {
+			return newSCIMError(http.StatusBadRequest, "invalidSyntax", "the request body must be a JSON object")
+		}
+		return newSCIMError(http.StatusBadRequest, "invalidValue", typ.Field+": must be a JSON "+jsonTypeName(typ.Type.Kind())+" (got "+article(typ.Value)+")")
+	}
+	return newSCIMError(http.StatusBadRequest, "invalidSyntax", "the request body is not valid JSON")
+}
