@@ -3,6 +3,48 @@
 // budget table per community) over data loaded from a data file. It is for
 // tests, demos and single-node deployments whose data fits in memory.
 // Everything is safe for concurrent use.
+//
+// # Live suppliers
+//
+// Suppliers change at runtime through supplier.Writer while lists keep
+// the costs of an immutable index. Each community holds:
+//
+//   - a base: an immutable supplierSet, the indexes a data file load
+//     builds (every order as a permutation and its inverse, wavelet
+//     matrices over the ranks for modifiedSince and the query's terms);
+//   - an overlay of the changes since the base was built: a bit per base
+//     supplier that a write replaced or deleted ("dead"), with a Fenwick
+//     tree per order counting the dead by rank, and the records written
+//     since ("delta"), each placed by binary search among the base's
+//     ranks in every order, kept in six ordered block lists and a term
+//     index. Writes mutate the overlay in place under the community's
+//     lock, held for microseconds; the binary searches run before it.
+//
+// A list merges the base's matches, without the dead, with the delta's
+// by rank: a delta item goes before the base rank it was placed at. The
+// page's first item is found by binary search over the delta items (the
+// merged position of delta item j is j plus the live base matches ranked
+// below it, counted with the base's own O(log n) counts less the dead),
+// or, for the first pages of a filtered list, by merging from the first
+// match. So a default or sorted page, however deep, is O(log n log d +
+// page) for an overlay of d changes; a filtered page adds the overlay's
+// matching changes (found through its term index or its modifiedDate
+// order, not by a scan), and a deep filtered page a pass over the dead.
+//
+// When the overlay reaches compactAt(n) changes, a goroutine rebuilds
+// the base from the live records (the records are shared, not copied),
+// on one core so reads keep the others, then replays the writes made
+// meanwhile into a fresh overlay and swaps both in under the lock.
+//
+// Why this design rather than the alternatives: a fully dynamic index
+// (balanced trees per order) would make writes cheap but lose the
+// wavelet matrices, which serve any filter in any order at O(log n) per
+// item; rebuilding per write costs seconds at 1,000,000 suppliers; an
+// overlay that reads scan is cheap to write but makes every read O(d).
+// Indexing the overlay the same way as the base, by rank, keeps reads
+// within a few binary searches of an unchanged community while a write
+// costs six binary searches and a few block moves. Figures: see
+// BenchmarkSupplierWrite and BenchmarkListWhileWriting.
 package memstore
 
 import (

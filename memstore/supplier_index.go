@@ -92,14 +92,16 @@ func (rec *supplierRec) addrAt(order, i int) int {
 // supplier may own several terms in one range (its name and legal name
 // both start with the query); see textIndex for how it is counted once.
 type supplierSet struct {
-	recs   recStore
-	slot   []int32 // the record of each position
+	recs   []*supplierRec // the record of each position
 	byID   map[uuid.UUID]int32
 	mod    []int64 // modifiedDate of each position, in microseconds
 	orders [numOrders][]int32
 	ranks  [numOrders][]int32
 	modBy  [byCreatedDesc + 1]*wavelet
 	text   textIndex
+	// maxMod is the largest modifiedDate of the suppliers, contacts and
+	// addresses, in microseconds: where a community's stamps start.
+	maxMod int64
 }
 
 // emptySet stands for a community with no suppliers.
@@ -111,19 +113,11 @@ var emptySet = func() *supplierSet {
 	return set
 }()
 
-func (set *supplierSet) find(id uuid.UUID) *supplierRec {
-	p, ok := set.byID[id]
-	if !ok {
-		return nil
-	}
-	return set.rec(int(p))
-}
-
 // rec is the record at position p.
-func (set *supplierSet) rec(p int) *supplierRec { return set.recs.at(set.slot[p]) }
+func (set *supplierSet) rec(p int) *supplierRec { return set.recs[p] }
 
 // size is the number of suppliers.
-func (set *supplierSet) size() int { return len(set.slot) }
+func (set *supplierSet) size() int { return len(set.recs) }
 
 // strTable is a sorted table of strings stored in one byte arena (no
 // pointers for the garbage collector to chase, and repeated strings, such
@@ -282,7 +276,19 @@ func (r *recStore) add(rec supplierRec) {
 // indexSuppliers indexes the records of one community, which it takes
 // over. The records are in file order; errors name them by that index.
 func indexSuppliers(recs recStore) (*supplierSet, error) {
-	n := recs.n
+	src := make([]*supplierRec, recs.n)
+	for i := range src {
+		src[i] = recs.at(int32(i))
+	}
+	return indexRecsPar(src, 0)
+}
+
+// indexRecsPar indexes records, which must not change afterwards (a set
+// shares them: a compaction builds a new set over the same records), on
+// up to par goroutines (0: GOMAXPROCS). Errors name records by their
+// index in src.
+func indexRecsPar(src []*supplierRec, par int) (*supplierSet, error) {
+	n := len(src)
 	if err := checkCount(n); err != nil {
 		return nil, err
 	}
@@ -290,7 +296,7 @@ func indexSuppliers(recs recStore) (*supplierSet, error) {
 	slot := make([]int32, n)
 	ids := make([]uuid.UUID, n)
 	for i := range n {
-		ids[i] = recs.at(int32(i)).detail.ID
+		ids[i] = src[i].detail.ID
 		if ids[i] == uuid.Nil {
 			return nil, fmt.Errorf("suppliers[%d].id: is required (a non-nil UUID)", i)
 		}
@@ -309,10 +315,10 @@ func indexSuppliers(recs recStore) (*supplierSet, error) {
 	}
 
 	set := &supplierSet{
-		recs: recs,
-		slot: slot,
-		byID: make(map[uuid.UUID]int32, n),
-		mod:  make([]int64, n),
+		maxMod: math.MinInt64,
+		recs:   make([]*supplierRec, n),
+		byID:   make(map[uuid.UUID]int32, n),
+		mod:    make([]int64, n),
 	}
 	created := make([]int64, n)
 	lname := make([]string, n)
@@ -327,7 +333,9 @@ func indexSuppliers(recs recStore) (*supplierSet, error) {
 	}
 	for i := range n {
 		p := int(posOf[i])
-		d := &recs.at(int32(i)).detail
+		set.recs[p] = src[i]
+		set.maxMod = max(set.maxMod, recMaxModified(src[i]))
+		d := &src[i].detail
 		set.byID[d.ID] = int32(p)
 		set.mod[p] = d.ModifiedDate.UnixMicro()
 		created[p] = d.CreatedDate.UnixMicro()
@@ -339,7 +347,7 @@ func indexSuppliers(recs recStore) (*supplierSet, error) {
 				own = append(own, strings.ToLower(s))
 			}
 		}
-		for _, s := range recs.at(int32(i)).keywords {
+		for _, s := range src[i].keywords {
 			if s != "" {
 				own = append(own, strings.ToLower(s))
 			}
@@ -362,7 +370,7 @@ func indexSuppliers(recs recStore) (*supplierSet, error) {
 	// The orders and the sorts of the text index are independent: build
 	// them in parallel.
 	mod := set.mod
-	runAll([]func(){
+	runAll(par, []func(){
 		func() {
 			set.orders[byNameAsc], set.orders[byNameDesc] = buildOrder(n,
 				func(a, b int32) int { return strings.Compare(lname[a], lname[b]) },
@@ -429,7 +437,7 @@ func indexSuppliers(recs recStore) (*supplierSet, error) {
 			jobs = append(jobs, func() { set.modBy[o] = newWavelet(ranksOf(o, set.orders[byModifiedAsc]), n) })
 		}
 	}
-	runAll(jobs)
+	runAll(par, jobs)
 	return set, nil
 }
 
@@ -452,11 +460,15 @@ func packTable(entries []termEntry, arena []byte) (strTable, []byte, error) {
 	return t, arena, nil
 }
 
-// runAll runs the jobs on up to GOMAXPROCS goroutines and waits for them.
-func runAll(jobs []func()) {
+// runAll runs the jobs on up to par goroutines (0: GOMAXPROCS) and waits
+// for them.
+func runAll(par int, jobs []func()) {
+	if par <= 0 {
+		par = runtime.GOMAXPROCS(0)
+	}
 	ch := make(chan func())
 	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(jobs)) {
+	for range min(par, len(jobs)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

@@ -6,7 +6,6 @@ import (
 	"reflect"
 	"slices"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -16,10 +15,23 @@ import (
 
 var _ supplier.Writer = (*Store)(nil)
 
-// comSuppliers is one community's suppliers: the set readers use, swapped
-// whole by each write, and the state of its writers.
+// comSuppliers is one community's suppliers: an immutable indexed base
+// and the overlay of changes since it was built (supplier_overlay.go).
 type comSuppliers struct {
-	cur atomic.Pointer[supplierSet]
+	// mu guards ov, whose overlay writes mutate in place: readers hold it
+	// shared for the length of one read, a write exclusively for the
+	// length of its overlay update (microseconds).
+	mu sync.RWMutex
+	ov *overlay
+	// compaction state, guarded by mu: whether a compaction runs, and
+	// the suppliers written since it took its snapshot.
+	compacting bool
+	changed    []uuid.UUID
+	// limit is the overlay size that starts a compaction (0: the default,
+	// see compactAt); tests set it.
+	limit int
+	// compacted, when set, is called after each compaction (tests).
+	compacted func()
 
 	// wmu serialises the community's writes; what follows is guarded by it.
 	wmu sync.Mutex
@@ -29,6 +41,13 @@ type comSuppliers struct {
 	hw    int64
 	hwSet bool
 }
+
+func newComSuppliers(set *supplierSet) *comSuppliers {
+	return &comSuppliers{ov: newOverlay(set)}
+}
+
+// emptyCom stands for a community without suppliers: it is only read.
+var emptyCom = newComSuppliers(emptySet)
 
 // writable returns the community's suppliers for a write, creating them
 // for a community that has none yet. The caller has checked that the
@@ -43,11 +62,17 @@ func (x *suppliers) writable(community string) *comSuppliers {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if c = x.byCom[community]; c == nil {
-		c = &comSuppliers{}
-		c.cur.Store(emptySet)
+		c = newComSuppliers(emptySet)
 		x.byCom[community] = c
 	}
 	return c
+}
+
+// current returns the current record of the supplier id, or nil.
+func (c *comSuppliers) current(id uuid.UUID) *supplierRec {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.ov.find(id)
 }
 
 // stamp returns the modifiedDate of a write: now, in UTC at microsecond
@@ -56,7 +81,10 @@ func (x *suppliers) writable(community string) *comSuppliers {
 // went back). c.wmu is held.
 func (c *comSuppliers) stamp(clock func() time.Time) time.Time {
 	if !c.hwSet {
-		c.hw, c.hwSet = c.cur.Load().maxModified(), true
+		c.mu.RLock()
+		c.hw = c.ov.maxModified()
+		c.mu.RUnlock()
+		c.hwSet = true
 	}
 	if clock == nil {
 		clock = time.Now
@@ -69,53 +97,62 @@ func (c *comSuppliers) stamp(clock func() time.Time) time.Time {
 	return time.UnixMicro(us).UTC()
 }
 
-// maxModified is the largest modifiedDate of the set's suppliers,
-// contacts and addresses, in microseconds (math.MinInt64 when empty).
-func (set *supplierSet) maxModified() int64 {
-	m := int64(-1 << 63)
-	see := func(t time.Time) {
-		if us := t.UnixMicro(); us > m {
-			m = us
-		}
-	}
-	for p := range set.size() {
-		rec := set.rec(p)
-		see(rec.detail.ModifiedDate)
-		if c := rec.detail.DefaultContact; c != nil {
-			see(c.ModifiedDate)
-		}
-		if a := rec.detail.DefaultRemittanceAddress; a != nil {
-			see(a.ModifiedDate)
-		}
-		for i := range rec.contacts {
-			see(rec.contacts[i].ModifiedDate)
-		}
-		for i := range rec.addrs {
-			see(rec.addrs[i].ModifiedDate)
-		}
+// maxModified is the largest modifiedDate of the suppliers, contacts and
+// addresses, in microseconds (math.MinInt64 when there are none).
+func (ov *overlay) maxModified() int64 {
+	m := ov.base.maxMod
+	for _, it := range ov.byID {
+		m = max(m, recMaxModified(it.rec))
 	}
 	return m
 }
 
-// replace publishes the community's set with the supplier id replaced by
-// rec, or removed when rec is nil. c.wmu is held.
+func recMaxModified(rec *supplierRec) int64 {
+	m := rec.detail.ModifiedDate.UnixMicro()
+	if c := rec.detail.DefaultContact; c != nil {
+		m = max(m, c.ModifiedDate.UnixMicro())
+	}
+	if a := rec.detail.DefaultRemittanceAddress; a != nil {
+		m = max(m, a.ModifiedDate.UnixMicro())
+	}
+	for i := range rec.contacts {
+		m = max(m, rec.contacts[i].ModifiedDate.UnixMicro())
+	}
+	for i := range rec.addrs {
+		m = max(m, rec.addrs[i].ModifiedDate.UnixMicro())
+	}
+	return m
+}
+
+// replace makes rec the supplier id's current record, or removes the
+// supplier when rec is nil. c.wmu is held. The costly part, placing rec
+// among the base's ranks, is done before taking c.mu.
 func (c *comSuppliers) replace(id uuid.UUID, rec *supplierRec) error {
-	old := c.cur.Load()
-	var recs recStore
-	for p := range old.size() {
-		r := old.rec(p)
-		if r.detail.ID != id {
-			recs.add(*r)
-		}
-	}
+	c.mu.RLock()
+	base := c.ov.base
+	c.mu.RUnlock()
+	var it *deltaItem
 	if rec != nil {
-		recs.add(*rec)
+		it = newDeltaItem(base, rec)
 	}
-	set, err := indexSuppliers(recs)
-	if err != nil {
-		return err
+	c.mu.Lock()
+	if rec != nil && c.ov.base != base {
+		// A compaction swapped the base meanwhile.
+		it = newDeltaItem(c.ov.base, rec)
 	}
-	c.cur.Store(set)
+	if it != nil {
+		c.ov.put(it)
+	} else {
+		c.ov.remove(id)
+	}
+	if c.compacting {
+		c.changed = append(c.changed, id)
+	}
+	snap := c.startCompaction()
+	c.mu.Unlock()
+	if snap != nil {
+		go c.compact(snap)
+	}
 	return nil
 }
 
@@ -156,7 +193,7 @@ func (s *Store) PutSupplier(ctx context.Context, community string, r supplier.Re
 		return supplier.Detail{}, err
 	}
 	defer c.wmu.Unlock()
-	old := c.cur.Load().find(r.ID)
+	old := c.current(r.ID)
 	if old != nil && sameDetail(&old.detail, &in.detail) && slices.Equal(old.keywords, in.keywords) {
 		return old.detail, nil
 	}
@@ -203,7 +240,7 @@ func (s *Store) DeleteSupplier(ctx context.Context, community string, id uuid.UU
 		return err
 	}
 	defer c.wmu.Unlock()
-	if c.cur.Load().find(id) == nil {
+	if c.current(id) == nil {
 		return notFound(id)
 	}
 	return c.replace(id, nil)
@@ -223,7 +260,7 @@ func (s *Store) PutContact(ctx context.Context, community string, supplierID uui
 		return supplier.Contact{}, err
 	}
 	defer c.wmu.Unlock()
-	old := c.cur.Load().find(supplierID)
+	old := c.current(supplierID)
 	if old == nil {
 		return supplier.Contact{}, notFound(supplierID)
 	}
@@ -254,7 +291,7 @@ func (s *Store) DeleteContact(ctx context.Context, community string, supplierID,
 		return err
 	}
 	defer c.wmu.Unlock()
-	old := c.cur.Load().find(supplierID)
+	old := c.current(supplierID)
 	if old == nil {
 		return notFound(supplierID)
 	}
@@ -281,7 +318,7 @@ func (s *Store) PutRemittanceAddress(ctx context.Context, community string, supp
 		return supplier.RemittanceAddress{}, err
 	}
 	defer c.wmu.Unlock()
-	old := c.cur.Load().find(supplierID)
+	old := c.current(supplierID)
 	if old == nil {
 		return supplier.RemittanceAddress{}, notFound(supplierID)
 	}
@@ -312,7 +349,7 @@ func (s *Store) DeleteRemittanceAddress(ctx context.Context, community string, s
 		return err
 	}
 	defer c.wmu.Unlock()
-	old := c.cur.Load().find(supplierID)
+	old := c.current(supplierID)
 	if old == nil {
 		return notFound(supplierID)
 	}

@@ -46,21 +46,19 @@ func (x *suppliers) check(community string) error {
 // publish makes set the community's suppliers; x.mu is held and check
 // passed.
 func (x *suppliers) publish(community string, set *supplierSet) {
-	c := &comSuppliers{}
-	c.cur.Store(set)
-	x.byCom[community] = c
+	x.byCom[community] = newComSuppliers(set)
 }
 
-// set returns the community's suppliers as they are now; an unknown
-// community has none.
-func (x *suppliers) set(community string) *supplierSet {
+// get returns the community's suppliers; an unknown community has none.
+// The caller reads them under c.mu's read lock.
+func (x *suppliers) get(community string) *comSuppliers {
 	x.mu.RLock()
 	c := x.byCom[community]
 	x.mu.RUnlock()
 	if c == nil {
-		return emptySet
+		return emptyCom
 	}
-	return c.cur.Load()
+	return c
 }
 
 // ListSuppliers returns one page of the community's suppliers that match q
@@ -85,7 +83,10 @@ func (s *Store) ListSuppliers(ctx context.Context, community string, q supplier.
 		return paging.Page[supplier.Summary]{}, err
 	}
 	q.Page = r
-	items, total := s.suppliers.set(community).list(q, nil)
+	c := s.suppliers.get(community)
+	c.mu.RLock()
+	items, total := c.ov.list(q, nil)
+	c.mu.RUnlock()
 	return paging.NewPage(items, total, r), nil
 }
 
@@ -101,7 +102,10 @@ func (s *Store) AppendSuppliers(ctx context.Context, community string, q supplie
 		return paging.Page[supplier.Summary]{}, err
 	}
 	q.Page = r
-	items, total := s.suppliers.set(community).list(q, buf)
+	c := s.suppliers.get(community)
+	c.mu.RLock()
+	items, total := c.ov.list(q, buf)
+	c.mu.RUnlock()
 	return paging.NewPage(items, total, r), nil
 }
 
@@ -111,7 +115,7 @@ func (s *Store) Supplier(ctx context.Context, community string, id uuid.UUID) (s
 	if err := ctx.Err(); err != nil {
 		return supplier.Detail{}, err
 	}
-	rec := s.suppliers.set(community).find(id)
+	rec := s.suppliers.get(community).current(id)
 	if rec == nil {
 		return supplier.Detail{}, notFound(id)
 	}
@@ -130,7 +134,7 @@ func (s *Store) ListContacts(ctx context.Context, community string, supplierID u
 	if err != nil {
 		return paging.Page[supplier.Contact]{}, err
 	}
-	rec := s.suppliers.set(community).find(supplierID)
+	rec := s.suppliers.get(community).current(supplierID)
 	if rec == nil {
 		return paging.Page[supplier.Contact]{}, notFound(supplierID)
 	}
@@ -150,7 +154,7 @@ func (s *Store) ListRemittanceAddresses(ctx context.Context, community string, s
 	if err != nil {
 		return paging.Page[supplier.RemittanceAddress]{}, err
 	}
-	rec := s.suppliers.set(community).find(supplierID)
+	rec := s.suppliers.get(community).current(supplierID)
 	if rec == nil {
 		return paging.Page[supplier.RemittanceAddress]{}, notFound(supplierID)
 	}

@@ -1,0 +1,390 @@
+package memstore
+
+import (
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/procurekit/procure/paging"
+	"github.com/procurekit/procure/supplier"
+)
+
+// baseMatches describes the base suppliers matching a filter, in one
+// order: how many there are, how many have a rank below x (cnt), and
+// their ranks in increasing order from the m-th match on (each).
+type baseMatches struct {
+	total int
+	cnt   func(x int) int
+	each  func(m int, yield func(rank int) bool)
+}
+
+// matches returns the base suppliers matching q (its Query lower-cased
+// in lq) in order o. Only query and modifiedSince together, sorted by
+// name or createdDate, has no index: their ranks are gathered and sorted
+// (as the base's own list may do).
+func (set *supplierSet) matches(lq string, q supplier.ListQuery, o int) baseMatches {
+	n := set.size()
+	filterDate := !q.ModifiedSince.IsZero()
+	since, th := 0, int64(0)
+	if filterDate {
+		th = ceilMicros(q.ModifiedSince)
+		asc := set.orders[byModifiedAsc]
+		since = sort.Search(n, func(i int) bool { return set.mod[asc[i]] >= th })
+	}
+	ranks := func(from, to int) func(m int, yield func(int) bool) {
+		return func(m int, yield func(int) bool) {
+			for r := from + m; r < to; r++ {
+				if !yield(r) {
+					return
+				}
+			}
+		}
+	}
+	clamp := func(v, hi int) int { return max(0, min(v, hi)) }
+	walk := func(tw, pw *wavelet, t, p span, limit int) func(m int, yield func(int) bool) {
+		return func(m int, yield func(int) bool) {
+			left := limit - m
+			if left <= 0 {
+				return
+			}
+			w := distinctWalk{tw: tw, pw: pw, skip: m, yield: func(r int) bool {
+				left--
+				return yield(r) && left > 0
+			}}
+			w.run(t, p)
+		}
+	}
+	if lq == "" {
+		total := n - since
+		switch {
+		case !filterDate:
+			return baseMatches{total: n, cnt: func(x int) int { return x }, each: ranks(0, n)}
+		case o == byModifiedAsc:
+			return baseMatches{total: total, cnt: func(x int) int { return clamp(x-since, total) }, each: ranks(since, n)}
+		case o == byModifiedDesc:
+			return baseMatches{total: total, cnt: func(x int) int { return clamp(x, total) }, each: ranks(0, total)}
+		}
+		w := set.modBy[o]
+		s := span{since, n}
+		return baseMatches{total: total, cnt: func(x int) int { return w.countLess(s, x) }, each: walk(w, nil, s, span{}, total)}
+	}
+	x := &set.text
+	ts, ps := x.terms.prefixSpan(lq), x.pairs.prefixSpan(lq)
+	matches := (ts.hi - ts.lo) - (ps.hi - ps.lo)
+	tw, pw := x.by[o], x.pBy[o]
+	if !filterDate {
+		return baseMatches{total: matches, cnt: func(v int) int { return distinctLess(tw, ts, pw, ps, v) }, each: walk(tw, pw, ts, ps, matches)}
+	}
+	before := distinctLess(x.by[byModifiedAsc], ts, x.pBy[byModifiedAsc], ps, since)
+	total := matches - before
+	switch o {
+	case byModifiedAsc:
+		return baseMatches{total: total,
+			cnt: func(v int) int { return clamp(distinctLess(tw, ts, pw, ps, v)-before, total) },
+			each: func(m int, yield func(int) bool) {
+				walk(tw, pw, ts, ps, matches)(before+m, yield)
+			}}
+	case byModifiedDesc:
+		return baseMatches{total: total,
+			cnt:  func(v int) int { return clamp(distinctLess(tw, ts, pw, ps, v), total) },
+			each: walk(tw, pw, ts, ps, total)}
+	}
+	// Gather: the ranks in order o of the matches, sorted.
+	rk := set.ranks[o]
+	var got []int32
+	for _, p := range x.owner[ts.lo:ts.hi] {
+		if set.mod[p] >= th {
+			got = append(got, rk[p])
+		}
+	}
+	slices.Sort(got)
+	got = slices.Compact(got)
+	return baseMatches{total: len(got),
+		cnt: func(v int) int {
+			i, _ := slices.BinarySearch(got, int32(v))
+			return i
+		},
+		each: func(m int, yield func(int) bool) {
+			for _, r := range got[min(m, len(got)):] {
+				if !yield(int(r)) {
+					return
+				}
+			}
+		}}
+}
+
+// mergeBufs recycles the filtered overlay lists of list.
+type mergeBufs struct {
+	delta []*deltaItem
+	dead  []int
+}
+
+var mergePool = sync.Pool{New: func() any { return new(mergeBufs) }}
+
+// list is supplierSet.list over the base with the overlay's changes: the
+// base's matches without the dead, merged by rank with the delta's.
+//
+// Both sides are in order o; a delta item goes before the base rank
+// it.at[o]. The page's first item is found by binary search on the delta
+// items (the merged position of delta item j is j plus the live base
+// matches ranked below it), so a page costs O(log n) base counts per
+// step plus the page, as in the base, plus, with a filter, a pass over
+// the overlay's items to select the matching ones.
+func (ov *overlay) list(q supplier.ListQuery, dst []supplier.Summary) ([]supplier.Summary, int) {
+	base := ov.base
+	if ov.empty() {
+		return base.list(q, dst)
+	}
+	r := q.Page
+	o := orderOf(r.Sort)
+	idx := base.orders[o]
+	filtered := q.Query != "" || !q.ModifiedSince.IsZero()
+
+	var (
+		bm         baseMatches
+		nDelta     int
+		deltaAt    func(j int) *deltaItem
+		deltaEach  func(j int, yield func(*deltaItem) bool)
+		deadBefore func(x int) int
+		nDead      int
+		liveStart  func(i int) int // the match index of the i-th live base match
+	)
+	var bufs *mergeBufs
+	if !filtered {
+		n := base.size()
+		bm = baseMatches{total: n, cnt: func(x int) int { return x }}
+		bm.each = func(m int, yield func(int) bool) {
+			for x := m; x < n; x++ {
+				if !yield(x) {
+					return
+				}
+			}
+		}
+		l := &ov.ord[o]
+		nDelta, deltaAt, deltaEach = l.n, l.at, l.each
+		nDead = len(ov.deads)
+		if nDead > 0 {
+			f := ov.deadBy[o]
+			deadBefore = f.before
+			liveStart = func(i int) int {
+				if i >= n-nDead {
+					return n
+				}
+				return f.selectUnmarked(i)
+			}
+		} else {
+			deadBefore = func(int) int { return 0 }
+			liveStart = func(i int) int { return i }
+		}
+	} else {
+		lq := q.Query
+		if lq != "" {
+			lq = strings.ToLower(lq)
+		}
+		bm = base.matches(lq, q, o)
+		th := int64(0)
+		if !q.ModifiedSince.IsZero() {
+			th = ceilMicros(q.ModifiedSince)
+		}
+		bufs = mergePool.Get().(*mergeBufs)
+		defer func() {
+			clear(bufs.delta)
+			bufs.delta, bufs.dead = bufs.delta[:0], bufs.dead[:0]
+			mergePool.Put(bufs)
+		}()
+		byOrder := func(a, b *deltaItem) int { return compareKeys(o, &a.key, &b.key) }
+		keep := func(it *deltaItem) bool { bufs.delta = append(bufs.delta, it); return true }
+		// The delta's matches, in order o: found through the delta's term
+		// index, or as the delta's modifiedDate suffix.
+		all := false
+		if lq != "" {
+			prefixRange(&ov.terms, lq, func(t termRef) bool {
+				if t.item.key.mod >= th {
+					bufs.delta = append(bufs.delta, t.item)
+				}
+				return true
+			})
+			slices.SortFunc(bufs.delta, byOrder)
+			bufs.delta = slices.Compact(bufs.delta)
+		} else {
+			mods := &ov.ord[byModifiedAsc]
+			k := mods.first(func(it *deltaItem) bool { return it.key.mod >= th })
+			switch nd := mods.n - k; {
+			case k == 0:
+				all = true
+			case nd == 0:
+			case o == byModifiedAsc:
+				mods.each(k, keep)
+			case o == byModifiedDesc:
+				ov.ord[o].each(0, func(it *deltaItem) bool { return keep(it) && len(bufs.delta) < nd })
+			default:
+				mods.each(k, keep)
+				slices.SortFunc(bufs.delta, byOrder)
+			}
+		}
+		if all {
+			l := &ov.ord[o]
+			nDelta, deltaAt, deltaEach = l.n, l.at, l.each
+		} else {
+			delta := bufs.delta
+			nDelta = len(delta)
+			deltaAt = func(j int) *deltaItem { return delta[j] }
+			deltaEach = func(j int, yield func(*deltaItem) bool) {
+				for _, it := range delta[j:] {
+					if !yield(it) {
+						return
+					}
+				}
+			}
+		}
+		// The dead base suppliers that match: through the dead terms'
+		// index, or counted by modifiedDate (listed only for a deep page).
+		rk := base.ranks[o]
+		var deadList func() []int
+		if lq != "" {
+			prefixRange(&ov.deadTerms, lq, func(t termRef) bool {
+				if d := &ov.deads[t.deads]; d.mod >= th {
+					bufs.dead = append(bufs.dead, int(rk[d.pos]))
+				}
+				return true
+			})
+			slices.Sort(bufs.dead)
+			bufs.dead = slices.Compact(bufs.dead)
+			nDead = len(bufs.dead)
+			deadList = func() []int { return bufs.dead }
+		} else {
+			if len(ov.deads) > 0 {
+				asc := base.orders[byModifiedAsc]
+				since := sort.Search(base.size(), func(i int) bool { return base.mod[asc[i]] >= th })
+				nDead = len(ov.deads) - ov.deadBy[byModifiedAsc].before(since)
+			}
+			deadList = func() []int {
+				for i := range ov.deads {
+					if d := &ov.deads[i]; d.mod >= th {
+						bufs.dead = append(bufs.dead, int(rk[d.pos]))
+					}
+				}
+				slices.Sort(bufs.dead)
+				return bufs.dead
+			}
+		}
+		total := bm.total - nDead + nDelta
+		lo, hi := paging.Window(total, r)
+		if lo >= hi {
+			return nil, total
+		}
+		if lo <= frontLimit {
+			return ov.front(dst, o, bm, lo, hi, nDelta, deltaEach), total
+		}
+		dead := deadList()
+		deadBefore = func(x int) int { return sort.SearchInts(dead, x) }
+		cnt := bm.cnt
+		liveStart = func(i int) int {
+			// Dead match k has cnt(dead[k]) - k live matches before it.
+			return i + sort.Search(len(dead), func(k int) bool { return cnt(dead[k])-k > i })
+		}
+	}
+
+	total := bm.total - nDead + nDelta
+	lo, hi := paging.Window(total, r)
+	if lo >= hi {
+		return nil, total
+	}
+	// j is the number of delta items before the page.
+	j := sort.Search(nDelta, func(j int) bool {
+		b := int(deltaAt(j).at[o])
+		return j+bm.cnt(b)-deadBefore(b) >= lo
+	})
+	out := pageBuf(dst, hi-lo)
+	need := hi - lo
+	var next *deltaItem // the next delta item, or nil
+	nextAt := func() {
+		next = nil
+		if j < nDelta {
+			next = deltaAt(j)
+		}
+	}
+	nextAt()
+	bm.each(liveStart(lo-j), func(rank int) bool {
+		for next != nil && int(next.at[o]) <= rank {
+			out = append(out, next.rec.detail.Summary)
+			j++
+			if len(out) == need {
+				return false
+			}
+			nextAt()
+		}
+		if p := int(idx[rank]); !ov.isDead(p) {
+			out = append(out, base.rec(p).detail.Summary)
+		}
+		return len(out) < need
+	})
+	if len(out) < need {
+		deltaEach(j, func(it *deltaItem) bool {
+			out = append(out, it.rec.detail.Summary)
+			return len(out) < need
+		})
+	}
+	return out, total
+}
+
+// frontLimit is the deepest page start a filtered list reaches by
+// merging from the first match: cheaper there than finding the start by
+// binary search, which needs the dead matches listed.
+const frontLimit = 200
+
+// front returns the merged items [lo, hi) by walking both sides from
+// their first match.
+func (ov *overlay) front(dst []supplier.Summary, o int, bm baseMatches, lo, hi, nDelta int, deltaEach func(j int, yield func(*deltaItem) bool)) []supplier.Summary {
+	base := ov.base
+	idx := base.orders[o]
+	out := pageBuf(dst, hi-lo)
+	skip, need := lo, hi-lo
+	add := func(sum *supplier.Summary) bool {
+		if skip > 0 {
+			skip--
+		} else {
+			out = append(out, *sum)
+		}
+		return len(out) < need
+	}
+	// The delta's matches are walked alongside the base's, one ahead.
+	var pbuf [32]*deltaItem
+	var pending []*deltaItem
+	j := 0
+	fill := func() {
+		if len(pending) == 0 && j < nDelta {
+			pending = pbuf[:0]
+			deltaEach(j, func(it *deltaItem) bool { pending = append(pending, it); return len(pending) < len(pbuf) })
+			j += len(pending)
+		}
+	}
+	fill()
+	done := false
+	bm.each(0, func(rank int) bool {
+		for len(pending) > 0 && int(pending[0].at[o]) <= rank {
+			it := pending[0]
+			pending = pending[1:]
+			fill()
+			if !add(&it.rec.detail.Summary) {
+				done = true
+				return false
+			}
+		}
+		if p := int(idx[rank]); !ov.isDead(p) {
+			if !add(&base.rec(p).detail.Summary) {
+				done = true
+				return false
+			}
+		}
+		return true
+	})
+	for !done && len(pending) > 0 {
+		it := pending[0]
+		pending = pending[1:]
+		fill()
+		done = !add(&it.rec.detail.Summary)
+	}
+	return out
+}

@@ -1,0 +1,389 @@
+package memstore
+
+import (
+	"bytes"
+	"cmp"
+	"math/bits"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/google/uuid"
+)
+
+// This file holds what makes a community's suppliers writable without
+// rebuilding its indexes: the overlay, the changes made since its
+// immutable base supplierSet was built. See the package documentation
+// (doc.go) for the design and its costs.
+
+// orderKey is what the six supplier orders compare: the lower-cased name,
+// the dates in microseconds and the id (the tie-break).
+type orderKey struct {
+	lname   string
+	created int64
+	mod     int64
+	id      uuid.UUID
+}
+
+func keyOf(rec *supplierRec) orderKey {
+	d := &rec.detail
+	return orderKey{lname: strings.ToLower(d.Name), created: d.CreatedDate.UnixMicro(), mod: d.ModifiedDate.UnixMicro(), id: d.ID}
+}
+
+// compareKeys orders a and b in order o exactly as buildOrder does
+// (DECISIONS.md "Paging"): empty names last in both directions, equal keys
+// by id ascending in both directions.
+func compareKeys(o int, a, b *orderKey) int {
+	var c int
+	switch o {
+	case byNameAsc, byNameDesc:
+		switch {
+		case a.lname == b.lname:
+		case a.lname == "":
+			return 1
+		case b.lname == "":
+			return -1
+		default:
+			c = strings.Compare(a.lname, b.lname)
+		}
+	case byCreatedAsc, byCreatedDesc:
+		c = cmp.Compare(a.created, b.created)
+	default:
+		c = cmp.Compare(a.mod, b.mod)
+	}
+	if c != 0 {
+		if o%2 == 1 {
+			return -c
+		}
+		return c
+	}
+	return bytes.Compare(a.id[:], b.id[:])
+}
+
+// deltaItem is a record written since the base was built: a new supplier,
+// or the new version of one (whose base version, if any, is dead).
+type deltaItem struct {
+	rec *supplierRec
+	key orderKey
+	// at[o] is the number of base suppliers before this one in order o
+	// (dead ones included): where it goes between the base's ranks.
+	at [numOrders]int32
+	// terms are the lower-cased searchable texts, for the query filter.
+	terms []string
+}
+
+// deadItem is a base supplier that a write replaced or deleted.
+type deadItem struct {
+	pos   int32
+	mod   int64
+	terms []string
+}
+
+// searchTerms returns the distinct lower-cased texts the query matches.
+func searchTerms(rec *supplierRec) []string {
+	d := &rec.detail
+	var out []string
+	for _, s := range [...]string{d.Name, d.LegalBusinessName, d.SupplierID} {
+		if s != "" {
+			out = append(out, strings.ToLower(s))
+		}
+	}
+	for _, s := range rec.keywords {
+		if s != "" {
+			out = append(out, strings.ToLower(s))
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// newDeltaItem places rec relative to base: a binary search per order.
+func newDeltaItem(base *supplierSet, rec *supplierRec) *deltaItem {
+	it := &deltaItem{rec: rec, key: keyOf(rec), terms: searchTerms(rec)}
+	n := base.size()
+	for o := range numOrders {
+		idx := base.orders[o]
+		it.at[o] = int32(sort.Search(n, func(r int) bool {
+			k := base.keyAt(int(idx[r]))
+			return compareKeys(o, &k, &it.key) > 0
+		}))
+	}
+	return it
+}
+
+// keyAt is the order key of the base supplier at position p.
+func (set *supplierSet) keyAt(p int) orderKey {
+	k := keyOf(set.rec(p))
+	k.mod = set.mod[p]
+	return k
+}
+
+// overlay is the changes to a base: dead base suppliers and delta items.
+// It is mutated in place under comSuppliers.mu (readers hold it shared).
+type overlay struct {
+	base  *supplierSet
+	dead  []uint64 // a bit per base position
+	deads []deadItem
+	// deadBy[o] counts the dead by rank in order o (allocated with the
+	// first dead supplier).
+	deadBy [numOrders]fenwick
+	byID   map[uuid.UUID]*deltaItem
+	ord    [numOrders]blist[*deltaItem] // the delta items in each order
+	// terms and deadTerms index the searchable terms of the delta items
+	// and of the dead base suppliers.
+	terms, deadTerms blist[termRef]
+}
+
+func newOverlay(base *supplierSet) *overlay {
+	ov := &overlay{base: base, byID: make(map[uuid.UUID]*deltaItem)}
+	for o := range numOrders {
+		ov.ord[o].cmp = func(a, b *deltaItem) int { return compareKeys(o, &a.key, &b.key) }
+	}
+	ov.terms.cmp, ov.deadTerms.cmp = compareTermRefs, compareTermRefs
+	return ov
+}
+
+// size is the number of changes the overlay holds.
+func (ov *overlay) size() int { return len(ov.deads) + len(ov.byID) }
+
+// empty reports whether the overlay changes nothing.
+func (ov *overlay) empty() bool { return len(ov.deads) == 0 && len(ov.byID) == 0 }
+
+func (ov *overlay) isDead(p int) bool {
+	return len(ov.dead) > 0 && ov.dead[p>>6]&(1<<(uint(p)&63)) != 0
+}
+
+// find returns the current record of the supplier id, or nil.
+func (ov *overlay) find(id uuid.UUID) *supplierRec {
+	if it, ok := ov.byID[id]; ok {
+		return it.rec
+	}
+	p, ok := ov.base.byID[id]
+	if !ok || ov.isDead(int(p)) {
+		return nil
+	}
+	return ov.base.rec(int(p))
+}
+
+// put makes it the current version of its supplier. it was made by
+// newDeltaItem against ov.base.
+func (ov *overlay) put(it *deltaItem) {
+	ov.remove(it.key.id)
+	ov.byID[it.key.id] = it
+	for o := range numOrders {
+		ov.ord[o].insert(it)
+	}
+	for _, t := range it.terms {
+		ov.terms.insert(termRef{term: t, item: it})
+	}
+}
+
+// remove deletes the current version of the supplier id, if any.
+func (ov *overlay) remove(id uuid.UUID) {
+	if old, ok := ov.byID[id]; ok {
+		delete(ov.byID, id)
+		for o := range numOrders {
+			ov.ord[o].remove(old)
+		}
+		for _, t := range old.terms {
+			ov.terms.remove(termRef{term: t, item: old})
+		}
+		return
+	}
+	p, ok := ov.base.byID[id]
+	if !ok || ov.isDead(int(p)) {
+		return
+	}
+	n := ov.base.size()
+	if ov.dead == nil {
+		ov.dead = make([]uint64, (n+63)/64)
+		for o := range numOrders {
+			ov.deadBy[o] = make(fenwick, n+1)
+		}
+	}
+	ov.dead[p>>6] |= 1 << (uint(p) & 63)
+	for o := range numOrders {
+		ov.deadBy[o].add(int(ov.base.ranks[o][p]))
+	}
+	d := deadItem{pos: p, mod: ov.base.mod[p], terms: searchTerms(ov.base.rec(int(p)))}
+	for _, t := range d.terms {
+		ov.deadTerms.insert(termRef{term: t, deads: int32(len(ov.deads))})
+	}
+	ov.deads = append(ov.deads, d)
+}
+
+// fenwick counts marks over [0, n) with prefix sums and selection.
+type fenwick []int32
+
+// add marks i.
+func (f fenwick) add(i int) {
+	for i++; i < len(f); i += i & -i {
+		f[i]++
+	}
+}
+
+// before is the number of marks below i.
+func (f fenwick) before(i int) int {
+	s := 0
+	for ; i > 0; i -= i & -i {
+		s += int(f[i])
+	}
+	return s
+}
+
+// selectUnmarked returns the index of the k-th (from 0) unmarked item,
+// or n when there are not that many.
+func (f fenwick) selectUnmarked(k int) int {
+	n := len(f) - 1
+	pos, rem := 0, k+1
+	for step := 1 << (bits.Len(uint(n)) - 1); step > 0; step >>= 1 {
+		if next := pos + step; next <= n {
+			if free := step - int(f[next]); free < rem {
+				pos, rem = next, rem-free
+			}
+		}
+	}
+	return pos
+}
+
+// blist is an ordered list in blocks: insert and remove cost a block's
+// move and the block starts (O(sqrt n)-ish for the sizes an overlay
+// reaches), at(i) O(log n), and a walk from any index O(1) per item.
+type blist[T comparable] struct {
+	cmp    func(a, b T) int
+	blocks [][]T
+	starts []int // starts[b]: the index of block b's first item
+	n      int
+}
+
+const blistBlock = 256
+
+func (l *blist[T]) fix(from int) {
+	l.starts = l.starts[:len(l.blocks)]
+	s := 0
+	if from > 0 {
+		s = l.starts[from-1] + len(l.blocks[from-1])
+	}
+	for b := from; b < len(l.blocks); b++ {
+		l.starts[b] = s
+		s += len(l.blocks[b])
+	}
+	l.n = s
+}
+
+// search returns the index of the first item not below v (cmp >= 0),
+// with its block and offset.
+func (l *blist[T]) search(v T) (i, b, off int) {
+	b = sort.Search(len(l.blocks), func(b int) bool {
+		blk := l.blocks[b]
+		return l.cmp(blk[len(blk)-1], v) >= 0
+	})
+	if b == len(l.blocks) {
+		return l.n, b, 0
+	}
+	blk := l.blocks[b]
+	off = sort.Search(len(blk), func(i int) bool { return l.cmp(blk[i], v) >= 0 })
+	return l.starts[b] + off, b, off
+}
+
+// first returns the index of the first item for which ok (monotone:
+// false then true) holds.
+func (l *blist[T]) first(ok func(T) bool) int {
+	b := sort.Search(len(l.blocks), func(b int) bool {
+		blk := l.blocks[b]
+		return ok(blk[len(blk)-1])
+	})
+	if b == len(l.blocks) {
+		return l.n
+	}
+	blk := l.blocks[b]
+	return l.starts[b] + sort.Search(len(blk), func(i int) bool { return ok(blk[i]) })
+}
+
+func (l *blist[T]) insert(v T) {
+	if len(l.blocks) == 0 {
+		l.blocks = append(l.blocks, []T{v})
+		l.starts = append(l.starts, 0)
+		l.n = 1
+		return
+	}
+	_, b, off := l.search(v)
+	if b == len(l.blocks) {
+		b = len(l.blocks) - 1
+		off = len(l.blocks[b])
+	}
+	blk := slices.Insert(l.blocks[b], off, v)
+	if len(blk) > 2*blistBlock {
+		half := slices.Clone(blk[blistBlock:])
+		blk = blk[:blistBlock:blistBlock]
+		l.blocks = slices.Insert(l.blocks, b+1, half)
+		l.starts = append(l.starts, 0)
+	}
+	l.blocks[b] = blk
+	l.fix(b)
+}
+
+// remove removes v (an item equal to it under cmp and ==).
+func (l *blist[T]) remove(v T) {
+	_, b, off := l.search(v)
+	if b == len(l.blocks) || l.blocks[b][off] != v {
+		return
+	}
+	blk := slices.Delete(l.blocks[b], off, off+1)
+	if len(blk) == 0 {
+		l.blocks = slices.Delete(l.blocks, b, b+1)
+		l.starts = l.starts[:len(l.blocks)]
+		l.fix(max(b-1, 0))
+		return
+	}
+	l.blocks[b] = blk
+	l.fix(b)
+}
+
+// at is the i-th item.
+func (l *blist[T]) at(i int) T {
+	b := sort.Search(len(l.starts), func(b int) bool { return l.starts[b] > i }) - 1
+	return l.blocks[b][i-l.starts[b]]
+}
+
+// each calls yield with the items from the i-th on, in order, until it
+// returns false.
+func (l *blist[T]) each(i int, yield func(T) bool) {
+	if i >= l.n {
+		return
+	}
+	b := sort.Search(len(l.starts), func(b int) bool { return l.starts[b] > i }) - 1
+	for j := i - l.starts[b]; b < len(l.blocks); b, j = b+1, 0 {
+		for _, it := range l.blocks[b][j:] {
+			if !yield(it) {
+				return
+			}
+		}
+	}
+}
+
+// termRef is a searchable term of a delta item or of a dead base
+// supplier (deads index), for the query filter.
+type termRef struct {
+	term  string
+	item  *deltaItem
+	deads int32
+}
+
+func compareTermRefs(a, b termRef) int {
+	if c := strings.Compare(a.term, b.term); c != 0 {
+		return c
+	}
+	if a.item != nil && b.item != nil {
+		return bytes.Compare(a.item.key.id[:], b.item.key.id[:])
+	}
+	return cmp.Compare(a.deads, b.deads)
+}
+
+// prefixRange returns the entries of l whose term starts with lq.
+func prefixRange(l *blist[termRef], lq string, yield func(termRef) bool) {
+	i := l.first(func(t termRef) bool { return t.term >= lq })
+	l.each(i, func(t termRef) bool {
+		return strings.HasPrefix(t.term, lq) && yield(t)
+	})
+}

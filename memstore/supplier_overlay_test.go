@@ -1,0 +1,286 @@
+package memstore
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/uuid"
+
+	"github.com/procurekit/procure/datafile"
+	"github.com/procurekit/procure/paging"
+	"github.com/procurekit/procure/supplier"
+	"github.com/procurekit/procure/supplier/suppliertest"
+)
+
+var (
+	ovNames    = []string{"Kiwi Plumbing", "kiwi plumbing", "KIWI", "", "Ōtaki Foods", "otaki", "Apex", "apex", "Zeta", "Kauri", "Émile", "123", "(b)", "Harbour", "harbour freight"}
+	ovKeywords = []string{"timber", "freight", "plumbing", "kiwifruit", "ōtaki", "apex-1", "zz", "k"}
+)
+
+func ovRecord(rng *rand.Rand, id uuid.UUID) supplier.Record {
+	r := suppliertest.NewRecord(id, ovNames[rng.IntN(len(ovNames))])
+	for range rng.IntN(3) {
+		r.Keywords = append(r.Keywords, ovKeywords[rng.IntN(len(ovKeywords))])
+	}
+	if rng.IntN(3) == 0 {
+		r.LegalBusinessName = ""
+	}
+	return r
+}
+
+// TestOverlayAgainstReference loads a community, writes to it at random
+// (replacing loaded suppliers, creating, deleting, writing contacts) and
+// after each batch compares every list with the reference: with the
+// overlay never compacted (all the changes merged at read time), and
+// with compactions running as the writes go.
+func TestOverlayAgainstReference(t *testing.T) {
+	for _, limit := range []int{1 << 30, 7} {
+		t.Run(fmt.Sprintf("limit=%d", limit), func(t *testing.T) { testOverlay(t, limit) })
+	}
+}
+
+func testOverlay(t *testing.T, limit int) {
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(uint64(limit), 1))
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	var loaded []supplier.Record
+	for i := range 150 {
+		r := ovRecord(rng, uuid.New())
+		// Shared dates, so that ties break on id.
+		r.ModifiedDate = start.Add(time.Duration(rng.IntN(20)) * time.Hour)
+		r.CreatedDate = start.Add(-time.Duration(rng.IntN(20)) * time.Hour)
+		if i%10 == 0 {
+			r.Contacts = []supplier.Contact{{ID: uuid.New(), Name: "c", ModifiedDate: r.ModifiedDate, CreatedDate: r.CreatedDate}}
+		}
+		loaded = append(loaded, r)
+	}
+	s := New()
+	if err := s.AddCommunity(&datafile.Community{ID: "c", Name: "c", Region: datafile.NZ, Suppliers: loaded}); err != nil {
+		t.Fatal(err)
+	}
+	c := s.suppliers.get("c")
+	c.mu.Lock()
+	c.limit = limit
+	var compactions atomic.Int32
+	c.compacted = func() { compactions.Add(1) }
+	c.mu.Unlock()
+
+	model := map[uuid.UUID]supplier.Record{}
+	var ids []uuid.UUID
+	for _, r := range loaded {
+		d, err := s.Supplier(ctx, "c", r.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		model[r.ID] = supplier.Record{Detail: d, Keywords: r.Keywords}
+		ids = append(ids, r.ID)
+	}
+	for i := range 60 {
+		ids = append(ids, uuid.NewSHA1(uuid.Nil, []byte{byte(limit), byte(i)}))
+	}
+	for round := range 6 {
+		for range 40 {
+			id := ids[rng.IntN(len(ids))]
+			_, exists := model[id]
+			switch k := rng.IntN(10); {
+			case k < 6 || !exists:
+				r := ovRecord(rng, id)
+				d, err := s.PutSupplier(ctx, "c", r)
+				if err != nil {
+					t.Fatal(err)
+				}
+				model[id] = supplier.Record{Detail: d, Keywords: r.Keywords}
+			case k < 8:
+				if _, err := s.PutContact(ctx, "c", id, supplier.Contact{ID: uuid.New(), Name: "x"}); err != nil {
+					t.Fatal(err)
+				}
+				d, err := s.Supplier(ctx, "c", id)
+				if err != nil {
+					t.Fatal(err)
+				}
+				m := model[id]
+				m.Detail = d
+				model[id] = m
+			default:
+				if err := s.DeleteSupplier(ctx, "c", id); err != nil {
+					t.Fatal(err)
+				}
+				delete(model, id)
+			}
+		}
+		// Let a compaction started by the last writes finish, sometimes.
+		if round%2 == 1 {
+			waitCompaction(t, c)
+		}
+		checkAgainstModel(t, s, model)
+	}
+	waitCompaction(t, c)
+	checkAgainstModel(t, s, model)
+	if limit < 100 && compactions.Load() == 0 {
+		t.Errorf("no compaction ran with limit %d", limit)
+	}
+}
+
+func waitCompaction(t *testing.T, c *comSuppliers) {
+	t.Helper()
+	for range 2000 {
+		c.mu.RLock()
+		busy := c.compacting
+		c.mu.RUnlock()
+		if !busy {
+			return
+		}
+		time.Sleep(time.Millisecond)
+	}
+	t.Fatal("a compaction did not finish")
+}
+
+func checkAgainstModel(t *testing.T, s *Store, model map[uuid.UUID]supplier.Record) {
+	t.Helper()
+	ctx := context.Background()
+	recs := make([]supplier.Record, 0, len(model))
+	var mods []time.Time
+	for _, r := range model {
+		recs = append(recs, r)
+		mods = append(mods, r.ModifiedDate)
+	}
+	slices.SortFunc(mods, time.Time.Compare)
+	sinces := []time.Time{{}, mods[len(mods)/3], mods[len(mods)*9/10], mods[len(mods)-1].Add(time.Microsecond)}
+	sorts := []paging.Sort{{Field: "name"}, {Field: "name", Desc: true}, {Field: "createdDate"}, {Field: "createdDate", Desc: true},
+		{Field: "modifiedDate"}, {Field: "modifiedDate", Desc: true}}
+	for _, query := range []string{"", "k", "kiwi p", "ōt", "apex-", "w-", "zz"} {
+		for _, since := range sinces {
+			for _, srt := range sorts {
+				q := supplier.ListQuery{Query: query, ModifiedSince: since, Page: paging.Request{Sort: srt}}
+				want := suppliertest.Reference(recs, q)
+				for _, size := range []int{7, 100} {
+					var got []uuid.UUID
+					for p := 0; p*size <= len(want); p++ {
+						q.Page.Page, q.Page.Size = p, size
+						page, err := s.ListSuppliers(ctx, "c", q)
+						if err != nil {
+							t.Fatal(err)
+						}
+						if page.Page.TotalElements != len(want) {
+							t.Fatalf("query %q since %s sort %s page %d: total %d, want %d", query, since, srt, p, page.Page.TotalElements, len(want))
+						}
+						for _, it := range page.Content {
+							if m := model[it.ID]; !cmp.Equal(it, m.Summary) {
+								t.Fatalf("summary of %s differs:\n%s", it.ID, cmp.Diff(m.Summary, it))
+							}
+							got = append(got, it.ID)
+						}
+					}
+					if !slices.Equal(got, want) {
+						t.Fatalf("query %q since %s sort %s size %d:\n got %v\nwant %v", query, since, srt, size, got, want)
+					}
+				}
+			}
+		}
+	}
+	for id, r := range model {
+		d, err := s.Supplier(ctx, "c", id)
+		if err != nil || !cmp.Equal(d, r.Detail) {
+			t.Fatalf("Supplier(%s): %v\n%s", id, err, cmp.Diff(r.Detail, d))
+		}
+	}
+}
+
+// TestOverlayConcurrent reads while writers write and compactions swap
+// bases (run with -race): every page read is consistent (as many items
+// as the total allows, no supplier twice), and the end state equals the
+// writes.
+func TestOverlayConcurrent(t *testing.T) {
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(5, 5))
+	var loaded []supplier.Record
+	for range 200 {
+		r := ovRecord(rng, uuid.New())
+		r.ModifiedDate = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+		r.CreatedDate = r.ModifiedDate
+		loaded = append(loaded, r)
+	}
+	s := New()
+	if err := s.AddCommunity(&datafile.Community{ID: "c", Name: "c", Region: datafile.NZ, Suppliers: loaded}); err != nil {
+		t.Fatal(err)
+	}
+	c := s.suppliers.get("c")
+	c.mu.Lock()
+	c.limit = 20
+	c.mu.Unlock()
+	var mu sync.Mutex // serialises a write with its model update
+	model := map[uuid.UUID]supplier.Record{}
+	for _, r := range loaded {
+		d, _ := s.Supplier(ctx, "c", r.ID)
+		model[r.ID] = supplier.Record{Detail: d, Keywords: r.Keywords}
+	}
+	var writers, readers sync.WaitGroup
+	for g := range 3 {
+		writers.Add(1)
+		go func() {
+			defer writers.Done()
+			rng := rand.New(rand.NewPCG(uint64(g), 9))
+			for i := range 150 {
+				id := loaded[rng.IntN(len(loaded))].ID
+				if g == 0 && i%3 == 0 {
+					id = uuid.NewSHA1(uuid.Nil, []byte{byte(i)})
+				}
+				r := ovRecord(rng, id)
+				mu.Lock()
+				d, err := s.PutSupplier(ctx, "c", r)
+				if err == nil {
+					model[id] = supplier.Record{Detail: d, Keywords: r.Keywords}
+				}
+				mu.Unlock()
+				if err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	stop := make(chan struct{})
+	for range 2 {
+		readers.Add(1)
+		go func() {
+			defer readers.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				for _, q := range []supplier.ListQuery{{}, {Query: "k"}, {ModifiedSince: time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)}} {
+					q.Page = paging.Request{Size: 100, Sort: paging.Sort{Field: "name"}}
+					p, err := s.ListSuppliers(ctx, "c", q)
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					if len(p.Content) != min(100, p.Page.TotalElements) {
+						t.Errorf("page of %d items, total %d", len(p.Content), p.Page.TotalElements)
+					}
+					seen := map[uuid.UUID]bool{}
+					for _, it := range p.Content {
+						if seen[it.ID] {
+							t.Errorf("%s listed twice", it.ID)
+						}
+						seen[it.ID] = true
+					}
+				}
+			}
+		}()
+	}
+	writers.Wait()
+	close(stop)
+	readers.Wait()
+	waitCompaction(t, c)
+	checkAgainstModel(t, s, model)
+}
