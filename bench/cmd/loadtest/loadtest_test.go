@@ -205,6 +205,7 @@ func TestParseFlags(t *testing.T) {
 		{"both postgres flags", []string{"-postgres", "-postgres-dsn", "postgres://x"}, "give one"},
 		{"unknown scenario", []string{"-scenarios", "nope"}, `unknown scenario "nope"`},
 		{"stray argument", []string{"now"}, `unexpected argument "now"`},
+		{"negative writes", []string{"-writes", "-1"}, "-writes: must be from 0 to 100000"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -79,6 +79,7 @@ type options struct {
 	wrk              string
 	install          bool
 	readyTimeout     time.Duration
+	writes           int
 }
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
@@ -104,6 +105,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.wrk, "wrk", "", "path of the wrk binary (default: wrk on PATH)")
 	fs.BoolVar(&o.install, "install", true, "install wrk with apt-get when it is missing and running as root")
 	fs.DurationVar(&o.readyTimeout, "ready-timeout", 10*time.Minute, "how long the server may take to load its data")
+	fs.IntVar(&o.writes, "writes", 0, "supplier writes per second through the admin API while the scenarios run (write while reading); 0 for none")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -126,6 +128,8 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		return o, errors.New("-data and -manifest go together (examples/gendata -o FILE -manifest FILE)")
 	case o.postgres && o.postgresDSN != "":
 		return o, errors.New("-postgres and -postgres-dsn: give one")
+	case o.writes < 0 || o.writes > 100000:
+		return o, fmt.Errorf("-writes: must be from 0 to 100000 per second (got %d)", o.writes)
 	}
 	if _, err := selectScenarios(nil, o.scenarios); err != nil {
 		return o, err
@@ -258,6 +262,21 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 		return err
 	}
 	realBase := "http://127.0.0.1:" + strconv.Itoa(port)
+	var adminBase, adminToken string
+	if o.writes > 0 {
+		aport, err := freePort()
+		if err != nil {
+			return err
+		}
+		adminBase = "http://127.0.0.1:" + strconv.Itoa(aport)
+		adminToken = "procure_at_bench_" + nonce
+		serverArgs = append(serverArgs, "-admin-addr", "127.0.0.1:"+strconv.Itoa(aport))
+		// The server reads its admin token from the environment, which
+		// it inherits from the harness.
+		if err := os.Setenv(adminTokenEnv, adminToken); err != nil {
+			return err
+		}
+	}
 	logf("starting examples/server (%s) on %s", backend, realBase)
 	loadStart := time.Now()
 	srv, err := startProc("examples/server", filepath.Join(work, "server.log"), filepath.Join(bin, "server"),
@@ -310,6 +329,17 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 	baseReady := func(ctx context.Context) (int, []byte, error) { return do(ctx, baseBase, scs[0], cr) }
 	if err := waitReady(ctx, base, baseReady, 30*time.Second); err != nil {
 		return err
+	}
+
+	var w *writer
+	loadStarted := time.Now()
+	if o.writes > 0 {
+		w = newWriter(adminBase, adminToken, m.Communities[0].ID, nonce, o.writes)
+		wctx, stopWrites := context.WithCancel(ctx)
+		done := make(chan struct{})
+		go func() { w.run(wctx); close(done) }()
+		defer func() { stopWrites(); <-done }()
+		logf("writing %d suppliers a second through the admin API while the scenarios run", o.writes)
 	}
 
 	wo := wrkOptions{bin: wrkBin, threads: o.threads, connections: o.conns, timeout: 10 * time.Second}
@@ -367,7 +397,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 	fmt.Fprintf(&report, "machine: %d CPU cores (%s/%s), %s; %s\n", runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, goVersion, wrkVersion(wrkBin))
 	fmt.Fprintf(&report, "load: wrk -t%d -c%d, %s per run, %d runs per server interleaved (medians shown), %s warm-up; wrk, server and baseline share the cores\n",
 		o.threads, o.conns, o.duration, o.runs, o.warmup)
-	fmt.Fprintf(&report, "server: ready %.1fs after start, %.0f MB resident\n\n", loadTook.Seconds(), float64(rss)/1e6)
+	fmt.Fprintf(&report, "server: ready %.1fs after start, %.0f MB resident\n", loadTook.Seconds(), float64(rss)/1e6)
+	if w != nil {
+		fmt.Fprintf(&report, "writes while reading (server only; the baseline serves fixed bytes): %s\n", w.stats(time.Since(loadStarted)))
+	}
+	fmt.Fprintln(&report)
 	writeTable(&report, rows, backend == "memstore")
 	if len(failed) > 0 {
 		fmt.Fprintf(&report, "\nCHECKS FAILED (the server answered wrongly; its figures are suspect):\n")

@@ -1,0 +1,151 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// adminTokenEnv is the environment variable the example server reads its
+// admin token from.
+const adminTokenEnv = "PROCURE_ADMIN_TOKEN"
+
+// writer drives supplier writes through the admin API at a steady rate
+// while the read scenarios run (-writes): the "write while reading" load
+// of the live-data stores. It cycles over a pool of suppliers of its own
+// in the community under load, creating them on the first round and
+// replacing them (a new name each time, so the sorted orders change) on
+// the next ones. Writes that cannot start on time (every worker busy) are
+// counted as missed, not queued, so the rate it reports is what the server
+// sustained.
+type writer struct {
+	base, token, community string
+	rate, workers          int
+	ids                    []uuid.UUID
+	client                 *http.Client
+
+	mu        sync.Mutex
+	latencies []time.Duration
+	n         atomic.Int64 // writes sent
+	errors    atomic.Int64 // failed or not 200
+	missed    atomic.Int64
+	seq       atomic.Int64
+}
+
+func newWriter(base, token, community, nonce string, rate int) *writer {
+	w := &writer{base: base, token: token, community: community, rate: rate, workers: 16,
+		client: &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 16}}}
+	for i := range 1000 {
+		w.ids = append(w.ids, uuid.NewSHA1(uuid.NameSpaceURL, []byte("procure-bench-writer/"+nonce+"/"+strconv.Itoa(i))))
+	}
+	return w
+}
+
+// run writes at w.rate per second until ctx ends.
+func (w *writer) run(ctx context.Context) {
+	jobs := make(chan struct{}, w.workers)
+	var wg sync.WaitGroup
+	for range w.workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range jobs {
+				w.write(ctx)
+			}
+		}()
+	}
+	tick := time.NewTicker(time.Second / time.Duration(w.rate))
+	defer func() {
+		tick.Stop()
+		close(jobs)
+		wg.Wait()
+	}()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+			select {
+			case jobs <- struct{}{}:
+			default:
+				w.missed.Add(1)
+			}
+		}
+	}
+}
+
+// body is the supplier written by the k-th write.
+func (w *writer) body(k int64) (uuid.UUID, []byte) {
+	id := w.ids[k%int64(len(w.ids))]
+	// Names spread over the alphabet, so that writes land all over the
+	// name order rather than at one end.
+	name := string(rune('A'+k*7%26)) + fmt.Sprintf("%06d bench writer", k%1000003)
+	return id, fmt.Appendf(nil, `{"id":%q,"name":%q,"profileType":"COMPANY","connectionState":"CONNECTED","keywords":["benchwriter"]}`, id, name)
+}
+
+func (w *writer) write(ctx context.Context) {
+	id, body := w.body(w.seq.Add(1))
+	url := w.base + "/admin/v1/communities/" + w.community + "/suppliers/" + id.String()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPut, url, bytes.NewReader(body))
+	if err != nil {
+		w.errors.Add(1)
+		return
+	}
+	req.Header.Set("Authorization", "Bearer "+w.token)
+	req.Header.Set("Content-Type", "application/json")
+	start := time.Now()
+	res, err := w.client.Do(req)
+	took := time.Since(start)
+	w.n.Add(1)
+	if err != nil {
+		if ctx.Err() == nil {
+			w.errors.Add(1)
+		}
+		return
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		w.errors.Add(1)
+		return
+	}
+	w.mu.Lock()
+	w.latencies = append(w.latencies, took)
+	w.mu.Unlock()
+}
+
+// writeStats is what a writer did over a run.
+type writeStats struct {
+	rate             int // requested, per second
+	sent, errs, miss int64
+	achieved         float64 // successful writes per second
+	p50, p99         time.Duration
+}
+
+func (w *writer) stats(elapsed time.Duration) writeStats {
+	w.mu.Lock()
+	lat := slices.Clone(w.latencies)
+	w.mu.Unlock()
+	slices.Sort(lat)
+	s := writeStats{rate: w.rate, sent: w.n.Load(), errs: w.errors.Load(), miss: w.missed.Load()}
+	if elapsed > 0 {
+		s.achieved = float64(len(lat)) / elapsed.Seconds()
+	}
+	if len(lat) > 0 {
+		s.p50 = lat[len(lat)/2]
+		s.p99 = lat[min(len(lat)-1, len(lat)*99/100)]
+	}
+	return s
+}
+
+func (s writeStats) String() string {
+	return fmt.Sprintf("%d/s asked, %.0f/s done (%d sent, %d failed, %d missed), latency p50 %s p99 %s",
+		s.rate, s.achieved, s.sent, s.errs, s.miss, formatLatency(float64(s.p50.Microseconds())), formatLatency(float64(s.p99.Microseconds())))
+}

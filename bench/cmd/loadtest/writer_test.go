@@ -1,0 +1,95 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// TestWriter: the writer PUTs suppliers of its own pool to the admin API
+// of the community under load, with the admin token, each body naming the
+// id of its path, and counts what failed.
+func TestWriter(t *testing.T) {
+	var mu sync.Mutex
+	seen := map[string]int{}
+	var bad []string
+	fail := false
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		var rec struct {
+			ID   string `json:"id"`
+			Name string `json:"name"`
+		}
+		id, ok := strings.CutPrefix(r.URL.Path, "/admin/v1/communities/c-load/suppliers/")
+		mu.Lock()
+		defer mu.Unlock()
+		switch {
+		case r.Method != http.MethodPut || !ok:
+			bad = append(bad, r.Method+" "+r.URL.Path)
+		case r.Header.Get("Authorization") != "Bearer tok" || r.Header.Get("Content-Type") != "application/json":
+			bad = append(bad, "headers "+r.Header.Get("Authorization"))
+		case json.Unmarshal(body, &rec) != nil || rec.ID != id || rec.Name == "":
+			bad = append(bad, "body "+string(body))
+		}
+		seen[id]++
+		if fail {
+			w.WriteHeader(http.StatusInternalServerError)
+		}
+	}))
+	defer srv.Close()
+
+	w := newWriter(srv.URL, "tok", "c-load", "n1", 500)
+	pool := map[string]bool{}
+	for _, id := range w.ids {
+		pool[id.String()] = true
+	}
+	if len(pool) != 1000 {
+		t.Fatalf("a pool of %d distinct ids; want 1000", len(pool))
+	}
+	run := func(d time.Duration) {
+		ctx, cancel := context.WithTimeout(context.Background(), d)
+		defer cancel()
+		w.run(ctx)
+	}
+	run(300 * time.Millisecond)
+	st := w.stats(300 * time.Millisecond)
+	mu.Lock()
+	if len(bad) > 0 {
+		t.Errorf("bad requests: %q", bad)
+	}
+	for id := range seen {
+		if !pool[id] {
+			t.Errorf("wrote %s, which is not in the writer's pool", id)
+		}
+	}
+	mu.Unlock()
+	if st.sent == 0 || st.errs != 0 || st.p50 <= 0 {
+		t.Errorf("stats after a good run: %+v; want writes sent, none failed, a latency", st)
+	}
+	mu.Lock()
+	fail = true
+	mu.Unlock()
+	before := st.sent
+	run(200 * time.Millisecond)
+	// Every answered write of the second run failed (one cut off by the
+	// end of the run counts as sent, not failed).
+	if st := w.stats(time.Second); st.errs == 0 || st.errs > st.sent-before || st.errs < st.sent-before-int64(w.workers) {
+		t.Errorf("after a failing run: %+v; the writes since %d should have failed", st, before)
+	}
+	// The same nonce gives the same pool; another nonce another one.
+	if newWriter("", "", "", "n1", 1).ids[7] != w.ids[7] || newWriter("", "", "", "n2", 1).ids[7] == w.ids[7] {
+		t.Error("pool ids do not follow the nonce")
+	}
+	id, body := w.body(3)
+	if id != w.ids[3] || !strings.Contains(string(body), id.String()) || uuid.Validate(id.String()) != nil {
+		t.Errorf("body(3) = %s, %s", id, body)
+	}
+}
