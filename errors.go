@@ -9,6 +9,13 @@ import (
 // that broke a rule of the contract. The HTTP layer answers it with 400.
 var ErrInvalid = errors.New("invalid input")
 
+// ErrUnavailable is matched (with errors.Is) by an error of a backend that
+// could not answer now but may soon: a database that is down, refuses
+// connections, or did not answer within its statement timeout. The HTTP
+// layer answers it with 503 UNAVAILABLE and a Retry-After header
+// (DECISIONS.md "Limits").
+var ErrUnavailable = errors.New("backend unavailable")
+
 // Source says where a field that broke a rule came from. The HTTP layer uses
 // it to choose the error code; it does not change the message.
 type Source string

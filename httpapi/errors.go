@@ -1,11 +1,15 @@
 package httpapi
 
 import (
+	"context"
 	"errors"
+	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
+	"syscall"
 	"unicode/utf8"
 
 	"github.com/procurekit/procure"
@@ -33,6 +37,7 @@ const (
 	CodePayloadTooLarge      = "PAYLOAD_TOO_LARGE"      // 413: a body over 1 MiB
 	CodeUnsupportedMediaType = "UNSUPPORTED_MEDIA_TYPE" // 415: a body that is not JSON
 	CodeInternal             = "INTERNAL_ERROR"         // 500: anything unexpected; details are logged, never shown
+	CodeUnavailable          = "UNAVAILABLE"            // 503: the backend is down or timed out; retry after Retry-After seconds
 
 	// Codes of the admin API.
 	CodeCommunityNotFound  = "COMMUNITY_NOT_FOUND"  // 404: no such community
@@ -100,8 +105,54 @@ func classify(err error) (status int, code, message string) {
 			"the user has changed since the version named in If-Match: read it again (its ETag is the current version) and retry"
 	case errors.Is(err, user.ErrDuplicateID):
 		return http.StatusBadRequest, CodeDuplicateID, "id: a user with this id already exists"
+	case unavailable(err):
+		return http.StatusServiceUnavailable, CodeUnavailable, "the service is temporarily unavailable: retry after " + strconv.Itoa(RetryAfterSeconds) + " seconds"
 	}
 	return http.StatusInternalServerError, CodeInternal, "internal server error"
+}
+
+// RetryAfterSeconds is the Retry-After of a 503: long enough for a
+// database restart or failover to finish, short enough that a client does
+// not give up.
+const RetryAfterSeconds = 5
+
+// unavailable reports whether err says that the backend could not answer
+// now but may soon (DECISIONS.md "Limits"): it matches
+// procure.ErrUnavailable, or is one of the failures a database driver
+// reports for that, recognised by their shape so that this package needs
+// no driver:
+//   - a deadline passed (context.DeadlineExceeded, or a network timeout);
+//   - an SQLSTATE (the SQLState method of pgx's and lib/pq's errors) of
+//     class 08 (connection exception), 53 (insufficient resources) or 57
+//     (operator intervention: 57014 is a statement timeout, 57P01 an
+//     administrator's shutdown, 57P03 a server still starting);
+//   - a connection that was refused, reset or broken (a *net.OpError,
+//     syscall.ECONNREFUSED, io.ErrUnexpectedEOF from a dropped
+//     connection), or an error the driver marks safe to retry because
+//     nothing reached the server.
+func unavailable(err error) bool {
+	if errors.Is(err, procure.ErrUnavailable) || errors.Is(err, context.DeadlineExceeded) ||
+		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) ||
+		errors.Is(err, io.ErrUnexpectedEOF) {
+		return true
+	}
+	var state interface{ SQLState() string }
+	if errors.As(err, &state) {
+		switch c := state.SQLState(); {
+		case strings.HasPrefix(c, "08"), strings.HasPrefix(c, "53"), strings.HasPrefix(c, "57"):
+			return true
+		}
+	}
+	var op *net.OpError
+	if errors.As(err, &op) {
+		return true
+	}
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return true
+	}
+	var retry interface{ SafeToRetry() bool }
+	return errors.As(err, &retry) && retry.SafeToRetry()
 }
 
 // MaxErrorDetails is the most field errors one 400 names (DECISIONS.md
@@ -147,8 +198,12 @@ func cutText(s string, n int) string {
 // cause (never sent to the client).
 func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err error) {
 	status, code, message := classify(err)
-	if status == http.StatusInternalServerError {
+	switch status {
+	case http.StatusInternalServerError:
 		log.ErrorContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path, "err", err)
+	case http.StatusServiceUnavailable:
+		log.WarnContext(r.Context(), "backend unavailable", "method", r.Method, "path", r.URL.Path, "err", err)
+		w.Header().Set("Retry-After", strconv.Itoa(RetryAfterSeconds))
 	}
 	writeJSON(w, status, ErrorBody{Code: code, Message: message})
 }

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -36,7 +38,70 @@ type Store struct {
 type Option func(*options)
 
 type options struct {
-	maxConns int32
+	maxConns         int32
+	statementTimeout *time.Duration
+}
+
+// DefaultStatementTimeout bounds every statement of a store made by Open,
+// unless WithStatementTimeout or the DSN says otherwise (DECISIONS.md
+// "Limits": every database call is bounded; a request that hits the bound
+// is a 503). Five seconds is far above any query of the API on good
+// indexes and far below the example server's write timeout, so a
+// statement that hits it fails before its request would hang.
+const DefaultStatementTimeout = 5 * time.Second
+
+// WithStatementTimeout sets PostgreSQL's statement_timeout on every
+// connection of the store: a statement that runs (or waits for a lock)
+// longer is cancelled by the server, and the call returns an error with
+// SQLSTATE 57014, which httpapi answers 503 UNAVAILABLE. Zero turns the
+// bound off. Without this option the DSN's statement_timeout parameter
+// is used, and without that DefaultStatementTimeout. Migrations run
+// without the bound; for a bulk import, see WithoutStatementTimeout.
+func WithStatementTimeout(d time.Duration) Option {
+	return func(o *options) { o.statementTimeout = &d }
+}
+
+// WithoutStatementTimeout returns a context under which the store's
+// statements run without the statement timeout: for bulk work such as a
+// large import, whose COPY may stream for minutes. A connection used so
+// is closed when released, so the bound holds again for every other call.
+// It has an effect on stores made by Open.
+func WithoutStatementTimeout(ctx context.Context) context.Context {
+	return context.WithValue(ctx, noStatementTimeout{}, true)
+}
+
+type noStatementTimeout struct{}
+
+// unbounded tracks the connections WithoutStatementTimeout lifted the
+// bound on, so that they are closed when released.
+type unbounded struct {
+	mu    sync.Mutex
+	conns map[*pgx.Conn]bool
+}
+
+// prepare lifts the bound on conn when ctx asks for it.
+func (u *unbounded) prepare(ctx context.Context, conn *pgx.Conn) (bool, error) {
+	if ctx.Value(noStatementTimeout{}) == nil {
+		return true, nil
+	}
+	if _, err := conn.Exec(ctx, "SET statement_timeout = 0"); err != nil {
+		return false, err
+	}
+	u.mu.Lock()
+	u.conns[conn] = true
+	u.mu.Unlock()
+	return true, nil
+}
+
+// release keeps conn in the pool unless its bound was lifted.
+func (u *unbounded) release(conn *pgx.Conn) bool {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.conns[conn] {
+		delete(u.conns, conn)
+		return false
+	}
+	return true
 }
 
 // WithMaxConns sets the largest number of connections the store keeps open
@@ -61,6 +126,14 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*Store, error) {
 	if o.maxConns > 0 {
 		cfg.MaxConns = o.maxConns
 	}
+	switch _, inDSN := cfg.ConnConfig.RuntimeParams["statement_timeout"]; {
+	case o.statementTimeout != nil:
+		cfg.ConnConfig.RuntimeParams["statement_timeout"] = strconv.FormatInt(max(o.statementTimeout.Milliseconds(), 0), 10)
+	case !inDSN:
+		cfg.ConnConfig.RuntimeParams["statement_timeout"] = strconv.FormatInt(DefaultStatementTimeout.Milliseconds(), 10)
+	}
+	u := &unbounded{conns: map[*pgx.Conn]bool{}}
+	cfg.PrepareConn, cfg.AfterRelease = u.prepare, u.release
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("pgstore: connect: %w", err)
@@ -141,6 +214,11 @@ func migrate(ctx context.Context, pool *pgxpool.Pool) error {
 		return err
 	}
 	return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+		// Migrations (and waiting for another node's) may take long: the
+		// statement timeout does not apply to them.
+		if _, err := tx.Exec(ctx, "SET LOCAL statement_timeout = 0"); err != nil {
+			return fmt.Errorf("migrate: %w", err)
+		}
 		if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", migrationLock); err != nil {
 			return fmt.Errorf("migrate: lock: %w", err)
 		}

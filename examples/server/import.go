@@ -6,6 +6,7 @@ import (
 	"log/slog"
 
 	"github.com/procurekit/procure/httpapi"
+	"github.com/procurekit/procure/pgstore"
 )
 
 // streamImporter is a store that upserts a data file read as a stream
@@ -22,7 +23,9 @@ func importFunc(store backend, log *slog.Logger) httpapi.ImportFunc {
 		return nil
 	}
 	return func(ctx context.Context, r io.Reader) (map[string]int, error) {
-		counts, err := imp.ImportStream(ctx, r)
+		// An import streams for as long as its body does: PostgreSQL's
+		// statement timeout must not cut it (no effect on memstore).
+		counts, err := imp.ImportStream(pgstore.WithoutStatementTimeout(ctx), r)
 		if err == nil {
 			log.InfoContext(ctx, "admin import", "counts", counts)
 		}

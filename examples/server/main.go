@@ -303,7 +303,7 @@ func openBackend(ctx context.Context, cfg config, data *datafile.File) (backend,
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := pg.Import(ctx, data); err != nil {
+	if err := pg.Import(pgstore.WithoutStatementTimeout(ctx), data); err != nil {
 		pg.Close()
 		return nil, nil, fmt.Errorf("%s: %w", dataName(cfg.data), err)
 	}

@@ -4,7 +4,10 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/jackc/pgx/v5"
@@ -169,5 +172,32 @@ func TestSweep(t *testing.T) {
 	}
 	if _, err := os.Stat(live); err != nil {
 		t.Errorf("directory of a live owner was removed: %v", err)
+	}
+}
+
+func TestServerStopStart(t *testing.T) {
+	s := NewServer(t)
+	ctx := context.Background()
+	if err := execAdmin(ctx, s.DSN(), "CREATE TABLE kept (v int); INSERT INTO kept VALUES (7)"); err != nil {
+		t.Fatal(err)
+	}
+	s.Stop(t)
+	short, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if err := ping(short, s.DSN()); err == nil {
+		t.Fatal("the stopped server answers")
+	}
+	s.Start(t)
+	conn, err := pgx.Connect(ctx, s.DSN())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var v int
+	if err := conn.QueryRow(ctx, "SELECT v FROM kept").Scan(&v); err != nil || v != 7 {
+		t.Fatalf("after a restart: %d, %v; want the data kept", v, err)
+	}
+	if !strings.Contains(s.DSN(), ":"+strconv.Itoa(s.port)+"/") {
+		t.Errorf("DSN %s does not use port %d", s.DSN(), s.port)
 	}
 }

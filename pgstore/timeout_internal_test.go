@@ -1,0 +1,137 @@
+package pgstore
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/procurekit/procure/internal/pgtest"
+	"github.com/procurekit/procure/user"
+)
+
+// Issue 11: a statement timeout on every pgstore call (DECISIONS.md
+// "Limits").
+
+func openWith(tb testing.TB, dsn string, opts ...Option) *Store {
+	tb.Helper()
+	s, err := Open(context.Background(), dsn, opts...)
+	if err != nil {
+		tb.Fatalf("Open: %v", err)
+	}
+	tb.Cleanup(s.Close)
+	return s
+}
+
+func showTimeout(tb testing.TB, ctx context.Context, s *Store) string {
+	tb.Helper()
+	var v string
+	if err := s.pool.QueryRow(ctx, "SHOW statement_timeout").Scan(&v); err != nil {
+		tb.Fatal(err)
+	}
+	return v
+}
+
+func TestStatementTimeoutSetting(t *testing.T) {
+	dsn := pgtest.NewDatabase(t)
+	ctx := context.Background()
+	cases := []struct {
+		name string
+		dsn  string
+		opts []Option
+		want string
+	}{
+		{"default", dsn, nil, "5s"},
+		{"option", dsn, []Option{WithStatementTimeout(1500 * time.Millisecond)}, "1500ms"},
+		{"option off", dsn, []Option{WithStatementTimeout(0)}, "0"},
+		{"from the DSN", dsn + "&statement_timeout=2000", nil, "2s"},
+		{"option over the DSN", dsn + "&statement_timeout=2000", []Option{WithStatementTimeout(3 * time.Second)}, "3s"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s := openWith(t, c.dsn, c.opts...)
+			if got := showTimeout(t, ctx, s); got != c.want {
+				t.Errorf("statement_timeout = %s; want %s", got, c.want)
+			}
+		})
+	}
+}
+
+func TestMigrationsRunWithoutStatementTimeout(t *testing.T) {
+	// With a 1 ms bound, every migration would be cancelled if the bound
+	// applied to them.
+	s := openWith(t, pgtest.NewDatabase(t), WithStatementTimeout(time.Millisecond))
+	if v, err := s.SchemaVersion(context.Background()); err != nil || v == 0 {
+		t.Fatalf("SchemaVersion = %d, %v; want the migrations applied", v, err)
+	}
+}
+
+func TestStatementTimeoutFires(t *testing.T) {
+	dsn := pgtest.NewDatabase(t)
+	s := openWith(t, dsn, WithStatementTimeout(200*time.Millisecond), WithMaxConns(4))
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+
+	// Another session holds the users table: a lookup waits for the lock
+	// until the statement timeout cancels it.
+	locker, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer locker.Close(context.Background())
+	tx, err := locker.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(context.Background())
+	if _, err := tx.Exec(ctx, "LOCK TABLE users IN ACCESS EXCLUSIVE MODE"); err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.UserByUsername(ctx, "c", "jdoe")
+	var pe *pgconn.PgError
+	if !errors.As(err, &pe) || pe.Code != "57014" {
+		t.Fatalf("UserByUsername under a lock: %v; want SQLSTATE 57014 (statement timeout)", err)
+	}
+	if ctx.Err() != nil {
+		t.Fatal("the lookup waited for the test's own deadline, not the statement timeout")
+	}
+
+	// Under WithoutStatementTimeout the same wait is not cut (it ends when
+	// the lock is released), and the connection is not reused.
+	done := make(chan error, 1)
+	go func() {
+		_, err := s.UserByUsername(WithoutStatementTimeout(ctx), "c", "jdoe")
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		t.Fatalf("the unbounded lookup ended while the lock was held: %v", err)
+	case <-time.After(time.Second): // five times the bound
+	}
+	if err := tx.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; !errors.Is(err, user.ErrNotFound) {
+		t.Fatalf("the unbounded lookup: %v; want it to run to its end (not found)", err)
+	}
+	// Every connection of the pool has the bound again.
+	var held []*pgxpool.Conn
+	for range 4 {
+		c, err := s.pool.Acquire(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		held = append(held, c)
+		var v string
+		if err := c.QueryRow(ctx, "SHOW statement_timeout").Scan(&v); err != nil || v != "200ms" {
+			t.Errorf("statement_timeout of a pooled connection after an unbounded call = %s, %v; want 200ms", v, err)
+		}
+	}
+	for _, c := range held {
+		c.Release()
+	}
+}
