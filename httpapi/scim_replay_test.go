@@ -136,7 +136,9 @@ func TestSCIMOktaValidator(t *testing.T) {
 		{name: "rename", method: http.MethodPut, path: "/scim/v2/Users/{id}", status: 200,
 			body: `{"schemas":["urn:ietf:params:scim:schemas:core:2.0:User"],"userName":"Runscope.Renamed@atko.com",
 				"name":{"givenName":"Another","familyName":"User1"},"active":true}`,
-			check: wantUserWith(func(u scimUserBody) bool { return u.UserName == "Runscope.Renamed@atko.com" && u.Meta.Version == `W/"5"` }, "the new userName at version 5")},
+			check: wantUserWith(func(u scimUserBody) bool {
+				return u.UserName == "Runscope.Renamed@atko.com" && u.Meta.Version == `W/"5"`
+			}, "the new userName at version 5")},
 		{name: "old userName is gone", method: http.MethodGet, path: "/scim/v2/Users?filter=" + q(`userName eq "Runscope.User1@atko.com"`), status: 200, check: wantTotal(0)},
 		{name: "unknown id", method: http.MethodGet, path: "/scim/v2/Users/010101010101010101", status: 404},
 	}
@@ -177,8 +179,10 @@ func TestSCIMEntraValidator(t *testing.T) {
 			body:  `{"schemas":["urn:ietf:params:scim:api:messages:2.0:PatchOp"],"Operations":[{"op":"Replace","path":"active","value":"True"}]}`,
 			check: wantUserWith(func(u scimUserBody) bool { return u.Active }, "active")},
 		{name: "remove an attribute", method: http.MethodPatch, path: "/scim/v2/Users/{id}", status: 200,
-			body:  `{"schemas":["urn:ietf:params:scim:api:messages:2.0:PatchOp"],"Operations":[{"op":"Remove","path":"name.familyName"}]}`,
-			check: wantUserWith(func(u scimUserBody) bool { return u.Name != nil && u.Name.FamilyName == "" && u.Name.GivenName == "givenName" }, "no family name")},
+			body: `{"schemas":["urn:ietf:params:scim:api:messages:2.0:PatchOp"],"Operations":[{"op":"Remove","path":"name.familyName"}]}`,
+			check: wantUserWith(func(u scimUserBody) bool {
+				return u.Name != nil && u.Name.FamilyName == "" && u.Name.GivenName == "givenName"
+			}, "no family name")},
 		{name: "create a duplicate", method: http.MethodPost, path: "/scim/v2/Users", status: 409, scimType: "uniqueness",
 			body: `{"schemas":["urn:ietf:params:scim:schemas:core:2.0:User"],"userName":"test_user_RENAMED@contoso.com","active":true}`},
 		{name: "get an unknown id", method: http.MethodGet, path: "/scim/v2/Users/6bf0ee3a-7a2a-4f1c-9d6b-000000000000", status: 404},
