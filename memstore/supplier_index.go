@@ -641,7 +641,8 @@ func sameContact(a, b *supplier.Contact, dates bool) bool {
 	if dates && !sameDates(a.ModifiedDate, b.ModifiedDate, a.CreatedDate, b.CreatedDate) {
 		return false
 	}
-	return a.ID == b.ID && a.Name == b.Name && a.Email == b.Email && a.ManagedBy == b.ManagedBy
+	return a.ID == b.ID && a.Name == b.Name && a.Email == b.Email && a.ManagedBy == b.ManagedBy &&
+		slices.Equal(a.EmptyText, b.EmptyText)
 }
 
 // sameRemittance is sameContact for remittance addresses.
@@ -655,7 +656,8 @@ func sameRemittance(a, b *supplier.RemittanceAddress, dates bool) bool {
 	}
 	x, y := a.Address, b.Address
 	x.Region, y.Region = nil, nil
-	return a.ID == b.ID && a.Code == b.Code && a.CompanyName == b.CompanyName && x == y && a.ManagedBy == b.ManagedBy
+	return a.ID == b.ID && a.Code == b.Code && a.CompanyName == b.CompanyName && x == y && a.ManagedBy == b.ManagedBy &&
+		slices.Equal(a.EmptyText, b.EmptyText)
 }
 
 // sameDates reports whether am equals bm and ac equals bc, as instants in
@@ -709,6 +711,7 @@ func intern[T interface {
 }
 
 func cloneDetail(d supplier.Detail) supplier.Detail {
+	d.EmptyText = d.EmptyText.Clone()
 	d.ProfileType = intern(d.ProfileType)
 	d.TaxIdentificationType = intern(d.TaxIdentificationType)
 	d.TinVerificationStatus = intern(d.TinVerificationStatus)
@@ -758,6 +761,7 @@ func cloneDetail(d supplier.Detail) supplier.Detail {
 }
 
 func cloneContact(c supplier.Contact) supplier.Contact {
+	c.EmptyText = c.EmptyText.Clone()
 	if c.Phone != nil {
 		ph := *c.Phone
 		c.Phone = &ph
@@ -767,6 +771,7 @@ func cloneContact(c supplier.Contact) supplier.Contact {
 }
 
 func cloneRemittance(a supplier.RemittanceAddress) supplier.RemittanceAddress {
+	a.EmptyText = a.EmptyText.Clone()
 	a.Address = cloneAddress(a.Address)
 	a.ManagedBy = intern(a.ManagedBy)
 	return a

@@ -188,6 +188,7 @@ func (s *Store) PutSupplier(ctx context.Context, community string, r supplier.Re
 	}
 	in := newSupplierRec(&r, nil) // a deep copy, dates normalised
 	in.contacts, in.addrs, in.addrIdx = nil, nil, nil
+	in.detail.CleanEmptyText()
 	c, err := s.begin(ctx, community)
 	if err != nil {
 		return supplier.Detail{}, err
@@ -255,6 +256,7 @@ func (s *Store) PutContact(ctx context.Context, community string, supplierID uui
 		return supplier.Contact{}, err
 	}
 	in = cloneContact(in)
+	in.CleanEmptyText()
 	c, err := s.begin(ctx, community)
 	if err != nil {
 		return supplier.Contact{}, err
@@ -313,6 +315,7 @@ func (s *Store) PutRemittanceAddress(ctx context.Context, community string, supp
 		return supplier.RemittanceAddress{}, err
 	}
 	in = cloneRemittance(in)
+	in.CleanEmptyText()
 	c, err := s.begin(ctx, community)
 	if err != nil {
 		return supplier.RemittanceAddress{}, err

@@ -111,6 +111,7 @@ type benchData struct {
 	someSID  string  // the supplierId of someID
 	perSupp  float64 // heap bytes per supplier held by the store
 	loadTime time.Duration
+	heapBase uint64 // HeapAlloc before the store was built
 }
 
 var benchSets = map[int]*benchData{}
@@ -138,7 +139,7 @@ func benchSet(b *testing.B, n int) *benchData {
 	recs = nil
 	runtime.GC()
 	runtime.ReadMemStats(&after)
-	d := &benchData{store: s, n: n, someID: someID, someSID: someSID, loadTime: load,
+	d := &benchData{store: s, n: n, someID: someID, someSID: someSID, loadTime: load, heapBase: before.HeapAlloc,
 		perSupp: float64(int64(after.HeapAlloc)-int64(before.HeapAlloc)) / float64(n)}
 	runtime.KeepAlive(recs)
 	benchSets[n] = d

@@ -68,6 +68,7 @@ func RunWriter(t *testing.T, open func(t *testing.T) (WriteStore, func(t *testin
 	t.Run("Tenancy", w.testWriteTenancy)
 	t.Run("Validation", w.testValidation)
 	t.Run("InputIsCopied", w.testAliasing)
+	t.Run("EmptyTextRoundTrips", w.testEmptyText)
 }
 
 type writerHarness struct {
@@ -925,5 +926,71 @@ func (w *writerHarness) testAliasing(t *testing.T) {
 	}
 	if got := w.addresses(t, com, id); len(got) != 1 || got[0].Address.Region.Code != "WGN" {
 		t.Errorf("changing the input after PutRemittanceAddress changed the store: %+v", got)
+	}
+}
+
+// testEmptyText checks DECISIONS.md "Values round-trip exactly" on
+// writes: a text field written as "" (listed in EmptyText) reads back as
+// "", unlisted or non-empty paths are dropped, and "" versus no value is
+// a change.
+func (w *writerHarness) testEmptyText(t *testing.T) {
+	com := w.community(t)
+	id := newID()
+	r := NewRecord(id, "Empty Text")
+	r.BusinessNumber = ""
+	r.EmptyText = supplier.TextPaths{"businessNumber", "name", "no.such.field"}
+	r.DefaultContact.Email = ""
+	r.DefaultContact.EmptyText = supplier.TextPaths{"email"}
+	d := w.put(t, com, r)
+	want := supplier.TextPaths{"businessNumber"}
+	if !slices.Equal(d.EmptyText, want) || d.DefaultContact == nil || !slices.Equal(d.DefaultContact.EmptyText, supplier.TextPaths{"email"}) {
+		t.Errorf("PutSupplier returned EmptyText %q (default contact %q), want %q (and [email])", d.EmptyText, d.DefaultContact.EmptyText, want)
+	}
+	got := w.get(t, com, id)
+	if !cmp.Equal(got, d) {
+		t.Errorf("Supplier differs from what PutSupplier returned:\n%s", cmp.Diff(d, got))
+	}
+	r.EmptyText[0] = "scribbled"
+	items, _ := w.all(t, com, supplier.ListQuery{})
+	if len(items) != 1 || !slices.Equal(items[0].EmptyText, want) {
+		t.Errorf("the list's summary has EmptyText %v, want %q", items, want)
+	}
+	// The same content again is no change; "" becoming no value is one.
+	same := NewRecord(id, "Empty Text")
+	same.BusinessNumber = ""
+	same.EmptyText = supplier.TextPaths{"businessNumber"}
+	same.DefaultContact.Email = ""
+	same.DefaultContact.EmptyText = supplier.TextPaths{"email"}
+	if d2 := w.put(t, com, same); !d2.ModifiedDate.Equal(d.ModifiedDate) {
+		t.Errorf("an unchanged write (same empty texts) was stamped")
+	}
+	same.EmptyText = nil
+	if d3 := w.put(t, com, same); !d3.ModifiedDate.After(d.ModifiedDate) || len(d3.EmptyText) != 0 {
+		t.Errorf("\"\" becoming no value: modified %s (before %s), EmptyText %q; want a stamped change and no paths", d3.ModifiedDate, d.ModifiedDate, d3.EmptyText)
+	}
+	c := newContact(newID(), "Contact")
+	c.Email = ""
+	c.EmptyText = supplier.TextPaths{"email", "name"}
+	gc, err := w.st.PutContact(ctx, com, id, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(gc.EmptyText, supplier.TextPaths{"email"}) {
+		t.Errorf("PutContact returned EmptyText %q, want [email]", gc.EmptyText)
+	}
+	if cs := w.contacts(t, com, id); len(cs) != 1 || !slices.Equal(cs[0].EmptyText, supplier.TextPaths{"email"}) {
+		t.Errorf("listed contact EmptyText: %+v", cs)
+	}
+	a := newAddress(newID(), "")
+	a.EmptyText = supplier.TextPaths{"companyName"}
+	ga, err := w.st.PutRemittanceAddress(ctx, com, id, a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(ga.EmptyText, supplier.TextPaths{"companyName"}) {
+		t.Errorf("PutRemittanceAddress returned EmptyText %q, want [companyName]", ga.EmptyText)
+	}
+	if as := w.addresses(t, com, id); len(as) != 1 || !slices.Equal(as[0].EmptyText, supplier.TextPaths{"companyName"}) {
+		t.Errorf("listed address EmptyText: %+v", as)
 	}
 }
