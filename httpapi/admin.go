@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/netip"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -638,9 +639,19 @@ func parsePrefix(s string) (netip.Prefix, error) {
 }
 
 func (a *adminAPI) addKey(w http.ResponseWriter, r *http.Request) error {
-	var b struct{}
+	// No body, or {}: a field would suggest the caller chooses something
+	// (the id, the secret), which the server alone does, so any is refused.
+	var b map[string]json.RawMessage
 	if err := readBody(w, r, MaxAdminBodyBytes, &b, true); err != nil {
 		return err
+	}
+	if len(b) > 0 {
+		names := make([]string, 0, len(b))
+		for k := range b {
+			names = append(names, k)
+		}
+		slices.Sort(names)
+		return procure.Invalid(procure.SourceBody, names[0], "is not a field of this body: the server makes the key and its id; send no body or {}")
 	}
 	secret, hash := auth.NewAPIKey()
 	k, err := a.store.AddKey(r.Context(), community(r), r.PathValue("a"), auth.Key{ID: uuid.NewString(), Hash: hash, Active: true})
@@ -778,12 +789,15 @@ func (a *adminAPI) importError(err, readErr error) error {
 	case errors.As(err, &syn):
 		return newError(http.StatusBadRequest, CodeMalformedRequest, cutText(err.Error(), maxImportMessage))
 	case errors.Is(err, procure.ErrInvalid):
-		code := CodeMalformedRequest
+		// datafile.Stream's syntax and type errors say "malformed JSON" or
+		// "must be a JSON <type>"; every other mistake of the file broke a
+		// rule.
+		code, msg := CodeInvalidField, err.Error()
 		var ve *procure.ValidationError
-		if errors.As(err, &ve) {
-			code = CodeInvalidField
+		if !errors.As(err, &ve) && (strings.Contains(msg, "malformed JSON") || strings.Contains(msg, "must be a JSON ")) {
+			code = CodeMalformedRequest
 		}
-		return newError(http.StatusBadRequest, code, cutText(err.Error(), maxImportMessage))
+		return newError(http.StatusBadRequest, code, cutText(msg, maxImportMessage))
 	}
 	return err
 }
