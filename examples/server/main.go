@@ -227,6 +227,7 @@ type backend interface {
 	auth.TokenStore
 	user.Store
 	auth.KeyStore
+	auth.KeyHashStore // SCIM clients send the API key alone
 	checkoutBudgets
 }
 
@@ -316,7 +317,11 @@ func openBackend(ctx context.Context, cfg config, data *datafile.File) (backend,
 func newHandler(store backend, financeURL string, log *slog.Logger) (http.Handler, error) {
 	mux := http.NewServeMux()
 	httpapi.MountSuppliers(mux, httpapi.SupplierOptions{Store: store, Tokens: store, Logger: log})
-	httpapi.MountUsers(mux, httpapi.UserOptions{Users: user.NewService(store), Accounts: store, Logger: log})
+	users := user.NewService(store)
+	httpapi.MountUsers(mux, httpapi.UserOptions{Users: users, Accounts: store, Logger: log})
+	// SCIM 2.0 for Okta and Entra, over the same users (README
+	// "Provisioning from Okta or Entra").
+	httpapi.MountSCIM(mux, httpapi.SCIMOptions{Users: users, Accounts: store, Logger: log})
 	err := mountCheckoutDemo(mux, checkoutConfig{Store: store, Tokens: store, FinanceURL: financeURL,
 		FinanceToken: os.Getenv("PROCURE_CONNECTOR_TOKEN"), Logger: log})
 	if err != nil {
@@ -438,6 +443,7 @@ func printBanner(w io.Writer, base string, data *datafile.File, suppliers int, d
 		}
 	}
 	fmt.Fprintf(w, "  user API: %s/v1/users (OpenAPI: %s/v1/openapi.json)\n", base, base)
+	fmt.Fprintf(w, "  SCIM 2.0: %s%s (Authorization: Bearer <API key>; OpenAPI: %s%s/openapi.json)\n", base, httpapi.SCIMBasePath, base, httpapi.SCIMBasePath)
 	fmt.Fprintf(w, "\nDemo checkout (this example's own route, not part of the spec's API): POST %s%s\n", base, checkoutPath)
 	fmt.Fprintln(w, "\nTry:")
 	if token := firstReadToken(data); token != "" {
