@@ -6,8 +6,11 @@ import (
 	"errors"
 	"math/big"
 	"net/netip"
+	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 
@@ -26,7 +29,8 @@ var ErrNotFound = errors.New("credential not found")
 // it returns, the next authentication on the same node sees the change,
 // and every other node sharing the database within one second.
 type TokenWriter interface {
-	// AddToken stores t (its Hash, never a secret). The store sets
+	// AddToken stores t (its Hash, never a secret) once ValidateToken(t)
+	// passes (a *procure.ValidationError otherwise). The store sets
 	// CreatedAt and clears LastUsedAt; t.ID, when empty, becomes
 	// TokenID(t.Hash). A hash or id that exists already matches
 	// procure.ErrConflict. It returns the token as stored.
@@ -45,13 +49,16 @@ type TokenWriter interface {
 // same guarantees as TokenWriter.
 type KeyWriter interface {
 	// PutServiceAccount creates the account id in community, or replaces
-	// its allowlist; its keys are kept. An id that belongs to another
+	// its allowlist; its keys are kept. The id must pass
+	// ValidateAccountID and the allowlist ValidateAllowedIPs (a
+	// *procure.ValidationError otherwise); prefixes are stored masked. An id that belongs to another
 	// community matches procure.ErrConflict: an account id belongs to one
 	// community for ever. It returns the account as stored.
 	PutServiceAccount(ctx context.Context, community, id string, allowedIPs []netip.Prefix) (ServiceAccount, error)
 
 	// AddKey adds k (its Hash, never a secret) to the community's account
-	// id. The store sets CreatedAt; k.ID, when empty, becomes KeyID(k.Hash).
+	// id once ValidateKey(k) passes. The store sets CreatedAt and clears
+	// LastUsedAt; k.ID, when empty, becomes KeyID(k.Hash).
 	// A hash or key id in use already matches procure.ErrConflict; an
 	// unknown account, ErrNotFound.
 	AddKey(ctx context.Context, community, accountID string, k Key) (Key, error)
@@ -123,4 +130,64 @@ func ValidateAccountID(id string) error {
 		return nil
 	}
 	return procure.Invalid(procure.SourcePath, "id", rule)
+}
+
+// MaxCredentialIDLength bounds the id of a token or key, in bytes.
+const MaxCredentialIDLength = 255
+
+// ValidateToken checks a token written through a TokenWriter (the store
+// calls it before anything else): id (when given) at most 255 bytes of
+// printable ASCII without spaces or slashes, since it travels in paths;
+// name at most 255 characters of valid UTF-8 without control characters;
+// each scope 1 to 100 printable ASCII characters without spaces; expires
+// (when given) within the years 1 to 9999. It returns nil or a
+// *procure.ValidationError naming each field that breaks a rule
+// ("scopes[1]").
+func ValidateToken(t Token) error {
+	v := &procure.ValidationError{Source: procure.SourceBody}
+	if t.ID != "" && !validCredentialID(t.ID) {
+		v.Add("id", credentialIDRule)
+	}
+	if utf8.RuneCountInString(t.Name) > 255 || !utf8.ValidString(t.Name) || strings.ContainsFunc(t.Name, unicode.IsControl) {
+		v.Add("name", "must be at most 255 characters of valid UTF-8 without control characters")
+	}
+	for i, s := range t.Scopes {
+		if s == "" || len(s) > 100 || strings.ContainsFunc(s, func(r rune) bool { return r <= ' ' || r >= 0x7f }) {
+			v.Add("scopes["+strconv.Itoa(i)+"]", "must be 1 to 100 printable ASCII characters without spaces")
+		}
+	}
+	if !t.Expires.IsZero() && (t.Expires.UTC().Year() < 1 || t.Expires.UTC().Year() > 9999) {
+		v.Add("expires", "must be within the years 1 to 9999")
+	}
+	return v.Err()
+}
+
+// ValidateKey checks a key written through a KeyWriter: its id, when
+// given, follows ValidateToken's rule. It returns nil or a
+// *procure.ValidationError naming "id".
+func ValidateKey(k Key) error {
+	if k.ID != "" && !validCredentialID(k.ID) {
+		return procure.Invalid(procure.SourceBody, "id", credentialIDRule)
+	}
+	return nil
+}
+
+// ValidateAllowedIPs checks an allowlist written through a KeyWriter:
+// every entry a valid prefix (netip.Prefix.IsValid). It returns nil or a
+// *procure.ValidationError naming "allowedIPs[i]".
+func ValidateAllowedIPs(ips []netip.Prefix) error {
+	v := &procure.ValidationError{Source: procure.SourceBody}
+	for i, p := range ips {
+		if !p.IsValid() {
+			v.Add("allowedIPs["+strconv.Itoa(i)+"]", "must be a valid IP network (an address and a prefix length)")
+		}
+	}
+	return v.Err()
+}
+
+const credentialIDRule = "must be 1 to 255 printable ASCII characters without spaces or slashes"
+
+func validCredentialID(id string) bool {
+	return len(id) <= MaxCredentialIDLength &&
+		!strings.ContainsFunc(id, func(r rune) bool { return r <= ' ' || r >= 0x7f || r == '/' })
 }

@@ -3,6 +3,7 @@ package budget
 import (
 	"context"
 	"errors"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -23,7 +24,8 @@ var ErrNotFound = errors.New("budget not found")
 type Writer interface {
 	// PutBudget sets the budget of one account of the community's table,
 	// creating the row when absent. The account is trimmed of white space
-	// and must not be empty (a *procure.ValidationError naming "account"
+	// and must then pass ValidateAccount, and the amount ValidateAmount
+	// (a *procure.ValidationError naming "account" or "budget"
 	// otherwise).
 	PutBudget(ctx context.Context, community, account string, amount decimal.Decimal) error
 
@@ -52,6 +54,32 @@ func ValidateAccount(account string) error {
 		return nil
 	}
 	return procure.Invalid(procure.SourceBody, "account", rule)
+}
+
+// ValidateAmount checks a budget written on its own (PutBudget): at most
+// MaxAmountLength digits in all, as ParseAmount reads them, so that every
+// store holds it exactly (PostgreSQL's numeric included) and no figure
+// makes decimal arithmetic slow. It returns nil or a
+// *procure.ValidationError naming "budget".
+func ValidateAmount(amount decimal.Decimal) error {
+	// The coefficient's digits, and the zeros the exponent adds on either
+	// side of the point: 12.5 is 125e-1 (3), 1e3 is 1000 (4), 5e-4 is
+	// 0.0005 (5).
+	digits := int64(len(amount.Coefficient().Text(10)))
+	if amount.Sign() < 0 {
+		digits-- // the minus sign
+	}
+	exp := int64(amount.Exponent())
+	switch {
+	case exp > 0:
+		digits += exp
+	case -exp >= digits:
+		digits = -exp + 1
+	}
+	if digits > MaxAmountLength {
+		return procure.Invalid(procure.SourceBody, "budget", "must have at most "+strconv.Itoa(MaxAmountLength)+" digits")
+	}
+	return nil
 }
 
 // Rows returns a copy of t's budgets, for a store that builds the next

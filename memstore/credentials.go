@@ -34,6 +34,9 @@ func (s *Store) AddToken(ctx context.Context, t auth.Token) (auth.Token, error) 
 	if err := ctx.Err(); err != nil {
 		return auth.Token{}, err
 	}
+	if err := auth.ValidateToken(t); err != nil {
+		return auth.Token{}, err
+	}
 	if err := s.needCommunity(t.Community); err != nil {
 		return auth.Token{}, err
 	}
@@ -173,6 +176,9 @@ func (s *Store) PutServiceAccount(ctx context.Context, community, id string, all
 	if err := auth.ValidateAccountID(id); err != nil {
 		return auth.ServiceAccount{}, err
 	}
+	if err := auth.ValidateAllowedIPs(allowedIPs); err != nil {
+		return auth.ServiceAccount{}, err
+	}
 	if err := s.needCommunity(community); err != nil {
 		return auth.ServiceAccount{}, err
 	}
@@ -199,6 +205,9 @@ func (s *Store) PutServiceAccount(ctx context.Context, community, id string, all
 // AddKey implements auth.KeyWriter.
 func (s *Store) AddKey(ctx context.Context, community, accountID string, k auth.Key) (auth.Key, error) {
 	if err := ctx.Err(); err != nil {
+		return auth.Key{}, err
+	}
+	if err := auth.ValidateKey(k); err != nil {
 		return auth.Key{}, err
 	}
 	if err := s.needCommunity(community); err != nil {
@@ -286,6 +295,9 @@ func (s *Store) PutBudget(ctx context.Context, community, account string, amount
 	}
 	account = strings.TrimSpace(account)
 	if err := budget.ValidateAccount(account); err != nil {
+		return err
+	}
+	if err := budget.ValidateAmount(amount); err != nil {
 		return err
 	}
 	if err := s.needCommunity(community); err != nil {
