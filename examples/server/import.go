@@ -1,10 +1,18 @@
 package main
 
 import (
+	"bufio"
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
+	"maps"
+	"os"
+	"slices"
+	"sync"
+	"time"
 
+	"github.com/procurekit/procure/datafile"
 	"github.com/procurekit/procure/httpapi"
 	"github.com/procurekit/procure/pgstore"
 )
@@ -31,4 +39,56 @@ func importFunc(store backend, log *slog.Logger) httpapi.ImportFunc {
 		}
 		return counts, err
 	}
+}
+
+// importEvery is how often the import at start logs its progress.
+var importEvery = 2 * time.Second
+
+// importData opens the PostgreSQL store and upserts the -data file into it
+// as a stream (bounded memory whatever the file's size), logging progress
+// on standard error every importEvery and the totals at the end.
+func importData(ctx context.Context, cfg config, log *slog.Logger) (loaded, backend, func(), error) {
+	f, err := os.Open(cfg.data)
+	if err != nil {
+		return loaded{}, nil, nil, err
+	}
+	defer f.Close()
+	var size int64
+	if st, err := f.Stat(); err == nil {
+		size = st.Size()
+	}
+	pg, err := pgstore.Open(ctx, cfg.postgres)
+	if err != nil {
+		return loaded{}, nil, nil, err
+	}
+	start := time.Now()
+	var mu sync.Mutex
+	last := start
+	progress := func(n int64) {
+		mu.Lock()
+		defer mu.Unlock()
+		now := time.Now()
+		if now.Sub(last) < importEvery {
+			return
+		}
+		last = now
+		attrs := []any{"file", cfg.data, "read_mb", n >> 20, "mb_per_s", int(float64(n>>20) / now.Sub(start).Seconds())}
+		if size > 0 {
+			attrs = append(attrs, "percent", n*100/size)
+		}
+		log.Info("import progress", attrs...)
+	}
+	log.Info("import started", "file", cfg.data, "size_mb", size>>20)
+	counts, err := pg.ImportStreamWith(pgstore.WithoutStatementTimeout(ctx), bufio.NewReaderSize(f, 1<<20), pgstore.ImportOptions{Progress: progress})
+	if err != nil {
+		pg.Close()
+		return loaded{}, nil, nil, fmt.Errorf("%s: %w", cfg.data, err)
+	}
+	attrs := []any{"file", cfg.data, "duration", time.Since(start).Round(time.Millisecond)}
+	for _, k := range slices.Sorted(maps.Keys(counts)) {
+		attrs = append(attrs, k, counts[k])
+	}
+	log.Info("import done", attrs...)
+	// The banner of a -data file tells the counts only.
+	return loaded{file: &datafile.File{Communities: make([]datafile.Community, counts["communities"])}, suppliers: counts["suppliers"]}, pg, pg.Close, nil
 }

@@ -144,7 +144,8 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 		fs.Usage()
 		return cfg, errUsage
 	}
-	if cfg.adminAddr != "" && cfg.adminAddr == cfg.addr {
+	// Port 0 picks a free port for each listener, so two ":0" differ.
+	if cfg.adminAddr != "" && cfg.adminAddr == cfg.addr && !strings.HasSuffix(cfg.addr, ":0") {
 		fmt.Fprintln(stderr, "server: -admin-addr must differ from -addr: the admin API never shares the public listener")
 		fs.Usage()
 		return cfg, errUsage
@@ -162,7 +163,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	log := newLogger(cfg, stderr)
 	log.Info("store", "kind", storeKind(cfg), "data", dataName(cfg.data))
 
-	data, store, closeStore, err := openData(ctx, cfg)
+	data, store, closeStore, err := openData(ctx, cfg, log)
 	if err != nil {
 		return err
 	}
@@ -243,11 +244,15 @@ type loaded struct {
 	suppliers int
 }
 
-// openData opens the backend and loads the data into it. A -data file for
-// memstore is streamed (memstore's Loader: the file is never in memory as
-// a whole, and the decoded suppliers become the store's records); the demo
-// data and -postgres go through a parsed datafile.File.
-func openData(ctx context.Context, cfg config) (loaded, backend, func(), error) {
+// openData opens the backend and loads the data into it. A -data file is
+// streamed: into memstore by its Loader (the file is never in memory as a
+// whole, and the decoded suppliers become the store's records), into
+// PostgreSQL by pgstore's ImportStream, with progress and totals logged.
+// The demo data goes through a parsed datafile.File.
+func openData(ctx context.Context, cfg config, log *slog.Logger) (loaded, backend, func(), error) {
+	if cfg.data != "" && cfg.postgres != "" {
+		return importData(ctx, cfg, log)
+	}
 	if cfg.data != "" && cfg.postgres == "" {
 		store := memstore.New()
 		b := &bannerLoader{Handler: store.Loader()}

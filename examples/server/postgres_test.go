@@ -1,9 +1,13 @@
 package main
 
 import (
+	"fmt"
 	"net/http"
 	"os"
+	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/procurekit/procure/internal/pgtest"
 )
@@ -38,5 +42,48 @@ func TestRunOnPostgres(t *testing.T) {
 	_, mem := get(t, r.base+"/public/community/suppliers?size=100&sort=modifiedDate,desc", "demo-acme-read-token")
 	if string(mem) != string(first) {
 		t.Errorf("PostgreSQL and memory answers differ:\n%s\nvs\n%s", first, mem)
+	}
+}
+
+// Issue 9 part 6: a -data file is streamed into PostgreSQL at start (an
+// upsert, so starting again changes nothing), with progress and totals
+// on standard error.
+func TestRunImportsDataFileOnPostgres(t *testing.T) {
+	dsn := pgtest.NewDatabase(t)
+	defer func(d time.Duration) { importEvery = d }(importEvery)
+	importEvery = 0 // every read logs its progress
+
+	var b strings.Builder
+	b.WriteString(`{"communities": [{"id": "big", "name": "Big", "region": "AU",
+		"tokens": [{"token": "big-read-token", "scopes": ["suppliers:read"]}], "suppliers": [`)
+	const n = 300
+	for i := range n {
+		if i > 0 {
+			b.WriteString(",\n")
+		}
+		fmt.Fprintf(&b, `{"id": "0f0f0f0f-0000-4000-8000-%012d", "name": "Supplier %03d", "profileType": "COMPANY",
+			"modifiedDate": "2026-01-01T00:00:00Z", "createdDate": "2026-01-01T00:00:00Z"}`, i+1, i)
+	}
+	b.WriteString("]}]}")
+	path := filepath.Join(t.TempDir(), "big.json")
+	writeFile(t, path, b.String())
+
+	for i := range 2 {
+		r := start(t, "-postgres", dsn, "-data", path)
+		status, body := get(t, r.base+"/public/community/suppliers?size=1", "big-read-token")
+		if status != http.StatusOK || !strings.Contains(string(body), `"totalElements":300`) {
+			t.Fatalf("start %d: status %d: %s", i, status, body)
+		}
+		r.cancel()
+		<-r.done
+		log := r.stderr.String()
+		for _, want := range []string{"msg=\"import started\"", "msg=\"import progress\"", "percent=", "msg=\"import done\"", "suppliers=300", "communities=1"} {
+			if !strings.Contains(log, want) {
+				t.Errorf("start %d: the log has no %s:\n%s", i, want, log)
+			}
+		}
+		if strings.Contains(log, "big-read-token") {
+			t.Errorf("start %d: the log shows a secret of the file", i)
+		}
 	}
 }
