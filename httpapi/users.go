@@ -10,6 +10,7 @@ import (
 	"mime"
 	"net/http"
 	"net/netip"
+	"net/url"
 	"reflect"
 	"strconv"
 	"strings"
@@ -32,6 +33,24 @@ func UserOpenAPI() []byte { return bytes.Clone(userOpenAPI) }
 // UserBasePath is the version segment every path of the user API starts
 // with (spec 9).
 const UserBasePath = "/v1"
+
+// HeaderAutoRoles is the response header of GET
+// /v1/users/username/{username} that lists the role codes the community
+// adds to every user created or updated through the API: the codes, each
+// percent-encoded (url.QueryEscape), joined by commas; empty when there
+// are none. userapi.Sync reads it.
+const HeaderAutoRoles = "Procure-Auto-Roles"
+
+func encodeAutoRoles(roles []string) string {
+	var b strings.Builder
+	for i, r := range roles {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(url.QueryEscape(r))
+	}
+	return b.String()
+}
 
 // MaxUserBodyBytes is the largest request body the user API reads (1 MiB,
 // DECISIONS.md "Errors"); a larger one is a 413.
@@ -168,6 +187,12 @@ func (a *userAPI) getUser(w http.ResponseWriter, r *http.Request, community stri
 		return err
 	}
 	w.Header().Set("ETag", versionETag(u.Version))
+	// The pre-check tells a syncing client which roles the server adds by
+	// itself (HeaderAutoRoles), so that it need not write a user whose
+	// only difference is one. Auxiliary: a failure leaves the header out.
+	if roles, err := a.users.AutoRolesOf(r.Context(), community); err == nil {
+		w.Header()[HeaderAutoRoles] = []string{encodeAutoRoles(roles)}
+	}
 	writeJSON(w, http.StatusOK, &u)
 	return nil
 }

@@ -70,3 +70,20 @@ func TestUsersVersions(t *testing.T) {
 		t.Errorf("POST ETag = %q; want W/\"1\"", got)
 	}
 }
+
+// The pre-check announces the community's auto-roles (HeaderAutoRoles),
+// percent-encoded; a community without any sends the header empty.
+func TestUsersAnnounceAutoRoles(t *testing.T) {
+	s := newUserServer(t)
+	if err := s.store.SetAutoRoles("community-a", []string{"EMPLOYEE", "A,B %"}); err != nil {
+		t.Fatal(err)
+	}
+	res := s.do(t, req{method: http.MethodGet, path: "/v1/users/username/alice.smith"})
+	if got := res.header.Values(httpapi.HeaderAutoRoles); len(got) != 1 || got[0] != "EMPLOYEE,A%2CB+%25" {
+		t.Errorf("community A: %s %q; want EMPLOYEE,A%%2CB+%%25", httpapi.HeaderAutoRoles, got)
+	}
+	res = s.do(t, req{method: http.MethodGet, path: "/v1/users/username/carol", account: accountB, key: keyB})
+	if got, ok := res.header[httpapi.HeaderAutoRoles]; !ok || len(got) != 1 || got[0] != "" {
+		t.Errorf("community B: %s %q (present %v); want present and empty", httpapi.HeaderAutoRoles, got, ok)
+	}
+}

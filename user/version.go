@@ -99,3 +99,11 @@ func checkVersion(u *User, version int64) error {
 	}
 	return nil
 }
+
+// AutoRolesOf returns the role codes Create and Update add to every user
+// of the community (Service.AutoRoles, or the Store's), checked as they
+// are there. A client that compares a user with the one it wants needs
+// them, to tell the server's own additions from a difference.
+func (s *Service) AutoRolesOf(ctx context.Context, community string) ([]string, error) {
+	return s.autoRoles(ctx, community)
+}

@@ -78,7 +78,9 @@ func WithHTTPClient(hc *http.Client) Option { return func(c *Client) { c.hc = hc
 func WithUserAgent(ua string) Option { return func(c *Client) { c.userAgent = ua } }
 
 // WithAutoRoles names the role codes the community adds to every user
-// created or updated through the API. Sync then ignores them when it
+// created or updated through the API, for a server that does not announce
+// them (this module's server does, in the pre-check's Procure-Auto-Roles
+// header, and Sync uses those as well). Sync accounts for them when it
 // compares roles, so that a user whose only difference is an auto-role is
 // left untouched (the server would add it back anyway).
 func WithAutoRoles(codes ...string) Option {
@@ -236,7 +238,40 @@ func (c *Client) GetByUsername(ctx context.Context, username string) (user.User,
 	if strings.TrimSpace(username) == "" {
 		return user.User{}, procure.Invalid(procure.SourcePath, "username", "is required")
 	}
-	return c.do(ctx, http.MethodGet, "/v1/users/username/"+url.PathEscape(username), nil)
+	u, _, err := c.do(ctx, http.MethodGet, "/v1/users/username/"+url.PathEscape(username), nil)
+	return u, err
+}
+
+// headerAutoRoles is the response header of the pre-check in which the
+// server lists the community's auto-roles (httpapi.HeaderAutoRoles).
+const headerAutoRoles = "Procure-Auto-Roles"
+
+// getForSync is GetByUsername that also returns the auto-roles the server
+// announced, and whether it announced any list at all (a server of
+// another implementation does not).
+func (c *Client) getForSync(ctx context.Context, username string) (user.User, []string, bool, error) {
+	u, h, err := c.do(ctx, http.MethodGet, "/v1/users/username/"+url.PathEscape(username), nil)
+	if err != nil {
+		return u, nil, false, err
+	}
+	vals, ok := h[headerAutoRoles]
+	if !ok {
+		return u, nil, false, nil
+	}
+	var roles []string
+	for _, v := range vals {
+		for part := range strings.SplitSeq(v, ",") {
+			if part = strings.TrimSpace(part); part == "" {
+				continue
+			}
+			r, err := url.QueryUnescape(part)
+			if err != nil {
+				return u, nil, false, nil // not ours to read: as if not announced
+			}
+			roles = append(roles, r)
+		}
+	}
+	return u, roles, true, nil
 }
 
 // Create creates a user and returns it as the server stored it (with its
@@ -257,19 +292,20 @@ func (c *Client) send(ctx context.Context, method string, in user.Input) (user.U
 	if err != nil {
 		return user.User{}, fmt.Errorf("userapi: encode user: %w", err)
 	}
-	return c.do(ctx, method, "/v1/users", body)
+	u, _, err := c.do(ctx, method, "/v1/users", body)
+	return u, err
 }
 
-// do sends one request and decodes a 200 into a user, anything else into
-// an *Error.
-func (c *Client) do(ctx context.Context, method, path string, body []byte) (user.User, error) {
+// do sends one request and decodes a 200 into a user (returned with the
+// response's header), anything else into an *Error.
+func (c *Client) do(ctx context.Context, method, path string, body []byte) (user.User, http.Header, error) {
 	var rd io.Reader
 	if body != nil {
 		rd = bytes.NewReader(body)
 	}
 	req, err := http.NewRequestWithContext(ctx, method, c.base+path, rd)
 	if err != nil {
-		return user.User{}, fmt.Errorf("userapi: %w", err)
+		return user.User{}, nil, fmt.Errorf("userapi: %w", err)
 	}
 	h := req.Header
 	h["Service-Account-Id"] = []string{c.account}
@@ -284,7 +320,7 @@ func (c *Client) do(ctx context.Context, method, path string, body []byte) (user
 	resp, err := c.hc.Do(req)
 	if err != nil {
 		// A *url.Error: method, URL and cause; the key is only in a header.
-		return user.User{}, err
+		return user.User{}, nil, err
 	}
 	defer func() {
 		// Drain what is left so that the connection is reused.
@@ -293,16 +329,16 @@ func (c *Client) do(ctx context.Context, method, path string, body []byte) (user
 	}()
 	data, err := io.ReadAll(io.LimitReader(resp.Body, maxResponseBytes))
 	if err != nil {
-		return user.User{}, fmt.Errorf("userapi: %s %s: read response: %w", method, path, err)
+		return user.User{}, nil, fmt.Errorf("userapi: %s %s: read response: %w", method, path, err)
 	}
 	if resp.StatusCode != http.StatusOK {
-		return user.User{}, responseError(resp.StatusCode, data)
+		return user.User{}, nil, responseError(resp.StatusCode, data)
 	}
 	var u user.User
 	if err := json.Unmarshal(data, &u); err != nil {
-		return user.User{}, fmt.Errorf("userapi: %s %s: decode user: %w", method, path, err)
+		return user.User{}, nil, fmt.Errorf("userapi: %s %s: decode user: %w", method, path, err)
 	}
-	return u, nil
+	return u, resp.Header, nil
 }
 
 // responseError builds the *Error of a non-200 response.

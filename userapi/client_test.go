@@ -39,6 +39,9 @@ type server struct {
 	mu     sync.Mutex
 	writes int
 	before func(r *http.Request) // runs before each request, when set
+	// stripAutoRoles makes the server behave as one that does not
+	// announce its auto-roles (another implementation of the spec).
+	stripAutoRoles bool
 }
 
 func (s *server) writeCount() int {
@@ -82,14 +85,28 @@ func startServer(autoRoles ...string) (*server, error) {
 		if r.Method == http.MethodPost || r.Method == http.MethodPut {
 			s.writes++
 		}
-		before := s.before
+		before, strip := s.before, s.stripAutoRoles
 		s.mu.Unlock()
 		if before != nil {
 			before(r)
 		}
+		if strip {
+			w = stripHeader{w, httpapi.HeaderAutoRoles}
+		}
 		mux.ServeHTTP(w, r)
 	}))
 	return s, nil
+}
+
+// stripHeader drops one header from a response.
+type stripHeader struct {
+	http.ResponseWriter
+	name string
+}
+
+func (s stripHeader) WriteHeader(code int) {
+	s.Header().Del(s.name)
+	s.ResponseWriter.WriteHeader(code)
 }
 
 func newClient(tb testing.TB, s *server, opts ...userapi.Option) *userapi.Client {

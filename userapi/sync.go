@@ -38,9 +38,9 @@ func (o Outcome) String() string {
 // Plan is what Sync would do to bring one user in step, found by the
 // pre-check without writing anything. Apply carries it out.
 type Plan struct {
-	// Outcome is the predicted outcome. Apply may report Unchanged for a
-	// planned update when the server's result equals what it held before
-	// (an auto-role the client was not told about, say), and Created for
+	// Outcome is the predicted outcome, and what Apply reports: Apply
+	// reports what it sent (Updated for every update it sent, even when
+	// the server's result equals what it held before), except Created for
 	// an update by id whose id turned out to be unknown.
 	Outcome Outcome
 	// Current is the user the pre-check found by username, or nil.
@@ -77,11 +77,12 @@ func (p Plan) ByID() bool { return p.byID }
 //     with the current user; fields absent from in are "no change". Text
 //     and enabled compare exactly (a change in the case of the username is
 //     a change); the coded lists compare as sets of codes and attributes
-//     as sets of name/value pairs, so order does not matter; role codes
-//     named by WithAutoRoles are ignored on both sides. No difference:
-//     nothing is written (Unchanged). A difference: update with the
-//     user's id (Updated), or Unchanged if the server's result equals the
-//     user as it was.
+//     as sets of name/value pairs, so order does not matter. Roles are
+//     compared as the server would store them: the desired roles plus the
+//     community's auto-roles - those the server announced in the
+//     pre-check (Procure-Auto-Roles) and those named by WithAutoRoles -
+//     against the current roles. No difference: nothing is written
+//     (Unchanged). A difference: update with the user's id (Updated).
 //
 // A create that loses a race (the username was created by someone else
 // after the pre-check) is planned and applied once more, which then
@@ -111,7 +112,7 @@ func (c *Client) Plan(ctx context.Context, in user.Input) (Plan, error) {
 	if in.ID != nil && *in.ID == "" {
 		in.ID = nil // an empty id means none (the server generates one)
 	}
-	cur, err := c.GetByUsername(ctx, *in.Username)
+	cur, announced, _, err := c.getForSync(ctx, *in.Username)
 	switch {
 	case IsNotFound(err) && in.ID != nil:
 		return Plan{Outcome: Updated, Changes: without(in.Fields(), "id"), Input: in, byID: true}, nil
@@ -123,7 +124,7 @@ func (c *Client) Plan(ctx context.Context, in user.Input) (Plan, error) {
 	if in.ID != nil && *in.ID != cur.ID {
 		return Plan{}, fmt.Errorf("%w: username %q is user %q, the desired user is %q", ErrIDMismatch, cur.Username, cur.ID, *in.ID)
 	}
-	changes := c.differences(in, cur)
+	changes := c.differences(in, cur, announced)
 	if len(changes) == 0 {
 		return Plan{Outcome: Unchanged, Current: &cur, Input: in}, nil
 	}
@@ -161,17 +162,15 @@ func (c *Client) Apply(ctx context.Context, p Plan) (Outcome, user.User, error) 
 		if err != nil {
 			return Unchanged, user.User{}, err
 		}
-		if equivalent(*p.Current, u) {
-			return Unchanged, u, nil
-		}
-		return Updated, u, nil
+		return Updated, u, nil // what was sent, whatever the server made of it
 	}
 	return Unchanged, user.User{}, errors.New("userapi: Apply: the plan was not made by Plan")
 }
 
 // differences lists the JSON names of the fields present in in that differ
-// from cur, by Sync's rules.
-func (c *Client) differences(in user.Input, cur user.User) []string {
+// from cur, by Sync's rules; autoRoles are the roles the server announced
+// it adds.
+func (c *Client) differences(in user.Input, cur user.User, autoRoles []string) []string {
 	var out []string
 	text := func(name string, want *string, have string) {
 		if want != nil && *want != have {
@@ -194,7 +193,9 @@ func (c *Client) differences(in user.Input, cur user.User) []string {
 		out = append(out, "enabled")
 	}
 	list("organisationUnits", in.OrganisationUnits, cur.OrganisationUnits, nil)
-	list("roles", in.Roles, cur.Roles, c.autoRoles)
+	if in.Roles != nil && !sameCodes(c.storedRoles(*in.Roles, autoRoles), cur.Roles, nil) {
+		out = append(out, "roles")
+	}
 	list("buyerGroups", in.BuyerGroups, cur.BuyerGroups, nil)
 	if in.Attributes != nil && !sameAttributes(*in.Attributes, cur.Attributes) {
 		out = append(out, "attributes")
@@ -238,15 +239,18 @@ func sameAttributes(a, b []user.Attribute) bool {
 	return true
 }
 
-// equivalent reports whether two users are the same by Sync's rules (lists
-// as sets), nothing ignored.
-func equivalent(a, b user.User) bool {
-	return a.ID == b.ID && a.Username == b.Username && a.ExternalID == b.ExternalID &&
-		a.FirstName == b.FirstName && a.LastName == b.LastName && a.DisplayName == b.DisplayName &&
-		a.Email == b.Email && a.Phone == b.Phone && a.Enabled == b.Enabled &&
-		sameCodes(a.OrganisationUnits, b.OrganisationUnits, nil) && sameCodes(a.Roles, b.Roles, nil) &&
-		sameCodes(a.BuyerGroups, b.BuyerGroups, nil) && sameAttributes(a.Attributes, b.Attributes) &&
-		sameCodes(a.ApproverGroups, b.ApproverGroups, nil)
+// storedRoles returns the roles the server would store for desired: the
+// desired ones plus the auto-roles (announced, and named by
+// WithAutoRoles), as a set.
+func (c *Client) storedRoles(desired []user.Code, announced []string) []user.Code {
+	out := slices.Clone(desired)
+	for _, r := range announced {
+		out = append(out, user.Code{Code: r})
+	}
+	for r := range c.autoRoles {
+		out = append(out, user.Code{Code: r})
+	}
+	return out
 }
 
 func without(names []string, drop string) []string {

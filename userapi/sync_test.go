@@ -60,11 +60,29 @@ func TestSync(t *testing.T) {
 			},
 		},
 		{
-			// Without WithAutoRoles the client cannot tell the auto-role from a
-			// removed role: it writes, and reports what the server did.
-			name: "auto-role unknown to the client", autoRoles: []string{"APPROVER"},
+			// The server announces its auto-roles in the pre-check: the
+			// client needs no WithAutoRoles to leave the user alone.
+			name: "auto-role announced by the server", autoRoles: []string{"APPROVER"},
 			in:          user.Input{Username: new("alice"), Roles: &[]user.Code{{Code: "BUYER"}}},
-			wantOutcome: userapi.Unchanged, wantChanges: []string{"roles"}, wantWrites: 1,
+			wantOutcome: userapi.Unchanged, wantWrites: 0,
+		},
+		{
+			// A role the HRIS removed is still a change, auto-roles or not.
+			name: "a removed role is a change", autoRoles: []string{"EMPLOYEE"},
+			in:          user.Input{Username: new("alice"), Roles: &[]user.Code{{Code: "BUYER"}, {Code: "EMPLOYEE"}}},
+			wantOutcome: userapi.Updated, wantChanges: []string{"roles"}, wantWrites: 1,
+			check: func(t *testing.T, u user.User) {
+				if !cmp.Equal(u.Roles, user.Codes("BUYER", "EMPLOYEE")) {
+					t.Errorf("roles %v; want BUYER, EMPLOYEE", u.Roles)
+				}
+			},
+		},
+		{
+			// A user the server holds without an auto-role (from a data
+			// file) would gain it: a change.
+			name: "a missing auto-role is a change", autoRoles: []string{"EMPLOYEE"},
+			in:          user.Input{Username: new("alice"), Roles: &[]user.Code{{Code: "BUYER"}, {Code: "APPROVER"}}},
+			wantOutcome: userapi.Updated, wantChanges: []string{"roles"}, wantWrites: 1,
 		},
 		{
 			name: "auto-role named by WithAutoRoles", autoRoles: []string{"APPROVER"}, opts: []userapi.Option{userapi.WithAutoRoles("APPROVER")},
@@ -131,11 +149,60 @@ func TestSync(t *testing.T) {
 			}
 			// A second run changes nothing and writes nothing.
 			before := s.writeCount()
-			if o, _, err := c.Sync(ctx, tt.in); err != nil || (o != userapi.Unchanged && tt.name != "auto-role unknown to the client") {
+			if o, _, err := c.Sync(ctx, tt.in); err != nil || o != userapi.Unchanged {
 				t.Errorf("second Sync = %v, %v; want unchanged", o, err)
 			}
-			if tt.name != "auto-role unknown to the client" && s.writeCount() != before {
+			if s.writeCount() != before {
 				t.Errorf("second Sync wrote")
+			}
+		})
+	}
+}
+
+// Issue 13 part 7: with auto-roles, Sync writes nothing for a user that is
+// unchanged once the server's additions are accounted for, reports
+// exactly what it sent, and the plan (a dry run) agrees with the real
+// run - with no client option naming the auto-roles. Against a server
+// that does not announce them, the plan says update and Sync reports the
+// update it sent.
+func TestSyncAutoRolesPinned(t *testing.T) {
+	ctx := context.Background()
+	in := user.Input{Username: new("hana"), FirstName: new("Hana"), Roles: &[]user.Code{{Code: "BUYER"}}}
+	for _, tt := range []struct {
+		name       string
+		announce   bool
+		opts       []userapi.Option
+		wantSecond userapi.Outcome
+		wantWrites int // by the second Sync
+	}{
+		{"announced", true, nil, userapi.Unchanged, 0},
+		{"not announced, no option", false, nil, userapi.Updated, 1},
+		{"not announced, WithAutoRoles", false, []userapi.Option{userapi.WithAutoRoles("EMPLOYEE")}, userapi.Unchanged, 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newServer(t, "EMPLOYEE")
+			if !tt.announce {
+				s.stripAutoRoles = true
+			}
+			c := newClient(t, s, tt.opts...)
+			if o, u, err := c.Sync(ctx, in); err != nil || o != userapi.Created || !cmp.Equal(u.Roles, user.Codes("BUYER", "EMPLOYEE")) {
+				t.Fatalf("first Sync = %v, %+v, %v; want created with the auto-role", o, u, err)
+			}
+			plan, err := c.Plan(ctx, in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			before := s.writeCount()
+			o, _, err := c.Sync(ctx, in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			writes := s.writeCount() - before
+			if plan.Outcome != o || o != tt.wantSecond || writes != tt.wantWrites {
+				t.Errorf("second run: plan %v, Sync %v with %d writes; want %v both and %d writes", plan.Outcome, o, writes, tt.wantSecond, tt.wantWrites)
+			}
+			if (o == userapi.Updated) != (writes == 1) {
+				t.Errorf("Sync reported %v after %d writes", o, writes)
 			}
 		})
 	}
