@@ -34,6 +34,8 @@ func (s *Store) Import(ctx context.Context, f *datafile.File) error {
 			f.Communities[ci].Suppliers[si].Normalize()
 		}
 	}
+	// A bulk import outlasts the statement timeout.
+	ctx = WithoutStatementTimeout(ctx)
 	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		im, err := newImporter(ctx, tx)
 		if err != nil {
@@ -82,7 +84,9 @@ type ImportOptions struct {
 // entry ("communities[1].users[0].id: ..."). Secrets are stored only as
 // SHA-256 hashes.
 //
-// A community's row is locked while its entry is written, so imports and
+// The import runs without the store's statement timeout
+// (WithoutStatementTimeout). A community's row is locked while its entry
+// is written, so imports and
 // the supplier writes of that community take turns. Imported dates are
 // the file's; the community's modifiedDate high-water mark is raised to
 // the latest of them, so later writes still stamp above every date a
@@ -104,6 +108,8 @@ func (s *Store) ImportStreamWith(ctx context.Context, r io.Reader, o ImportOptio
 		r = &progressReader{r: r, fn: o.Progress}
 	}
 	var counts map[string]int
+	// A bulk import outlasts the statement timeout.
+	ctx = WithoutStatementTimeout(ctx)
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		im, err := newImporter(ctx, tx)
 		if err != nil {
@@ -371,6 +377,11 @@ func (im *importer) Community(ci int, c *datafile.Community, n int) error {
 		return fmt.Errorf("%s.suppliers: %w", at, err)
 	}
 	im.changed += changed
+	if changed > 0 {
+		if err := rebuildBuckets(ctx, tx, []string{c.ID}); err != nil {
+			return fmt.Errorf("%s.suppliers: %w", at, err)
+		}
+	}
 	for _, f := range []func(context.Context, pgx.Tx, string, *datafile.Community) error{importTokens, importAccounts, importBudgets, importUsers} {
 		if err := f(ctx, tx, at, c); err != nil {
 			return err

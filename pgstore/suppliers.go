@@ -130,6 +130,9 @@ func (s *Store) ListSuppliers(ctx context.Context, community string, q supplier.
 	if err != nil {
 		return paging.Page[supplier.Summary]{}, err
 	}
+	if q.Query == "" && q.ModifiedSince.IsZero() && r.Offset() >= bucketSize {
+		return s.listDeep(ctx, community, q, page)
+	}
 	var total int64
 	var items []supplier.Summary
 	b := &pgx.Batch{}
@@ -147,6 +150,87 @@ func (s *Store) ListSuppliers(ctx context.Context, community string, q supplier.
 		return paging.Page[supplier.Summary]{}, fmt.Errorf("pgstore: list suppliers: %w", err)
 	}
 	return paging.NewPage(items, int(total), r), nil
+}
+
+// listDeep reads a deep page of the unfiltered list through the buckets
+// (see buckets.go), or with plain, the page query of listQueries, when the
+// page reaches the suppliers without a name. Both round trips run in one
+// read-only repeatable-read transaction, so the buckets agree with the
+// rows.
+func (s *Store) listDeep(ctx context.Context, community string, q supplier.ListQuery, plain query) (paging.Page[supplier.Summary], error) {
+	fail := func(err error) (paging.Page[supplier.Summary], error) {
+		return paging.Page[supplier.Summary]{}, fmt.Errorf("pgstore: list suppliers: %w", err)
+	}
+	conn, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return fail(err)
+	}
+	// A connection left in the transaction by an error is closed by
+	// Release, not reused.
+	defer conn.Release()
+	ord := bucketOrd(q.Page.Sort)
+	off, size := int64(q.Page.Offset()), int64(q.Page.Size)
+	var total, before, bucketed int64
+	var lo string
+	var hi *string
+	found := false
+	b := &pgx.Batch{}
+	b.Queue(`BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY`)
+	b.Queue(`SELECT coalesce((SELECT supplier_count FROM communities WHERE id = $1), 0)`, community).
+		QueryRow(func(row pgx.Row) error { return row.Scan(&total) })
+	b.Queue(bucketLookupSQL(q.Page.Sort.Desc), community, int16(ord), off).Query(func(rows pgx.Rows) error {
+		for rows.Next() {
+			found = true
+			if err := rows.Scan(&lo, &hi, &before, &bucketed); err != nil {
+				return err
+			}
+		}
+		return rows.Err()
+	})
+	if err := conn.SendBatch(ctx, b).Close(); err != nil {
+		return fail(err)
+	}
+	page := plain
+	if found && off+size <= bucketed {
+		inner, err := orderBy(q.Page.Sort, "i", "id")
+		if err != nil {
+			return fail(err)
+		}
+		outer, _ := orderBy(q.Page.Sort, "s", "id")
+		args := []any{community}
+		bound := ""
+		col := "i." + bucketColumn(ord)
+		switch {
+		case !q.Page.Sort.Desc && lo != "":
+			v, err := bucketArg(ord, lo)
+			if err != nil {
+				return fail(err)
+			}
+			args, bound = append(args, v), ` AND `+col+` >= $2`
+		case q.Page.Sort.Desc && hi != nil:
+			v, err := bucketArg(ord, *hi)
+			if err != nil {
+				return fail(err)
+			}
+			args, bound = append(args, v), ` AND `+col+` < $2`
+		}
+		page = query{`SELECT ` + summaryColumns + ` FROM (SELECT i.id FROM suppliers i WHERE i.community_id = $1` + bound + `
+			ORDER BY ` + inner + limitOffset(size, off-before) + `) p
+			JOIN suppliers s ON s.community_id = $1 AND s.id = p.id
+			ORDER BY ` + outer, args}
+	}
+	var items []supplier.Summary
+	b = &pgx.Batch{}
+	b.Queue(page.sql, page.args...).Query(func(rows pgx.Rows) error {
+		var err error
+		items, err = pgx.CollectRows(rows, collectSummary)
+		return err
+	})
+	b.Queue(`COMMIT`)
+	if err := conn.SendBatch(ctx, b).Close(); err != nil {
+		return fail(err)
+	}
+	return paging.NewPage(items, int(total), q.Page), nil
 }
 
 // query is one SQL statement and its arguments.
@@ -273,11 +357,18 @@ type querier interface {
 // loadRecord reads a supplier's detail and keywords (not its contacts and
 // addresses); found is false when the community has no such supplier.
 func loadRecord(ctx context.Context, q querier, community string, id uuid.UUID) (r supplier.Record, found bool, err error) {
-	rows, err := q.Query(ctx, `SELECT `+summaryColumns+`, s.details, s.keywords, s.empty_text FROM suppliers s
-		WHERE s.community_id = $1 AND s.id = $2`, community, id)
+	rows, err := q.Query(ctx, loadRecordSQL, community, id)
 	if err != nil {
 		return r, false, err
 	}
+	return collectRecord(rows)
+}
+
+const loadRecordSQL = `SELECT ` + summaryColumns + `, s.details, s.keywords, s.empty_text FROM suppliers s
+	WHERE s.community_id = $1 AND s.id = $2`
+
+// collectRecord reads the result of loadRecordSQL.
+func collectRecord(rows pgx.Rows) (r supplier.Record, found bool, err error) {
 	r, err = pgx.CollectExactlyOneRow(rows, func(row pgx.CollectableRow) (supplier.Record, error) {
 		var r supplier.Record
 		var raw []byte

@@ -99,7 +99,9 @@ func updateSet(cols []string) string {
 
 // lockCommunity locks the community's row to the end of tx and returns the
 // stamp of a write in it, or an error matching procure.ErrUnknownCommunity.
-func lockCommunity(ctx context.Context, tx pgx.Tx, community string) (time.Time, error) {
+// more, when not nil, queues reads that run after the lock in the same
+// round trip.
+func lockCommunity(ctx context.Context, tx pgx.Tx, community string, more func(b *pgx.Batch)) (time.Time, error) {
 	var stamp time.Time
 	found := false
 	b := &pgx.Batch{}
@@ -120,6 +122,9 @@ func lockCommunity(ctx context.Context, tx pgx.Tx, community string) (time.Time,
 		}
 		return rows.Err()
 	})
+	if more != nil {
+		more(b)
+	}
 	if err := tx.SendBatch(ctx, b).Close(); err != nil {
 		return time.Time{}, err
 	}
@@ -159,11 +164,15 @@ func (s *Store) PutSupplier(ctx context.Context, community string, r supplier.Re
 	r.CleanEmptyText()
 	var out supplier.Detail
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		stamp, err := lockCommunity(ctx, tx, community)
-		if err != nil {
-			return err
-		}
-		old, found, err := loadRecord(ctx, tx, community, r.ID)
+		var old supplier.Record
+		var found bool
+		stamp, err := lockCommunity(ctx, tx, community, func(b *pgx.Batch) {
+			b.Queue(loadRecordSQL, community, r.ID).Query(func(rows pgx.Rows) error {
+				var err error
+				old, found, err = collectRecord(rows)
+				return err
+			})
+		})
 		if err != nil {
 			return err
 		}
@@ -188,7 +197,16 @@ func (s *Store) PutSupplier(ctx context.Context, community string, r supplier.Re
 			added = 1
 		}
 		b.Queue(`UPDATE communities SET last_modified = $2, supplier_count = supplier_count + $3 WHERE id = $1`, community, stamp, added)
+		var oldKeys *supplierKeys
+		if found {
+			oldKeys = keysOf(old.Name, old.CreatedDate, old.ModifiedDate)
+		}
+		var split []bucketRef
+		queueBucketDeltas(b, community, keyDeltas(oldKeys, keysOf(r.Name, r.CreatedDate, r.ModifiedDate)), &split)
 		if err := tx.SendBatch(ctx, b).Close(); err != nil {
+			return err
+		}
+		if err := splitBuckets(ctx, tx, community, split); err != nil {
 			return err
 		}
 		out, err = cloneDetail(r.Detail)
@@ -243,17 +261,22 @@ func writeError(op string, err error) error {
 // addresses (supplier.Writer). Nothing is stamped: the supplier is gone.
 func (s *Store) DeleteSupplier(ctx context.Context, community string, id uuid.UUID) error {
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		if _, err := lockCommunity(ctx, tx, community); err != nil {
+		if _, err := lockCommunity(ctx, tx, community, nil); err != nil {
 			return err
 		}
-		tag, err := tx.Exec(ctx, `DELETE FROM suppliers WHERE community_id = $1 AND id = $2`, community, id)
+		var name *string
+		var created, modified time.Time
+		err := tx.QueryRow(ctx, `DELETE FROM suppliers WHERE community_id = $1 AND id = $2 RETURNING name, created_date, modified_date`,
+			community, id).Scan(&name, &created, &modified)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return fmt.Errorf("supplier %s: %w", id, supplier.ErrNotFound)
+		}
 		if err != nil {
 			return err
 		}
-		if tag.RowsAffected() == 0 {
-			return fmt.Errorf("supplier %s: %w", id, supplier.ErrNotFound)
-		}
 		b := &pgx.Batch{}
+		var split []bucketRef
+		queueBucketDeltas(b, community, keyDeltas(keysOf(deref(name), created, modified), nil), &split)
 		for _, table := range []string{"supplier_terms", "supplier_contacts", "remittance_addresses"} {
 			b.Queue(`DELETE FROM `+table+` WHERE community_id = $1 AND supplier_id = $2`, community, id)
 		}
@@ -267,49 +290,74 @@ func (s *Store) DeleteSupplier(ctx context.Context, community string, id uuid.UU
 }
 
 // lockSupplier locks the community and checks that it holds the supplier;
-// it returns the write's stamp.
-func lockSupplier(ctx context.Context, tx pgx.Tx, community string, id uuid.UUID) (time.Time, error) {
-	stamp, err := lockCommunity(ctx, tx, community)
+// it returns the write's stamp and the supplier's sort keys. more, when
+// not nil, queues reads that run after the lock in the same round trip.
+func lockSupplier(ctx context.Context, tx pgx.Tx, community string, id uuid.UUID, more func(b *pgx.Batch)) (time.Time, *supplierKeys, error) {
+	var keys *supplierKeys
+	stamp, err := lockCommunity(ctx, tx, community, func(b *pgx.Batch) {
+		b.Queue(`SELECT name, created_date, modified_date FROM suppliers WHERE community_id = $1 AND id = $2`, community, id).
+			Query(func(rows pgx.Rows) error {
+				for rows.Next() {
+					var name *string
+					var created, modified time.Time
+					if err := rows.Scan(&name, &created, &modified); err != nil {
+						return err
+					}
+					keys = keysOf(deref(name), created, modified)
+				}
+				return rows.Err()
+			})
+		if more != nil {
+			more(b)
+		}
+	})
 	if err != nil {
-		return stamp, err
+		return stamp, nil, err
 	}
-	var exists bool
-	if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM suppliers WHERE community_id = $1 AND id = $2)`, community, id).Scan(&exists); err != nil {
-		return stamp, err
+	if keys == nil {
+		return stamp, nil, fmt.Errorf("supplier %s: %w", id, supplier.ErrNotFound)
 	}
-	if !exists {
-		return stamp, fmt.Errorf("supplier %s: %w", id, supplier.ErrNotFound)
+	return stamp, keys, nil
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
 	}
-	return stamp, nil
+	return *s
 }
 
 // queueStampSupplier queues the statements that stamp a supplier whose
-// contact or address changed, and the community's high-water mark.
-func queueStampSupplier(b *pgx.Batch, community string, id uuid.UUID, stamp time.Time) {
+// contact or address changed (its keys were old), and the community's
+// high-water mark.
+func queueStampSupplier(b *pgx.Batch, community string, id uuid.UUID, old *supplierKeys, stamp time.Time, split *[]bucketRef) {
 	b.Queue(`UPDATE suppliers SET modified_date = $3 WHERE community_id = $1 AND id = $2`, community, id, stamp)
 	b.Queue(`UPDATE supplier_terms SET modified_date = $3 WHERE community_id = $1 AND supplier_id = $2`, community, id, stamp)
 	b.Queue(`UPDATE communities SET last_modified = $2 WHERE id = $1`, community, stamp)
+	nk := *old
+	nk.modified = stamp
+	queueBucketDeltas(b, community, keyDeltas(old, &nk), split)
 }
 
-// loadDoc reads one contact or address document; found is false when
-// there is none.
-func loadDoc[T any](ctx context.Context, tx pgx.Tx, table, community string, supplierID, id uuid.UUID, restore func(*T, []string)) (T, bool, error) {
-	var v T
-	var raw []byte
-	var empty []string
-	err := tx.QueryRow(ctx, `SELECT doc, empty_text FROM `+table+` WHERE community_id = $1 AND supplier_id = $2 AND id = $3`,
-		community, supplierID, id).Scan(&raw, &empty)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return v, false, nil
-	}
-	if err != nil {
-		return v, false, err
-	}
-	if err := json.Unmarshal(raw, &v); err != nil {
-		return v, false, err
-	}
-	restore(&v, empty)
-	return v, true, nil
+// queueLoadDoc queues the read of one contact or address document into
+// *v; *found tells whether there is one.
+func queueLoadDoc[T any](b *pgx.Batch, table, community string, supplierID, id uuid.UUID, v *T, found *bool, restore func(*T, []string)) {
+	b.Queue(`SELECT doc, empty_text FROM `+table+` WHERE community_id = $1 AND supplier_id = $2 AND id = $3`,
+		community, supplierID, id).Query(func(rows pgx.Rows) error {
+		for rows.Next() {
+			var raw []byte
+			var empty []string
+			if err := rows.Scan(&raw, &empty); err != nil {
+				return err
+			}
+			if err := json.Unmarshal(raw, v); err != nil {
+				return err
+			}
+			restore(v, empty)
+			*found = true
+		}
+		return rows.Err()
+	})
 }
 
 // PutContact creates or replaces a contact of a supplier and stamps the
@@ -324,11 +372,11 @@ func (s *Store) PutContact(ctx context.Context, community string, supplierID uui
 	c.CleanEmptyText()
 	var out supplier.Contact
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		stamp, err := lockSupplier(ctx, tx, community, supplierID)
-		if err != nil {
-			return err
-		}
-		old, found, err := loadDoc(ctx, tx, "supplier_contacts", community, supplierID, c.ID, setContactEmptyText)
+		var old supplier.Contact
+		var found bool
+		stamp, keys, err := lockSupplier(ctx, tx, community, supplierID, func(b *pgx.Batch) {
+			queueLoadDoc(b, "supplier_contacts", community, supplierID, c.ID, &old, &found, setContactEmptyText)
+		})
 		if err != nil {
 			return err
 		}
@@ -348,8 +396,12 @@ func (s *Store) PutContact(ctx context.Context, community string, supplierID uui
 		b.Queue(`INSERT INTO supplier_contacts (community_id, supplier_id, id, name_key, doc, empty_text) VALUES ($1, $2, $3, $4, $5, $6)
 			ON CONFLICT (community_id, supplier_id, id) DO UPDATE SET name_key = excluded.name_key, doc = excluded.doc, empty_text = excluded.empty_text`,
 			community, supplierID, c.ID, nullKey(c.Name), doc, contactEmptyText(&c))
-		queueStampSupplier(b, community, supplierID, stamp)
+		var split []bucketRef
+		queueStampSupplier(b, community, supplierID, keys, stamp, &split)
 		if err := tx.SendBatch(ctx, b).Close(); err != nil {
+			return err
+		}
+		if err := splitBuckets(ctx, tx, community, split); err != nil {
 			return err
 		}
 		out, err = cloneContact(c)
@@ -379,11 +431,11 @@ func (s *Store) PutRemittanceAddress(ctx context.Context, community string, supp
 	a.CleanEmptyText()
 	var out supplier.RemittanceAddress
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		stamp, err := lockSupplier(ctx, tx, community, supplierID)
-		if err != nil {
-			return err
-		}
-		old, found, err := loadDoc(ctx, tx, "remittance_addresses", community, supplierID, a.ID, setAddressEmptyText)
+		var old supplier.RemittanceAddress
+		var found bool
+		stamp, keys, err := lockSupplier(ctx, tx, community, supplierID, func(b *pgx.Batch) {
+			queueLoadDoc(b, "remittance_addresses", community, supplierID, a.ID, &old, &found, setAddressEmptyText)
+		})
 		if err != nil {
 			return err
 		}
@@ -405,8 +457,12 @@ func (s *Store) PutRemittanceAddress(ctx context.Context, community string, supp
 			ON CONFLICT (community_id, supplier_id, id) DO UPDATE SET company_name_key = excluded.company_name_key,
 				modified_date = excluded.modified_date, doc = excluded.doc, empty_text = excluded.empty_text`,
 			community, supplierID, a.ID, nullKey(a.CompanyName), a.ModifiedDate, doc, addressEmptyText(&a))
-		queueStampSupplier(b, community, supplierID, stamp)
+		var split []bucketRef
+		queueStampSupplier(b, community, supplierID, keys, stamp, &split)
 		if err := tx.SendBatch(ctx, b).Close(); err != nil {
+			return err
+		}
+		if err := splitBuckets(ctx, tx, community, split); err != nil {
 			return err
 		}
 		out, err = cloneAddress(a)
@@ -426,7 +482,7 @@ func (s *Store) DeleteRemittanceAddress(ctx context.Context, community string, s
 
 func (s *Store) deleteChild(ctx context.Context, table, kind, community string, supplierID, id uuid.UUID) error {
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		stamp, err := lockSupplier(ctx, tx, community, supplierID)
+		stamp, keys, err := lockSupplier(ctx, tx, community, supplierID, nil)
 		if err != nil {
 			return err
 		}
@@ -438,8 +494,12 @@ func (s *Store) deleteChild(ctx context.Context, table, kind, community string, 
 			return fmt.Errorf("%s %s of supplier %s: %w", kind, id, supplierID, supplier.ErrNotFound)
 		}
 		b := &pgx.Batch{}
-		queueStampSupplier(b, community, supplierID, stamp)
-		return tx.SendBatch(ctx, b).Close()
+		var split []bucketRef
+		queueStampSupplier(b, community, supplierID, keys, stamp, &split)
+		if err := tx.SendBatch(ctx, b).Close(); err != nil {
+			return err
+		}
+		return splitBuckets(ctx, tx, community, split)
 	})
 	if err != nil {
 		return writeError("delete "+kind, err)

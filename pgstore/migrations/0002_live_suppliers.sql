@@ -21,7 +21,9 @@
 --     last_modified + 1 microsecond), so stamps are strictly increasing in
 --     commit order across all nodes;
 --   * the search terms of the prefix query carry the sort keys instead of
---     positions, and are found by supplier for rewriting.
+--     positions, and are found by supplier for rewriting;
+--   * deep pages skip most of the index walk through counted buckets of
+--     keys (supplier_buckets).
 --
 -- Optional text columns become nullable: NULL is "no value", '' is an
 -- explicit empty string (DECISIONS.md "Values round-trip exactly"). 0001
@@ -115,6 +117,19 @@ ALTER TABLE supplier_terms ALTER COLUMN created_date SET NOT NULL;
 ALTER TABLE supplier_terms ADD PRIMARY KEY (community_id, term, supplier_id)
     INCLUDE (lcp_prev, name_key, created_date, modified_date);
 CREATE INDEX supplier_terms_supplier ON supplier_terms (community_id, supplier_id);
+
+-- Deep pages (see pgstore/buckets.go): each community's keys of each
+-- order (0 name, 1 createdDate, 2 modifiedDate) cut into buckets of about
+-- a thousand consecutive keys, counted exactly by the writes. A bucket
+-- holds the keys from lo up to the next bucket's lo. Filled by the
+-- application right after this file runs, and rebuilt by each import.
+CREATE TABLE supplier_buckets (
+    community_id text NOT NULL,
+    ord          smallint NOT NULL,
+    lo           text COLLATE "C" NOT NULL,
+    n            bigint NOT NULL,
+    PRIMARY KEY (community_id, ord, lo)
+);
 
 ALTER TABLE supplier_contacts ADD COLUMN empty_text text[];
 ALTER TABLE remittance_addresses ADD COLUMN empty_text text[];

@@ -1,0 +1,305 @@
+package pgstore
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/procurekit/procure/paging"
+)
+
+// Deep pages of the unfiltered supplier list.
+//
+// An OFFSET walks the index entry by entry, so page 1,000 of size 20 reads
+// 20,020 entries where page 0 reads 20. To skip most of that walk, each
+// community's keys of each order are cut into buckets of about
+// bucketSize consecutive keys (table supplier_buckets: a bucket holds the
+// keys from its lo up to the next bucket's lo, and counts them). The
+// counts are exact: every supplier write adjusts them in its transaction,
+// under the community's row lock that already serialises the community's
+// writes. A deep page then reads the bucket its offset falls in (one
+// window sum over a thousand rows at 1,000,000 suppliers), and walks the
+// index from that bucket's first key for at most one bucket's worth of
+// entries. Bucket boundaries fall only between distinct keys, so the one
+// set of buckets serves the ascending and descending order of a field (ties
+// break on id ascending in both). A bucket that grows past twice the size
+// is split at its middle key in the write that grows it; one that shrinks
+// stays (an import rebuilds them all).
+//
+// Keys are text: the name's sort key (names that are empty, NULL keys, are
+// not in buckets: they come last in both directions, and a page that
+// reaches them is read the plain way), and dates encoded by dateKey so
+// that byte order is time order.
+
+// bucketSize is the number of keys a bucket is cut to; tests lower it.
+var bucketSize = 1000
+
+// bucketOrds are the orders of the supplier list that have buckets.
+const (
+	ordName     = 0
+	ordCreated  = 1
+	ordModified = 2
+)
+
+// dateKey encodes t as 20 decimal digits whose byte order is time order
+// (microseconds since 1970, shifted to be positive).
+func dateKey(t time.Time) string { return fmt.Sprintf("%020d", t.UnixMicro()+1<<62) }
+
+// dateKeySQL is dateKey in SQL, over the expression e.
+func dateKeySQL(e string) string {
+	return `lpad(((extract(epoch FROM ` + e + `) * 1000000)::bigint + 4611686018427387904)::text, 20, '0')`
+}
+
+func parseDateKey(k string) (time.Time, error) {
+	n, err := strconv.ParseInt(k, 10, 64)
+	if err != nil {
+		return time.Time{}, err
+	}
+	return time.UnixMicro(n - 1<<62).UTC(), nil
+}
+
+// bucketKeySQL is the key expression of ord over the suppliers table
+// aliased t.
+func bucketKeySQL(ord int, t string) string {
+	switch ord {
+	case ordName:
+		return t + ".name_key"
+	case ordCreated:
+		return dateKeySQL(t + ".created_date")
+	}
+	return dateKeySQL(t + ".modified_date")
+}
+
+// bucketColumn is the suppliers column ord sorts on.
+func bucketColumn(ord int) string {
+	return [...]string{"name_key", "created_date", "modified_date"}[ord]
+}
+
+// bucketArg turns a bucket key into the value its column compares with.
+func bucketArg(ord int, k string) (any, error) {
+	if ord == ordName {
+		return k, nil
+	}
+	return parseDateKey(k)
+}
+
+// rebuildBucketsSQL recomputes every bucket of the communities that $1
+// names (an array), cutting each order's keys into runs of about
+// bucketSize ($2) at distinct keys; the first bucket of each starts at ”
+// so that any later key has a bucket.
+func rebuildBucketsSQL(ord int) string {
+	return `INSERT INTO supplier_buckets (community_id, ord, lo, n)
+		SELECT community_id, ` + strconv.Itoa(ord) + `, CASE WHEN b = 0 THEN '' ELSE min(k) END, sum(c)
+		FROM (SELECT community_id, k, c, (sum(c) OVER (PARTITION BY community_id ORDER BY k) - c) / $2 AS b
+			FROM (SELECT t.community_id, ` + bucketKeySQL(ord, "t") + ` COLLATE "C" AS k, count(*) AS c FROM suppliers t
+				WHERE t.community_id = ANY($1) AND ` + bucketKeySQL(ord, "t") + ` IS NOT NULL GROUP BY 1, 2) g) x
+		GROUP BY community_id, b`
+}
+
+// rebuildBuckets recomputes the buckets of the communities.
+func rebuildBuckets(ctx context.Context, tx pgx.Tx, communities []string) error {
+	if _, err := tx.Exec(ctx, `DELETE FROM supplier_buckets WHERE community_id = ANY($1)`, communities); err != nil {
+		return err
+	}
+	for ord := range 3 {
+		if _, err := tx.Exec(ctx, rebuildBucketsSQL(ord), communities, int64(bucketSize)); err != nil {
+			return fmt.Errorf("buckets: %w", err)
+		}
+	}
+	return nil
+}
+
+// bucketDelta is a change of one key's count.
+type bucketDelta struct {
+	ord   int
+	key   string
+	delta int
+}
+
+// keyDeltas returns the bucket changes of a supplier whose keys go from
+// old (nil: it did not exist) to new (nil: it is deleted). Keys are the
+// name's sort key (nil when empty) and the two dates.
+func keyDeltas(old, new *supplierKeys) []bucketDelta {
+	var out []bucketDelta
+	add := func(k *supplierKeys, sign int) {
+		if k == nil {
+			return
+		}
+		if k.name != nil {
+			out = append(out, bucketDelta{ordName, *k.name, sign})
+		}
+		out = append(out, bucketDelta{ordCreated, dateKey(k.created), sign}, bucketDelta{ordModified, dateKey(k.modified), sign})
+	}
+	if old != nil && new != nil && old.equal(*new) {
+		return nil
+	}
+	add(old, -1)
+	add(new, 1)
+	return out
+}
+
+// supplierKeys are a supplier's sort keys.
+type supplierKeys struct {
+	name              *string
+	created, modified time.Time
+}
+
+func (k supplierKeys) equal(o supplierKeys) bool {
+	return ((k.name == nil) == (o.name == nil)) && (k.name == nil || *k.name == *o.name) &&
+		k.created.Equal(o.created) && k.modified.Equal(o.modified)
+}
+
+func keysOf(name string, created, modified time.Time) *supplierKeys {
+	k := &supplierKeys{created: created, modified: modified}
+	if name != "" {
+		n := foldKey(name)
+		k.name = &n
+	}
+	return k
+}
+
+// queueBucketDeltas queues the count changes; the buckets that grow past
+// twice bucketSize are appended to *split when the batch runs.
+func queueBucketDeltas(b *pgx.Batch, community string, ds []bucketDelta, split *[]bucketRef) {
+	for _, d := range ds {
+		b.Queue(`INSERT INTO supplier_buckets AS b (community_id, ord, lo, n)
+			VALUES ($1, $2, coalesce((SELECT max(lo) FROM supplier_buckets WHERE community_id = $1 AND ord = $2 AND lo <= $3), ''), $4)
+			ON CONFLICT (community_id, ord, lo) DO UPDATE SET n = b.n + excluded.n
+			RETURNING lo, n`, community, int16(d.ord), d.key, int64(d.delta)).QueryRow(func(row pgx.Row) error {
+			var ref bucketRef
+			var n int64
+			if err := row.Scan(&ref.lo, &n); err != nil {
+				return err
+			}
+			if n > 2*int64(bucketSize) {
+				ref.ord, ref.n = d.ord, n
+				*split = append(*split, ref)
+			}
+			return nil
+		})
+	}
+}
+
+// bucketRef names one bucket of the current community.
+type bucketRef struct {
+	ord int
+	lo  string
+	n   int64
+}
+
+// splitBuckets cuts each bucket in two at its middle key (when it has two
+// distinct keys or more). It runs in the write's transaction, under the
+// community's lock, so the counts stay exact.
+func splitBuckets(ctx context.Context, tx pgx.Tx, community string, refs []bucketRef) error {
+	for _, ref := range refs {
+		key := bucketKeySQL(ref.ord, "t")
+		col := "t." + bucketColumn(ref.ord)
+		var hi *string
+		if err := tx.QueryRow(ctx, `SELECT min(lo) FROM supplier_buckets WHERE community_id = $1 AND ord = $2 AND lo > $3`,
+			community, int16(ref.ord), ref.lo).Scan(&hi); err != nil {
+			return err
+		}
+		lo, err := bucketArg(ref.ord, ref.lo)
+		if err != nil {
+			return err
+		}
+		args := []any{community, lo}
+		where := `t.community_id = $1 AND ` + col + ` >= $2`
+		if ref.lo == "" {
+			where = `t.community_id = $1 AND ` + col + ` IS NOT NULL`
+			args = args[:1]
+		}
+		if hi != nil {
+			h, err := bucketArg(ref.ord, *hi)
+			if err != nil {
+				return err
+			}
+			args = append(args, h)
+			where += ` AND ` + col + ` < $` + itoa(len(args))
+		}
+		var mid *string
+		if err := tx.QueryRow(ctx, `SELECT `+key+` FROM suppliers t WHERE `+where+` ORDER BY `+col+` OFFSET `+strconv.FormatInt(ref.n/2, 10)+` LIMIT 1`,
+			args...).Scan(&mid); err != nil {
+			return err
+		}
+		if mid == nil || *mid <= ref.lo {
+			continue
+		}
+		m, err := bucketArg(ref.ord, *mid)
+		if err != nil {
+			return err
+		}
+		var below int64
+		if err := tx.QueryRow(ctx, `SELECT count(*) FROM suppliers t WHERE `+where+` AND `+col+` < $`+itoa(len(args)+1),
+			append(args, m)...).Scan(&below); err != nil {
+			return err
+		}
+		if below == 0 {
+			continue
+		}
+		b := &pgx.Batch{}
+		b.Queue(`UPDATE supplier_buckets SET n = $4 WHERE community_id = $1 AND ord = $2 AND lo = $3`, community, int16(ref.ord), ref.lo, below)
+		b.Queue(`INSERT INTO supplier_buckets (community_id, ord, lo, n) VALUES ($1, $2, $3, $4)`, community, int16(ref.ord), *mid, ref.n-below)
+		if err := tx.SendBatch(ctx, b).Close(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// bucketOrd is the bucketed order of a sort.
+func bucketOrd(s paging.Sort) int {
+	switch s.Field {
+	case "createdDate":
+		return ordCreated
+	case "modifiedDate":
+		return ordModified
+	}
+	return ordName
+}
+
+// bucketLookupSQL finds the bucket that holds the entry at offset $3 of
+// the order ($2) in the direction given: its first key, the next bucket's
+// (NULL for the last), the entries before it in that direction, and how
+// many keys all buckets hold.
+func bucketLookupSQL(desc bool) string {
+	dir := ""
+	if desc {
+		dir = " DESC"
+	}
+	return `SELECT lo, hi, cum - n, total FROM (
+			SELECT lo, n, lead(lo) OVER (ORDER BY lo) AS hi, sum(n) OVER (ORDER BY lo` + dir + `) AS cum, sum(n) OVER () AS total
+			FROM supplier_buckets WHERE community_id = $1 AND ord = $2) x
+		WHERE cum > $3 ORDER BY lo` + dir + ` LIMIT 1`
+}
+
+// The buckets of data that migration 0002 finds are computed right after
+// its SQL file and its other hook (which folds the name keys the buckets
+// are cut on).
+func init() {
+	fold := migrationHooks[2]
+	migrationHooks[2] = func(ctx context.Context, tx pgx.Tx) error {
+		if fold != nil {
+			if err := fold(ctx, tx); err != nil {
+				return err
+			}
+		}
+		return rebuildAllBuckets(ctx, tx)
+	}
+}
+
+// rebuildAllBuckets computes the buckets of every community.
+func rebuildAllBuckets(ctx context.Context, tx pgx.Tx) error {
+	rows, err := tx.Query(ctx, `SELECT id FROM communities`)
+	if err != nil {
+		return err
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return err
+	}
+	return rebuildBuckets(ctx, tx, ids)
+}

@@ -1,0 +1,154 @@
+package pgstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/procurekit/procure/datafile"
+	"github.com/procurekit/procure/internal/pgtest"
+	"github.com/procurekit/procure/paging"
+	"github.com/procurekit/procure/supplier"
+)
+
+// Deep pages read through the buckets equal the plain OFFSET pages, in
+// every order and direction, while creates, renames (to duplicate and
+// empty names), contact writes (which restamp) and deletes change the
+// data; and every bucket's count stays exact. Buckets are cut to 3 keys
+// here, so that splits happen and most pages are deep.
+func TestDeepPagesThroughBuckets(t *testing.T) {
+	defer func(n int) { bucketSize = n }(bucketSize)
+	bucketSize = 3
+	ctx := context.Background()
+	s, err := Open(ctx, pgtest.NewDatabase(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	c := syntheticCommunity("bk", 40)
+	c.Suppliers[3].Name, c.Suppliers[5].Name = "", ""
+	c.Suppliers[7].Name, c.Suppliers[8].Name = "Same", "same"
+	if err := s.Import(ctx, &datafile.File{Communities: []datafile.Community{c}}); err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	ids := make([]uuid.UUID, 0, 60)
+	for _, r := range c.Suppliers {
+		ids = append(ids, r.ID)
+	}
+	names := []string{"", "Same", "alpha", "Zed", "mid", "ærø"}
+	for round := range 12 {
+		for range 12 {
+			i := rng.IntN(len(ids) + 5)
+			switch op := rng.IntN(10); {
+			case i >= len(ids) || op < 4:
+				id := uuid.New()
+				if i < len(ids) {
+					id = ids[i]
+				} else {
+					ids = append(ids, id)
+				}
+				r := supplier.Record{Detail: supplier.Detail{Summary: supplier.Summary{ID: id, ProfileType: supplier.ProfileCompany,
+					Name: names[rng.IntN(len(names))] + fmt.Sprint(rng.IntN(3))}}}
+				if rng.IntN(3) == 0 {
+					r.Name = ""
+				}
+				if _, err := s.PutSupplier(ctx, "bk", r); err != nil {
+					t.Fatal(err)
+				}
+			case op < 8:
+				_, err := s.PutContact(ctx, "bk", ids[i], supplier.Contact{ID: uuid.New(), Name: "c"})
+				if err != nil && !isNotFound(err) {
+					t.Fatal(err)
+				}
+			default:
+				if err := s.DeleteSupplier(ctx, "bk", ids[i]); err != nil && !isNotFound(err) {
+					t.Fatal(err)
+				}
+			}
+		}
+		checkBuckets(t, s, "bk")
+		for _, sort := range []paging.Sort{{Field: "name"}, {Field: "name", Desc: true}, {Field: "createdDate"},
+			{Field: "createdDate", Desc: true}, {Field: "modifiedDate"}, {Field: "modifiedDate", Desc: true}} {
+			for _, size := range []int{2, 5} {
+				for page := 0; page*size < 70; page++ {
+					q := supplier.ListQuery{Page: paging.Request{Page: page, Size: size, Sort: sort}}
+					got, err := s.ListSuppliers(ctx, "bk", q)
+					if err != nil {
+						t.Fatal(err)
+					}
+					want := plainPage(t, s, q)
+					if diff := cmp.Diff(want, got.Content); diff != "" {
+						t.Fatalf("round %d %s size %d page %d: deep page differs from OFFSET (-want +got):\n%s", round, sort, size, page, diff)
+					}
+				}
+			}
+		}
+	}
+}
+
+func isNotFound(err error) bool { return err != nil && errors.Is(err, supplier.ErrNotFound) }
+
+// plainPage reads a page with the plain OFFSET query.
+func plainPage(t *testing.T, s *Store, q supplier.ListQuery) []supplier.Summary {
+	t.Helper()
+	q.Page, _ = q.Page.Check(supplier.ListPaging)
+	_, page, err := listQueries("bk", q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := s.pool.Query(context.Background(), page.sql, page.args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	items, err := pgx.CollectRows(rows, collectSummary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return items
+}
+
+// checkBuckets checks that every bucket counts exactly the keys from its
+// lo up to the next bucket's, and that the buckets hold every key.
+func checkBuckets(t *testing.T, s *Store, community string) {
+	t.Helper()
+	ctx := context.Background()
+	for ord := range 3 {
+		key := bucketKeySQL(ord, "t")
+		rows, err := s.pool.Query(ctx, `SELECT b.lo, b.n, (SELECT count(*) FROM suppliers t WHERE t.community_id = $1
+				AND `+key+` COLLATE "C" >= b.lo AND (b.hi IS NULL OR `+key+` COLLATE "C" < b.hi))
+			FROM (SELECT lo, n, lead(lo) OVER (ORDER BY lo) AS hi FROM supplier_buckets WHERE community_id = $1 AND ord = $2) b`,
+			community, int16(ord))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sum int64
+		for rows.Next() {
+			var lo string
+			var n, real int64
+			if err := rows.Scan(&lo, &n, &real); err != nil {
+				t.Fatal(err)
+			}
+			if n != real {
+				t.Errorf("ord %d bucket %q counts %d; it holds %d", ord, lo, n, real)
+			}
+			sum += n
+		}
+		if err := rows.Err(); err != nil {
+			t.Fatal(err)
+		}
+		var all int64
+		if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM suppliers t WHERE t.community_id = $1 AND `+key+` IS NOT NULL`, community).Scan(&all); err != nil {
+			t.Fatal(err)
+		}
+		if sum != all {
+			t.Errorf("ord %d: buckets count %d keys; the community has %d", ord, sum, all)
+		}
+	}
+}
