@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/procurekit/procure/user"
 )
@@ -105,8 +106,12 @@ func nextValue(s string) (any, string, error) {
 		word, _ := nextWord(s)
 		end = len(word)
 	}
+	lit := s[:end]
+	if len(lit) >= 2 && lit[0] == '"' && !strings.ContainsAny(lit[1:len(lit)-1], "\\\"") && utf8.ValidString(lit) {
+		return lit[1 : len(lit)-1], s[end:], nil // the common case: no escapes to decode
+	}
 	var v any
-	if err := json.Unmarshal([]byte(s[:end]), &v); err != nil {
+	if err := json.Unmarshal([]byte(lit), &v); err != nil {
 		return nil, "", filterError("the value " + quoteFilter(s[:end]) + " is not a JSON string, number, true, false or null")
 	}
 	return v, s[end:], nil

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"strings"
 
 	"github.com/procurekit/procure/user"
@@ -119,15 +120,49 @@ func scimResource(u *user.User, base string) scimUser {
 // scimInput is a SCIM User resource as a client sends it (POST, PUT).
 // encoding/json matches attribute names case-insensitively, as SCIM
 // requires (RFC 7643 2.1); unknown attributes are ignored.
-type scimInput struct {
-	UserName     *string        `json:"userName"`
-	ExternalID   *string        `json:"externalId"`
-	Name         *scimNameIn    `json:"name"`
-	DisplayName  *string        `json:"displayName"`
-	Emails       []scimMultiIn  `json:"emails"`
-	PhoneNumbers []scimMultiIn  `json:"phoneNumbers"`
-	Active       *scimBool      `json:"active"`
-	Extension    *scimProcureIn `json:"urn:procurekit:params:scim:schemas:extension:procure:2.0:User"`
+//
+// L is the type of the extension's coded lists: []user.Code, decoded in
+// one pass, or scimCodes, which also takes plain strings and costs a
+// second pass (parseSCIMInput tries the first, then the second).
+type scimInput = scimInputOf[[]user.Code]
+
+type scimInputOf[L any] struct {
+	UserName     *string           `json:"userName"`
+	ExternalID   *string           `json:"externalId"`
+	Name         *scimNameIn       `json:"name"`
+	DisplayName  *string           `json:"displayName"`
+	Emails       []scimMultiIn     `json:"emails"`
+	PhoneNumbers []scimMultiIn     `json:"phoneNumbers"`
+	Active       *scimBool         `json:"active"`
+	Extension    *scimProcureIn[L] `json:"urn:procurekit:params:scim:schemas:extension:procure:2.0:User"`
+}
+
+// parseSCIMInput decodes a POST or PUT body.
+func parseSCIMInput(body []byte) (scimInput, error) {
+	var in scimInput
+	err := json.Unmarshal(body, &in)
+	var te *json.UnmarshalTypeError
+	switch {
+	case err == nil:
+		return in, nil
+	case !errors.As(err, &te) || !strings.HasPrefix(te.Field, SCIMExtensionSchema):
+		return in, scimDecodeError(err)
+	}
+	// Codes sent as strings ("roles": ["BUYER"], as identity providers
+	// map a string attribute): decode again, leniently.
+	var lenient scimInputOf[scimCodes]
+	if err := json.Unmarshal(body, &lenient); err != nil {
+		return in, scimDecodeError(err)
+	}
+	x := lenient.Extension
+	in.Extension = &scimProcureIn[[]user.Code]{
+		OrganisationUnits: (*[]user.Code)(x.OrganisationUnits),
+		Roles:             (*[]user.Code)(x.Roles),
+		BuyerGroups:       (*[]user.Code)(x.BuyerGroups),
+		ApproverGroups:    (*[]user.Code)(x.ApproverGroups),
+		Attributes:        x.Attributes,
+	}
+	return in, nil
 }
 
 type scimNameIn struct {
@@ -143,11 +178,11 @@ type scimMultiIn struct {
 
 // scimProcureIn is the extension as sent: a list that is present replaces
 // the user's, an absent one keeps it.
-type scimProcureIn struct {
-	OrganisationUnits *scimCodes        `json:"organisationUnits"`
-	Roles             *scimCodes        `json:"roles"`
-	BuyerGroups       *scimCodes        `json:"buyerGroups"`
-	ApproverGroups    *scimCodes        `json:"approverGroups"`
+type scimProcureIn[L any] struct {
+	OrganisationUnits *L                `json:"organisationUnits"`
+	Roles             *L                `json:"roles"`
+	BuyerGroups       *L                `json:"buyerGroups"`
+	ApproverGroups    *L                `json:"approverGroups"`
 	Attributes        *[]user.Attribute `json:"attributes"`
 }
 
@@ -167,6 +202,12 @@ func (b *scimBool) UnmarshalJSON(data []byte) error {
 
 // parseSCIMBool reads true, false, "true" or "false" (any case).
 func parseSCIMBool(data []byte) (v, ok bool) {
+	switch string(data) { // no allocation: the common spellings
+	case "true":
+		return true, true
+	case "false":
+		return false, true
+	}
 	s := string(bytes.TrimSpace(data))
 	if len(s) >= 2 && s[0] == '"' && s[len(s)-1] == '"' {
 		s = s[1 : len(s)-1]
@@ -243,11 +284,11 @@ func pickPhone(ps []scimMultiIn) string {
 	return ""
 }
 
-// input returns the create or replace request in describes: every core
+// inputOf returns the create or replace request in describes: every core
 // attribute present (an absent one is empty), enabled only when active
 // was sent, and the extension's lists only when they were sent. The id is
 // not set: the caller names it (PUT) or the service generates it (POST).
-func (in *scimInput) input() user.Input {
+func inputOf(in *scimInput) user.Input {
 	str := func(p *string) *string {
 		if p == nil {
 			return new("")
@@ -271,17 +312,10 @@ func (in *scimInput) input() user.Input {
 		out.Enabled = new(bool(*in.Active))
 	}
 	if x := in.Extension; x != nil {
-		codes := func(c *scimCodes) *[]user.Code {
-			if c == nil {
-				return nil
-			}
-			l := []user.Code(*c)
-			return &l
-		}
-		out.OrganisationUnits = codes(x.OrganisationUnits)
-		out.Roles = codes(x.Roles)
-		out.BuyerGroups = codes(x.BuyerGroups)
-		out.ApproverGroups = codes(x.ApproverGroups)
+		out.OrganisationUnits = x.OrganisationUnits
+		out.Roles = x.Roles
+		out.BuyerGroups = x.BuyerGroups
+		out.ApproverGroups = x.ApproverGroups
 		out.Attributes = x.Attributes
 	}
 	return out

@@ -94,8 +94,8 @@ func (a *scimAPI) findUsers(r *http.Request, community string, f scimUserFilter,
 		return nil, 0, nil
 	case err != nil:
 		return nil, 0, err
-	case f.userName != nil && user.UsernameKey(u.Username) != user.UsernameKey(strings.TrimSpace(*f.userName)),
-		f.externalID != nil && u.ExternalID != *f.externalID:
+	case f.externalID != nil && u.ExternalID != *f.externalID:
+		// (The userName matched: Get compares it as the store does.)
 		return nil, 0, nil
 	case offset > 0 || limit == 0:
 		return nil, 1, nil
@@ -124,11 +124,11 @@ func truncateString(s string, n int) string {
 
 // createUser answers POST /Users: 201 with Location and ETag.
 func (a *scimAPI) createUser(w http.ResponseWriter, r *http.Request, community string) error {
-	var in scimInput
-	if err := readSCIMBody(w, r, &in); err != nil {
+	in, err := readSCIMInput(w, r)
+	if err != nil {
 		return err
 	}
-	u, err := a.users.Create(r.Context(), community, in.input())
+	u, err := a.users.Create(r.Context(), community, inputOf(&in))
 	if err != nil {
 		return err
 	}
@@ -150,11 +150,11 @@ func (a *scimAPI) replaceUser(w http.ResponseWriter, r *http.Request, community 
 	if err != nil {
 		return err
 	}
-	var in scimInput
-	if err := readSCIMBody(w, r, &in); err != nil {
+	in, err := readSCIMInput(w, r)
+	if err != nil {
 		return err
 	}
-	input := in.input()
+	input := inputOf(&in)
 	u, err := a.users.Modify(r.Context(), community, r.PathValue("id"), version, func(u *user.User) error {
 		input.ApplyTo(u)
 		return nil
@@ -231,16 +231,13 @@ func scimIfMatch(r *http.Request) (int64, error) {
 	return v, nil
 }
 
-// readSCIMBody reads a JSON body (readSCIMBytes) and decodes it into v.
-func readSCIMBody(w http.ResponseWriter, r *http.Request, v any) error {
+// readSCIMInput reads a user body (readSCIMBytes, parseSCIMInput).
+func readSCIMInput(w http.ResponseWriter, r *http.Request) (scimInput, error) {
 	body, err := readSCIMBytes(w, r)
 	if err != nil {
-		return err
+		return scimInput{}, err
 	}
-	if err := json.Unmarshal(body, v); err != nil {
-		return scimDecodeError(err)
-	}
-	return nil
+	return parseSCIMInput(body)
 }
 
 // readSCIMBytes reads a request body: application/scim+json or
