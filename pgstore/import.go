@@ -567,7 +567,8 @@ var importUsersSQL = func() string {
 		}
 	}
 	return `INSERT INTO users (` + userColumns + `) VALUES (` + userPlaceholders + `)
-		ON CONFLICT (id) DO UPDATE SET ` + updateSet(cols) + `, updated_at = now()
+		ON CONFLICT (id) DO UPDATE SET ` + updateSet(cols) + `, updated_at = now(),
+			version = users.version + 1 -- a changed user is a new version (If-Match)
 		WHERE ` + distinct("users", cols)
 }()
 
