@@ -95,10 +95,16 @@ type supplierSet struct {
 	recs   []*supplierRec // the record of each position
 	byID   map[uuid.UUID]int32
 	mod    []int64 // modifiedDate of each position, in microseconds
-	orders [numOrders][]int32
-	ranks  [numOrders][]int32
-	modBy  [byCreatedDesc + 1]*wavelet
-	text   textIndex
+	create []int64 // createdDate of each position, in microseconds
+	// The ascending keys by rank, for placing a written record among the
+	// ranks with compact binary searches (newDeltaItem): the lower-cased
+	// names (empty ones last), createdDates and modifiedDates.
+	nameKeys             strTable
+	createdKeys, modKeys []int64
+	orders               [numOrders][]int32
+	ranks                [numOrders][]int32
+	modBy                [byCreatedDesc + 1]*wavelet
+	text                 textIndex
 	// maxMod is the largest modifiedDate of the suppliers, contacts and
 	// addresses, in microseconds: where a community's stamps start.
 	maxMod int64
@@ -321,6 +327,7 @@ func indexRecsPar(src []*supplierRec, par int) (*supplierSet, error) {
 		mod:    make([]int64, n),
 	}
 	created := make([]int64, n)
+	set.create = created
 	lname := make([]string, n)
 	terms := make([]termEntry, 0, n*4)
 	var pairs []termEntry
@@ -399,9 +406,24 @@ func indexRecsPar(src []*supplierRec, par int) (*supplierSet, error) {
 		}
 		set.ranks[o] = rk
 	}
+	set.createdKeys, set.modKeys = make([]int64, n), make([]int64, n)
+	for r := range n {
+		set.createdKeys[r] = created[set.orders[byCreatedAsc][r]]
+		set.modKeys[r] = set.mod[set.orders[byModifiedAsc][r]]
+	}
+	nameEntries := make([]termEntry, n)
+	for r, p := range set.orders[byNameAsc] {
+		nameEntries[r] = newEntry(lname[p], p)
+	}
+	nameTable, nameArena, err := packTable(nameEntries, nil)
+	if err != nil {
+		return nil, err
+	}
+	nameTable.arena = slices.Clip(nameArena)
+	set.nameKeys = nameTable
+	nameEntries = nil
 
 	var arena []byte
-	var err error
 	if set.text.terms, arena, err = packTable(terms, arena); err != nil {
 		return nil, err
 	}

@@ -97,25 +97,57 @@ func searchTerms(rec *supplierRec) []string {
 	return slices.Compact(out)
 }
 
-// newDeltaItem places rec relative to base: a binary search per order.
+// newDeltaItem places rec relative to base: for each field, binary
+// searches on the base's compact ascending keys by rank give its place in
+// the ascending and the descending order at once (place).
 func newDeltaItem(base *supplierSet, rec *supplierRec) *deltaItem {
 	it := &deltaItem{rec: rec, key: keyOf(rec), terms: searchTerms(rec)}
 	n := base.size()
-	for o := range numOrders {
-		idx := base.orders[o]
-		it.at[o] = int32(sort.Search(n, func(r int) bool {
-			k := base.keyAt(int(idx[r]))
-			return compareKeys(o, &k, &it.key) > 0
-		}))
+	k := &it.key
+	idLess := func(asc int) func(r int) bool {
+		idx := base.orders[asc]
+		return func(r int) bool {
+			id := base.rec(int(idx[r])).detail.ID
+			return bytes.Compare(id[:], k.id[:]) < 0
+		}
 	}
+	names := &base.nameKeys
+	nonNull := sort.Search(n, func(r int) bool { return names.length[r] == 0 })
+	kk := prefixKey(k.lname, 0)
+	a, d := place(n, nonNull, k.lname == "", func(r int) int {
+		if c := cmp.Compare(names.keys[r], kk); c != 0 {
+			return c
+		}
+		if len(k.lname) <= 8 && names.length[r] <= 8 {
+			// Equal first bytes, zero-padded: the shorter is smaller.
+			return cmp.Compare(int(names.length[r]), len(k.lname))
+		}
+		return strings.Compare(string(names.at(r)), k.lname)
+	}, idLess(byNameAsc))
+	it.at[byNameAsc], it.at[byNameDesc] = int32(a), int32(d)
+	a, d = place(n, n, false, func(r int) int { return cmp.Compare(base.createdKeys[r], k.created) }, idLess(byCreatedAsc))
+	it.at[byCreatedAsc], it.at[byCreatedDesc] = int32(a), int32(d)
+	a, d = place(n, n, false, func(r int) int { return cmp.Compare(base.modKeys[r], k.mod) }, idLess(byModifiedAsc))
+	it.at[byModifiedAsc], it.at[byModifiedDesc] = int32(a), int32(d)
 	return it
 }
 
-// keyAt is the order key of the base supplier at position p.
-func (set *supplierSet) keyAt(p int) orderKey {
-	k := keyOf(set.rec(p))
-	k.mod = set.mod[p]
-	return k
+// place returns how many of n base suppliers come before a key in the
+// ascending and in the descending order of one field (DECISIONS.md
+// "Paging"). The base's keys by ascending rank are compared with the key
+// by cmpAt over the ranks [0, nonNull) that have one; the keyless ranks
+// follow, in id order. null says the key is absent. idLess(r) reports
+// whether the supplier at ascending rank r has a smaller id: equal keys
+// are in id order in both directions.
+func place(n, nonNull int, null bool, cmpAt func(r int) int, idLess func(r int) bool) (asc, desc int) {
+	if null {
+		eq := sort.Search(n-nonNull, func(i int) bool { return !idLess(nonNull + i) })
+		return nonNull + eq, nonNull + eq
+	}
+	lower := sort.Search(nonNull, func(r int) bool { return cmpAt(r) >= 0 })
+	upper := lower + sort.Search(nonNull-lower, func(i int) bool { return cmpAt(lower+i) > 0 })
+	eq := sort.Search(upper-lower, func(i int) bool { return !idLess(lower + i) })
+	return lower + eq, nonNull - upper + eq
 }
 
 // overlay is the changes to a base: dead base suppliers and delta items.

@@ -376,6 +376,11 @@ func (rec *supplierRec) with(now time.Time, contacts []supplier.Contact, addrs [
 // sameDetail reports whether two details are equal but for the dates the
 // store stamps: the supplier's, and its default contact's and address's.
 func sameDetail(a, b *supplier.Detail) bool {
+	// Most changes show in a text field of the summary: no reflection.
+	if a.Name != b.Name || a.LegalBusinessName != b.LegalBusinessName || a.SupplierID != b.SupplierID ||
+		a.CommunitySupplierID != b.CommunitySupplierID || a.DefaultEmailAddress != b.DefaultEmailAddress {
+		return false
+	}
 	x, y := *a, *b
 	x.ModifiedDate, x.CreatedDate, y.ModifiedDate, y.CreatedDate = time.Time{}, time.Time{}, time.Time{}, time.Time{}
 	if (x.DefaultContact == nil) != (y.DefaultContact == nil) ||
