@@ -1,0 +1,79 @@
+package httpapi_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"testing"
+
+	"github.com/procurekit/procure/auth"
+	"github.com/procurekit/procure/httpapi"
+	"github.com/procurekit/procure/memstore"
+	"github.com/procurekit/procure/user"
+)
+
+// The SCIM OpenAPI document: 3.1.0, every schema compiles, every
+// operation of the endpoint is described with the statuses every
+// authenticated operation can answer.
+func TestSCIMOpenAPIDocument(t *testing.T) {
+	doc := httpapi.SCIMOpenAPI()
+	var d struct {
+		OpenAPI    string                                       `json:"openapi"`
+		Paths      map[string]map[string]json.RawMessage        `json:"paths"`
+		Components struct{ Schemas map[string]json.RawMessage } `json:"components"`
+	}
+	if err := json.Unmarshal(doc, &d); err != nil {
+		t.Fatal(err)
+	}
+	if d.OpenAPI != "3.1.0" {
+		t.Errorf("openapi %q", d.OpenAPI)
+	}
+	for name := range d.Components.Schemas {
+		compileSchema(t, doc, "#/components/schemas/"+name)
+	}
+	for _, op := range []struct{ path, method string }{
+		{"/scim/v2/Users", "get"}, {"/scim/v2/Users", "post"}, {"/scim/v2/Users/{id}", "get"},
+		{"/scim/v2/Users/{id}", "put"}, {"/scim/v2/Users/{id}", "patch"}, {"/scim/v2/Users/{id}", "delete"},
+	} {
+		for _, status := range []int{401, 500, 503} {
+			scimResponseSchema(t, op.path, op.method, status) // fails when absent
+		}
+	}
+	// The document is served as embedded, and SCIMOpenAPI hands out a copy.
+	s := newSCIMServer(t)
+	res := s.do(t, scimReq{method: http.MethodGet, path: "/scim/v2/openapi.json", key: "-"})
+	if res.status != 200 || string(res.body) != string(doc) {
+		t.Errorf("served document differs (status %d)", res.status)
+	}
+	doc[0] = 'X'
+	if httpapi.SCIMOpenAPI()[0] != '{' {
+		t.Error("SCIMOpenAPI does not return a copy")
+	}
+}
+
+// onlyKeys is a KeyStore that cannot find accounts by key hash.
+type onlyKeys struct{}
+
+func (onlyKeys) ServiceAccount(context.Context, string) (auth.ServiceAccount, error) {
+	return auth.ServiceAccount{}, auth.ErrUnknown
+}
+
+func TestMountSCIMPanics(t *testing.T) {
+	store := memstore.New()
+	svc := user.NewService(store)
+	for name, f := range map[string]func(){
+		"nil mux":           func() { httpapi.MountSCIM(nil, httpapi.SCIMOptions{Users: svc, Accounts: store}) },
+		"nil users":         func() { httpapi.MountSCIM(http.NewServeMux(), httpapi.SCIMOptions{Accounts: store}) },
+		"nil accounts":      func() { httpapi.MountSCIM(http.NewServeMux(), httpapi.SCIMOptions{Users: svc}) },
+		"no lookup by hash": func() { httpapi.MountSCIM(http.NewServeMux(), httpapi.SCIMOptions{Users: svc, Accounts: onlyKeys{}}) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			defer func() {
+				if recover() == nil {
+					t.Error("no panic")
+				}
+			}()
+			f()
+		})
+	}
+}
