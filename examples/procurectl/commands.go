@@ -73,7 +73,7 @@ func communityFlag(fs *flag.FlagSet, o *opts) {
 }
 
 func outFlags(fs *flag.FlagSet, o *opts) {
-	fs.StringVar(&o.out, "o", "", "print only the value at `path` of the answer (e.g. id, keys.0.id)")
+	fs.StringVar(&o.out, "o", "", "print only the value at `path` of the JSON answer (e.g. id, keys.0.id, content.0.id)")
 }
 
 func outCommunityFlags(fs *flag.FlagSet, o *opts) {
@@ -82,7 +82,7 @@ func outCommunityFlags(fs *flag.FlagSet, o *opts) {
 }
 
 func listFlags(fs *flag.FlagSet, o *opts) {
-	communityFlag(fs, o)
+	outCommunityFlags(fs, o)
 	fs.BoolVar(&o.json, "json", false, "print the server's JSON answer instead of a table")
 }
 
@@ -244,7 +244,8 @@ func supplierPut(e *env, c *cmdline) error {
 			}
 		}
 		if n := len(children[kind]); n > 0 {
-			fmt.Fprintf(e.stderr, "put %d %s of supplier %s\n", n, kind, id)
+			what := map[string]string{"contacts": "contacts", "remittanceAddresses": "remittance addresses"}[kind]
+			fmt.Fprintf(e.stderr, "put %d %s of supplier %s\n", n, what, id)
 		}
 	}
 	return printAnswer(e.stdout, answer, c.o.out)
@@ -351,8 +352,8 @@ func tokenList(e *env, c *cmdline) error {
 	if err != nil {
 		return err
 	}
-	if c.o.json {
-		return printAnswer(e.stdout, answer, "")
+	if c.o.json || c.o.out != "" {
+		return printAnswer(e.stdout, answer, c.o.out)
 	}
 	return printTokens(e.stdout, answer)
 }
@@ -390,8 +391,8 @@ func keyList(e *env, c *cmdline) error {
 	if err != nil {
 		return err
 	}
-	if c.o.json {
-		return printAnswer(e.stdout, answer, "")
+	if c.o.json || c.o.out != "" {
+		return printAnswer(e.stdout, answer, c.o.out)
 	}
 	return printKeys(e.stdout, answer)
 }

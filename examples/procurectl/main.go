@@ -133,7 +133,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	if server == "" {
 		server = defaultServer
 	}
-	fs.StringVar(&e.server, "server", server, "admin API `URL` (default $"+envURL+", else "+defaultServer+")")
+	fs.StringVar(&e.server, "server", server, "admin API `URL` (the default is $"+envURL+" when set)")
 	fs.DurationVar(&e.timeout, "timeout", 30*time.Second, "timeout of each request but the import's")
 	fs.Usage = func() { mainUsage(fs) }
 	if err := fs.Parse(args); err != nil {
@@ -323,7 +323,8 @@ func mainUsage(fs *flag.FlagSet) {
 	copy(byTitle, commands)
 	sort.SliceStable(byTitle, func(i, j int) bool { return byTitle[i].group < byTitle[j].group })
 	for _, c := range byTitle {
-		fmt.Fprintf(w, "  %-18s %s\n", c.title(), c.summary)
+		first, _, _ := strings.Cut(c.summary, "\n")
+		fmt.Fprintf(w, "  %-18s %s\n", c.title(), first)
 	}
 	fmt.Fprintf(w, "\nRun procurectl COMMAND -h for a command's flags.\n\nGlobal flags:\n")
 	fs.PrintDefaults()

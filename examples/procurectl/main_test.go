@@ -320,7 +320,7 @@ func TestSupplier(t *testing.T) {
 
 	// A file with contacts and addresses puts them too.
 	r := ts.run(t, "", "supplier", "put", "-c", "acme-au", "testdata/supplier-with-children.json")
-	if r.code != exitOK || !strings.Contains(r.stderr, "put 3 contacts of supplier "+id) || !strings.Contains(r.stderr, "put 1 remittanceAddresses") {
+	if r.code != exitOK || !strings.Contains(r.stderr, "put 3 contacts of supplier "+id) || !strings.Contains(r.stderr, "put 1 remittance addresses") {
 		t.Fatalf("put with children: exit %d\n%s", r.code, r.stderr)
 	}
 	status, body = ts.publicGet(t, "/public/community/suppliers/"+id+"/contacts", bearer...)
@@ -427,6 +427,9 @@ func TestTokens(t *testing.T) {
 	if strings.Contains(js, secret) || !strings.Contains(js, `"lastUsedAt": "20`) {
 		t.Errorf("token list -json (want lastUsedAt set after a use):\n%s", js)
 	}
+	if got := ts.ok(t, "", "token", "list", "-c", "acme-au", "-o", "content.0.id"); got != id+"\n" {
+		t.Errorf("token list -o content.0.id printed %q, want %s", got, id)
+	}
 	if got := ts.ok(t, "", "token", "revoke", "-c", "acme-au", id); !strings.Contains(got, "revoked token "+id) {
 		t.Errorf("revoke printed %q", got)
 	}
@@ -462,6 +465,9 @@ func TestAccountsAndKeys(t *testing.T) {
 	secret, id := k["key"].(string), k["id"].(string)
 	if !strings.HasPrefix(secret, "procure_sk_") || k["active"] != true {
 		t.Errorf("key add printed %s", r.stdout)
+	}
+	if got := strings.TrimSpace(ts.ok(t, "", "key", "list", "-c", "acme-au", "-o", "keys.0.id", "erp")); got != id {
+		t.Errorf("key list -o keys.0.id = %q, want %q", got, id)
 	}
 	if got := strings.TrimSpace(ts.ok(t, "", "account", "get", "-c", "acme-au", "-o", "keys.0.id", "erp")); got != id {
 		t.Errorf("account get -o keys.0.id = %q, want %q", got, id)
