@@ -257,11 +257,12 @@ func (a *scimAPI) authed(h func(w http.ResponseWriter, r *http.Request, communit
 // writeError answers err as a SCIM error body; a 500 logs its cause.
 func (a *scimAPI) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	status, scimType, detail := scimClassify(err)
-	if status == http.StatusInternalServerError {
+	switch status {
+	case http.StatusInternalServerError:
 		a.log.ErrorContext(r.Context(), "SCIM request failed", "method", r.Method, "path", r.URL.Path, "err", err)
-	}
-	if status == http.StatusServiceUnavailable {
-		w.Header().Set("Retry-After", "1")
+	case http.StatusServiceUnavailable:
+		a.log.WarnContext(r.Context(), "backend unavailable", "method", r.Method, "path", r.URL.Path, "err", err)
+		w.Header().Set("Retry-After", strconv.Itoa(RetryAfterSeconds))
 	}
 	writeSCIMError(w, status, scimType, detail)
 }

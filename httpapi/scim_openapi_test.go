@@ -3,9 +3,13 @@ package httpapi_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"net/http"
+	"strings"
 	"testing"
 
+	"github.com/procurekit/procure"
 	"github.com/procurekit/procure/auth"
 	"github.com/procurekit/procure/httpapi"
 	"github.com/procurekit/procure/memstore"
@@ -74,6 +78,46 @@ func TestMountSCIMPanics(t *testing.T) {
 				}
 			}()
 			f()
+		})
+	}
+}
+
+// downUsers is a user store whose backend is down, or broken.
+type downUsers struct {
+	user.Store
+	err error
+}
+
+func (d downUsers) UserByID(context.Context, string, string) (user.User, error) {
+	return user.User{}, d.err
+}
+
+// A backend that is unavailable is a SCIM 503 with Retry-After; any other
+// failure a 500 that shows nothing internal.
+func TestSCIMBackendFailures(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		err    error
+		status int
+	}{
+		{"unavailable", fmt.Errorf("pool: %w", procure.ErrUnavailable), 503},
+		{"broken", errors.New("secret internal detail"), 500},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			store, err := memstore.Load(scimFixture())
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := serveSCIM(t, downUsers{Store: store, err: tt.err}, store)
+			r := scimReq{method: http.MethodGet, path: "/scim/v2/Users/a-0001"}
+			got := s.do(t, r)
+			r.check(t, got, tt.status, "")
+			if tt.status == 503 && got.header.Get("Retry-After") == "" {
+				t.Error("503 without Retry-After")
+			}
+			if strings.Contains(string(got.body), "secret") {
+				t.Errorf("the body shows the cause: %s", got.body)
+			}
 		})
 	}
 }

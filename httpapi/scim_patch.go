@@ -208,11 +208,13 @@ func applyPath(u *user.User, op, rawPath string, value json.RawMessage, at strin
 			if err := json.Unmarshal(value, &n); err != nil {
 				return newSCIMError(http.StatusBadRequest, "invalidValue", at+".value: name must be an object")
 			}
-			if n.GivenName != nil || op == "replace" {
-				u.FirstName = deref(n.GivenName)
+			// RFC 7644 3.5.2.3: sub-attributes not given are left as
+			// they are, for replace as for add.
+			if n.GivenName != nil {
+				u.FirstName = *n.GivenName
 			}
-			if n.FamilyName != nil || op == "replace" {
-				u.LastName = deref(n.FamilyName)
+			if n.FamilyName != nil {
+				u.LastName = *n.FamilyName
 			}
 		}
 		return nil // name.formatted and the like: not held
@@ -222,13 +224,6 @@ func applyPath(u *user.User, op, rawPath string, value json.RawMessage, at strin
 		return setMulti(&u.Phone, op, path, value, at, pickPhone)
 	}
 	return nil // an attribute a user cannot hold
-}
-
-func deref(p *string) string {
-	if p == nil {
-		return ""
-	}
-	return *p
 }
 
 // setText sets or clears a single-valued text attribute. null clears.

@@ -204,6 +204,8 @@ func TestSCIMPatch(t *testing.T) {
 			func(u *user.User) { u.LastName, u.DisplayName = "X", "D" }},
 		{"name object", `[{"op":"add","path":"name","value":{"familyName":"F"}}]`, 200, "",
 			func(u *user.User) { u.LastName = "F" }},
+		{"replace name: sub-attributes not given are kept", `[{"op":"replace","path":"name","value":{"familyName":"G","formatted":"x"}}]`, 200, "",
+			func(u *user.User) { u.LastName = "G" }},
 		{"phone", `[{"op":"replace","path":"phoneNumbers[type eq \"work\"].value","value":"777"}]`, 200, "",
 			func(u *user.User) { u.Phone = "777" }},
 		{"unknown attribute ignored", `[{"op":"replace","path":"title","value":"Boss"},{"op":"add","path":"urn:ietf:params:scim:schemas:extension:enterprise:2.0:User:manager","value":{"value":"x"}}]`, 200, "",
