@@ -2,7 +2,9 @@ package httpapi_test
 
 import (
 	"net/http"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -331,4 +333,34 @@ func TestSCIMIfMatch(t *testing.T) {
 	// And the other way: /v1/users with the SCIM version.
 	ur = req{method: http.MethodPut, path: "/v1/users", body: `{"id":"a-0001","username":"Alice.Smith"}`, header: map[string]string{"If-Match": `W/"3"`}}
 	checkUserResponse(t, ur, (&userServer{Server: s.Server}).do(t, ur), 412, "VERSION_MISMATCH")
+}
+
+// Concurrent PATCHes with If-Match of one version: the check is inside
+// the store's atomic update, so exactly one wins and the others are 412.
+func TestSCIMConcurrentIfMatch(t *testing.T) {
+	s := newSCIMServer(t)
+	const n = 16
+	statuses := make([]int, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			r := scimReq{method: http.MethodPatch, path: "/scim/v2/Users/a-0001",
+				body:   `{"Operations":[{"op":"replace","path":"displayName","value":"writer ` + strconv.Itoa(i) + `"}]}`,
+				header: map[string]string{"If-Match": `W/"1"`}}
+			statuses[i] = s.do(t, r).status
+		})
+	}
+	wg.Wait()
+	won := -1
+	for i, st := range statuses {
+		switch {
+		case st == 200 && won < 0:
+			won = i
+		case st != 412:
+			t.Errorf("request %d: status %d (statuses %v); want one 200 and the rest 412", i, st, statuses)
+		}
+	}
+	if u := s.storedUser(t, "community-a", "a-0001"); won < 0 || u.DisplayName != "writer "+strconv.Itoa(won) || u.Version != 2 {
+		t.Errorf("stored display name %q version %d; want the winner's (%d) at version 2", u.DisplayName, u.Version, won)
+	}
 }

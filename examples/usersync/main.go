@@ -22,7 +22,8 @@
 //	-timeout D        timeout of each HTTP request (default 30s)
 //	-retries N        retries of a user after a network error or a 5xx/429 answer (default 4)
 //	-retry-wait D     wait before the first retry; it doubles each time, with jitter (default 500ms)
-//	-auto-roles LIST  comma-separated role codes the community adds by itself, ignored when comparing roles
+//	-auto-roles LIST  comma-separated role codes the community adds by itself, accounted for when comparing roles;
+//	                  only for a server that does not announce them (this module's server does, in the pre-check)
 //	-v                print every user's outcome, not only failures
 //
 // The API key is read only from the environment variable PROCURE_API_KEY,

@@ -95,7 +95,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.DurationVar(&cfg.timeout, "timeout", 30*time.Second, "timeout of each HTTP request")
 	fs.IntVar(&cfg.retries, "retries", 4, "retries of a user after a network error or a 5xx/429 answer")
 	fs.DurationVar(&cfg.retryWait, "retry-wait", 500*time.Millisecond, "wait before the first retry (doubling, with jitter)")
-	fs.StringVar(&autoRoles, "auto-roles", "", "comma-separated role codes the community adds by itself")
+	fs.StringVar(&autoRoles, "auto-roles", "", "comma-separated role codes the community adds by itself (only for a server that does not announce them)")
 	fs.BoolVar(&cfg.verbose, "v", false, "print every user's outcome")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: %s=... usersync -url URL -account ID -file PATH [flags]\n", apiKeyEnv)
