@@ -93,7 +93,7 @@ func bucketArg(ord int, k string) (any, error) {
 func rebuildBucketsSQL(ord int) string {
 	return `INSERT INTO supplier_buckets (community_id, ord, lo, n)
 		SELECT community_id, ` + strconv.Itoa(ord) + `, CASE WHEN b = 0 THEN '' ELSE min(k) END, sum(c)
-		FROM (SELECT community_id, k, c, (sum(c) OVER (PARTITION BY community_id ORDER BY k) - c) / $2 AS b
+		FROM (SELECT community_id, k, c, floor((sum(c) OVER (PARTITION BY community_id ORDER BY k) - c) / $2) AS b
 			FROM (SELECT t.community_id, ` + bucketKeySQL(ord, "t") + ` COLLATE "C" AS k, count(*) AS c FROM suppliers t
 				WHERE t.community_id = ANY($1) AND ` + bucketKeySQL(ord, "t") + ` IS NOT NULL GROUP BY 1, 2) g) x
 		GROUP BY community_id, b`

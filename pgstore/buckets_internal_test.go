@@ -152,3 +152,32 @@ func checkBuckets(t *testing.T, s *Store, community string) {
 		}
 	}
 }
+
+// An import cuts each order's keys into buckets of about bucketSize keys
+// (not one bucket per key).
+func TestImportBucketSizes(t *testing.T) {
+	defer func(n int) { bucketSize = n }(bucketSize)
+	bucketSize = 10
+	ctx := context.Background()
+	s, err := Open(ctx, pgtest.NewDatabase(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.Import(ctx, &datafile.File{Communities: []datafile.Community{syntheticCommunity("bs", 200)}}); err != nil {
+		t.Fatal(err)
+	}
+	for ord := range 3 {
+		var buckets, smallest, largest int64
+		if err := s.pool.QueryRow(ctx, `SELECT count(*), min(n), max(n) FROM supplier_buckets WHERE community_id = 'bs' AND ord = $1`,
+			int16(ord)).Scan(&buckets, &smallest, &largest); err != nil {
+			t.Fatal(err)
+		}
+		// 200 keys (fewer names: some are empty) in runs of 10 or a little
+		// more where keys repeat.
+		if buckets < 15 || buckets > 20 || largest > 2*int64(bucketSize) {
+			t.Errorf("ord %d: %d buckets of %d to %d keys; want about 20 of about 10", ord, buckets, smallest, largest)
+		}
+	}
+	checkBuckets(t, s, "bs")
+}
