@@ -24,8 +24,8 @@ const testAdminToken = "server-test-admin-token-0123456789" // a test fixture
 // search the log for).
 type adminRun struct {
 	*running
-	admin    string // the admin listener's base URL
-	importer bool   // the store imports data files (POST /admin/v1/import)
+	admin  string // the admin listener's base URL
+	upsert bool   // the store's import is an upsert (PostgreSQL), not add-only (memory)
 
 	mu       sync.Mutex
 	requests int
@@ -186,27 +186,40 @@ func operate(t *testing.T, a *adminRun) {
 		t.Errorf("the active key: %d", s)
 	}
 
-	// The bulk import: an upsert on PostgreSQL; memstore has none (501).
+	// The bulk import: an upsert on PostgreSQL (importing again changes
+	// nothing); memory adds new communities only (importing again: 409).
 	file := `{"communities": [{"id": "ops-import", "name": "Imported", "region": "AU",
 		"tokens": [{"token": "ops-import-token", "scopes": ["suppliers:read"]}],
 		"suppliers": [{"id": "0f0f0f0f-0000-4000-8000-0000000000aa", "name": "Imported Supplies", "profileType": "COMPANY",
-			"modifiedDate": "2024-01-01T00:00:00Z", "createdDate": "2024-01-01T00:00:00Z"}]}]}`
+			"modifiedDate": "2024-01-01T00:00:00Z", "createdDate": "2024-01-01T00:00:00Z",
+			"contacts": [{"id": "0f0f0f0f-0000-4000-8000-0000000000ab", "name": "Ann",
+				"modifiedDate": "2024-01-01T00:00:00Z", "createdDate": "2024-01-01T00:00:00Z"}]}]}]}`
 	a.secret("ops-import-token")
 	status, body = a.adminDo(t, http.MethodPost, "/import", file)
-	if a.importer {
-		mustStatus(t, "import", status, http.StatusOK, body)
-		if field(t, body, "communities") != 1.0 || field(t, body, "suppliers") != 1.0 || field(t, body, "tokens") != 1.0 {
-			t.Errorf("import answered %s", body)
+	mustStatus(t, "import", status, http.StatusOK, body)
+	for kind, want := range map[string]float64{"communities": 1, "suppliers": 1, "contacts": 1, "tokens": 1, "users": 0} {
+		if got := field(t, body, kind); got != want {
+			t.Errorf("import counted %s %v, want %v: %s", kind, got, want, body)
 		}
-		status, body = a.do(t, http.MethodGet, a.base+"/public/community/suppliers/0f0f0f0f-0000-4000-8000-0000000000aa", "", "Authorization", "Bearer ops-import-token")
-		mustStatus(t, "the imported supplier", status, http.StatusOK, body)
-		status, body = a.adminDo(t, http.MethodPost, "/import", "{\"communities\": [\n  {\"id\": \"x\",, }]}")
-		mustStatus(t, "a malformed file", status, http.StatusBadRequest, body)
-		if msg, _ := field(t, body, "message").(string); !strings.HasPrefix(msg, "line 2:") {
-			t.Errorf("a malformed file: %s", body)
-		}
+	}
+	status, body = a.do(t, http.MethodGet, a.base+"/public/community/suppliers/0f0f0f0f-0000-4000-8000-0000000000aa", "", "Authorization", "Bearer ops-import-token")
+	mustStatus(t, "the imported supplier", status, http.StatusOK, body)
+	if !strings.Contains(string(body), `"modifiedDate":"2024-01-01T00:00:00Z"`) {
+		t.Errorf("the import did not keep the file's dates: %s", body)
+	}
+	status, body = a.adminDo(t, http.MethodPost, "/import", file)
+	if a.upsert {
+		mustStatus(t, "importing again", status, http.StatusOK, body)
 	} else {
-		mustStatus(t, "import", status, http.StatusNotImplemented, body)
+		mustStatus(t, "importing again into memory", status, http.StatusConflict, body)
+		if msg, _ := field(t, body, "message").(string); !strings.Contains(msg, `community "ops-import" exists`) {
+			t.Errorf("importing again: %s", body)
+		}
+	}
+	status, body = a.adminDo(t, http.MethodPost, "/import", "{\"communities\": [\n  {\"id\": \"x\",, }]}")
+	mustStatus(t, "a malformed file", status, http.StatusBadRequest, body)
+	if msg, _ := field(t, body, "message").(string); !strings.HasPrefix(msg, "line 2:") {
+		t.Errorf("a malformed file: %s", body)
 	}
 
 	// Stop the server, then read its log (written until then).
@@ -361,7 +374,7 @@ func TestAdminServerOnPostgres(t *testing.T) {
 	pgAdmin(t)
 	t.Setenv(adminTokenEnv, testAdminToken)
 	a := startAdmin(t, "-postgres", pgtest.NewDatabase(t))
-	a.importer = true
+	a.upsert = true
 	operate(t, a)
 }
 
