@@ -121,23 +121,33 @@ type bucketDelta struct {
 
 // keyDeltas returns the bucket changes of a supplier whose keys go from
 // old (nil: it did not exist) to new (nil: it is deleted). Keys are the
-// name's sort key (nil when empty) and the two dates.
+// name's sort key (nil when empty) and the two dates; a key that stays
+// the same changes nothing.
 func keyDeltas(old, new *supplierKeys) []bucketDelta {
 	var out []bucketDelta
-	add := func(k *supplierKeys, sign int) {
-		if k == nil {
+	move := func(ord int, from, to *string) {
+		if from != nil && to != nil && *from == *to {
 			return
 		}
-		if k.name != nil {
-			out = append(out, bucketDelta{ordName, *k.name, sign})
+		if from != nil {
+			out = append(out, bucketDelta{ord, *from, -1})
 		}
-		out = append(out, bucketDelta{ordCreated, dateKey(k.created), sign}, bucketDelta{ordModified, dateKey(k.modified), sign})
+		if to != nil {
+			out = append(out, bucketDelta{ord, *to, 1})
+		}
 	}
-	if old != nil && new != nil && old.equal(*new) {
-		return nil
+	var names, created, modified [2]*string
+	for i, k := range []*supplierKeys{old, new} {
+		if k == nil {
+			continue
+		}
+		names[i] = k.name
+		c, m := dateKey(k.created), dateKey(k.modified)
+		created[i], modified[i] = &c, &m
 	}
-	add(old, -1)
-	add(new, 1)
+	move(ordName, names[0], names[1])
+	move(ordCreated, created[0], created[1])
+	move(ordModified, modified[0], modified[1])
 	return out
 }
 
@@ -145,11 +155,6 @@ func keyDeltas(old, new *supplierKeys) []bucketDelta {
 type supplierKeys struct {
 	name              *string
 	created, modified time.Time
-}
-
-func (k supplierKeys) equal(o supplierKeys) bool {
-	return ((k.name == nil) == (o.name == nil)) && (k.name == nil || *k.name == *o.name) &&
-		k.created.Equal(o.created) && k.modified.Equal(o.modified)
 }
 
 func keysOf(name string, created, modified time.Time) *supplierKeys {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -146,6 +147,17 @@ func queueTerms(b *pgx.Batch, community string, r *supplier.Record) {
 	}
 }
 
+// sameTerms reports whether two versions of a supplier have the same
+// search terms with the same name and createdDate keys.
+func sameTerms(a, b *supplier.Record) bool {
+	if foldKey(a.Name) != foldKey(b.Name) || !a.CreatedDate.Equal(b.CreatedDate) {
+		return false
+	}
+	ta, _ := terms(a, nil, nil)
+	tb, _ := terms(b, nil, nil)
+	return slices.Equal(ta, tb)
+}
+
 // PutSupplier creates or replaces a supplier's detail and keywords
 // (supplier.Writer). Its contacts and addresses are kept.
 //
@@ -191,7 +203,12 @@ func (s *Store) PutSupplier(ctx context.Context, community string, r supplier.Re
 		}
 		b := &pgx.Batch{}
 		b.Queue(upsertSupplierSQL, row...)
-		queueTerms(b, community, &r)
+		if found && sameTerms(&old, &r) {
+			// Only the stamp of the terms changes.
+			b.Queue(`UPDATE supplier_terms SET modified_date = $3 WHERE community_id = $1 AND supplier_id = $2`, community, r.ID, r.ModifiedDate)
+		} else {
+			queueTerms(b, community, &r)
+		}
 		added := 0
 		if !found {
 			added = 1

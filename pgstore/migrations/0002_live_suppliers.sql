@@ -94,8 +94,10 @@ CREATE INDEX suppliers_name_asc ON suppliers (community_id, name_key ASC NULLS L
 CREATE INDEX suppliers_name_desc ON suppliers (community_id, name_key DESC NULLS LAST, id);
 CREATE INDEX suppliers_created_asc ON suppliers (community_id, created_date ASC, id);
 CREATE INDEX suppliers_created_desc ON suppliers (community_id, created_date DESC, id);
--- Also the modifiedSince filter: a range scan from the watermark on.
-CREATE INDEX suppliers_modified_asc ON suppliers (community_id, modified_date ASC, id);
+-- Also the modifiedSince filter: a range scan from the watermark on,
+-- which carries the other sort keys so that a filtered page in another
+-- order is sorted from this index alone.
+CREATE INDEX suppliers_modified_asc ON suppliers (community_id, modified_date ASC, id) INCLUDE (name_key, created_date);
 CREATE INDEX suppliers_modified_desc ON suppliers (community_id, modified_date DESC, id);
 
 -- The search terms keep 0001's layout and lcp_prev rule (a supplier
