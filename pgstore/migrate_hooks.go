@@ -12,6 +12,7 @@ import (
 // same transaction, for what SQL cannot do the way the application does.
 var migrationHooks = map[int]func(ctx context.Context, tx pgx.Tx) error{
 	2: foldNameKeys,
+	4: foldUsernameKeys, // username_fold.go
 }
 
 // foldNameKeys sets the sort key of every supplier name that is not plain

@@ -55,8 +55,10 @@ const DefaultStatementTimeout = 5 * time.Second
 // longer is cancelled by the server, and the call returns an error with
 // SQLSTATE 57014, which httpapi answers 503 UNAVAILABLE. Zero turns the
 // bound off. Without this option the DSN's statement_timeout parameter
-// is used, and without that DefaultStatementTimeout. Migrations run
-// without the bound; for a bulk import, see WithoutStatementTimeout.
+// is used, and without that DefaultStatementTimeout. Migrations, bulk
+// loads (a COPY, and the rest of its transaction: the data-file imports)
+// and maintenance statements (VACUUM, ANALYZE, CREATE INDEX, ...) run
+// without the bound; for other long work, see WithoutStatementTimeout.
 func WithStatementTimeout(d time.Duration) Option {
 	return func(o *options) { o.statementTimeout = &d }
 }
@@ -92,6 +94,57 @@ func (u *unbounded) prepare(ctx context.Context, conn *pgx.Conn) (bool, error) {
 	u.mu.Unlock()
 	return true, nil
 }
+
+// TraceQueryStart lifts the bound for a maintenance statement (VACUUM,
+// ANALYZE, CHECKPOINT, REINDEX, CLUSTER, CREATE INDEX): an operator's or a
+// test's deliberate long work, never an API call's. Every other statement
+// passes untouched.
+func (u *unbounded) TraceQueryStart(ctx context.Context, conn *pgx.Conn, data pgx.TraceQueryStartData) context.Context {
+	if maintenance(data.SQL) {
+		u.lift(ctx, conn)
+	}
+	return ctx
+}
+
+// maintenance reports whether sql starts with a maintenance command.
+func maintenance(sql string) bool {
+	sql = strings.TrimSpace(sql)
+	for _, w := range [...]string{"VACUUM", "ANALYZE", "CHECKPOINT", "REINDEX", "CLUSTER", "CREATE INDEX", "CREATE UNIQUE INDEX"} {
+		if len(sql) >= len(w) && strings.EqualFold(sql[:len(w)], w) {
+			return true
+		}
+	}
+	return false
+}
+
+// lift lifts the bound on conn: in a transaction for the rest of it (SET
+// LOCAL), outside one for the connection, which is then closed on
+// release. On failure the statement simply stays bounded.
+func (u *unbounded) lift(ctx context.Context, conn *pgx.Conn) {
+	pc := conn.PgConn()
+	if pc.TxStatus() == 'T' {
+		_, _ = pc.Exec(ctx, "SET LOCAL statement_timeout = 0").ReadAll()
+		return
+	}
+	if _, err := pc.Exec(ctx, "SET statement_timeout = 0").ReadAll(); err == nil {
+		u.mu.Lock()
+		u.conns[conn] = true
+		u.mu.Unlock()
+	}
+}
+
+// TraceQueryEnd completes pgx.QueryTracer.
+func (u *unbounded) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
+
+// TraceCopyFromStart lifts the bound for a bulk load: a COPY streams for
+// as long as its source does (a data-file import of a million suppliers),
+// and the statements that follow it in its transaction merge as many rows.
+func (u *unbounded) TraceCopyFromStart(ctx context.Context, conn *pgx.Conn, _ pgx.TraceCopyFromStartData) context.Context {
+	u.lift(ctx, conn)
+	return ctx
+}
+
+func (u *unbounded) TraceCopyFromEnd(context.Context, *pgx.Conn, pgx.TraceCopyFromEndData) {}
 
 // release keeps conn in the pool unless its bound was lifted.
 func (u *unbounded) release(conn *pgx.Conn) bool {
@@ -134,6 +187,9 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*Store, error) {
 	}
 	u := &unbounded{conns: map[*pgx.Conn]bool{}}
 	cfg.PrepareConn, cfg.AfterRelease = u.prepare, u.release
+	if cfg.ConnConfig.Tracer == nil {
+		cfg.ConnConfig.Tracer = u
+	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("pgstore: connect: %w", err)

@@ -64,9 +64,19 @@ func TestStatementTimeoutSetting(t *testing.T) {
 func TestMigrationsRunWithoutStatementTimeout(t *testing.T) {
 	// With a 1 ms bound, every migration would be cancelled if the bound
 	// applied to them.
-	s := openWith(t, pgtest.NewDatabase(t), WithStatementTimeout(time.Millisecond))
-	if v, err := s.SchemaVersion(context.Background()); err != nil || v == 0 {
-		t.Fatalf("SchemaVersion = %d, %v; want the migrations applied", v, err)
+	dsn := pgtest.NewDatabase(t)
+	openWith(t, dsn, WithStatementTimeout(time.Millisecond))
+	// Checked on a connection of its own: the store's would cut even this
+	// query under load.
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var v int
+	if err := conn.QueryRow(ctx, "SELECT max(version) FROM schema_migrations").Scan(&v); err != nil || v < 4 {
+		t.Fatalf("schema version %d, %v; want the migrations applied", v, err)
 	}
 }
 
@@ -133,5 +143,74 @@ func TestStatementTimeoutFires(t *testing.T) {
 	}
 	for _, c := range held {
 		c.Release()
+	}
+}
+
+func TestBulkLoadsRunWithoutStatementTimeout(t *testing.T) {
+	// A COPY streams as long as its source: the data-file imports must not
+	// be cut by the bound, nor the statements that follow it in its
+	// transaction; everything else keeps the bound.
+	s := openWith(t, pgtest.NewDatabase(t), WithStatementTimeout(100*time.Millisecond), WithMaxConns(2))
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := s.pool.Exec(ctx, "CREATE TABLE bulk (v int)"); err != nil {
+		t.Fatal(err)
+	}
+	slow := func() pgx.CopyFromSource {
+		n := 0
+		return pgx.CopyFromFunc(func() ([]any, error) {
+			n++
+			if n > 3 {
+				return nil, nil
+			}
+			time.Sleep(150 * time.Millisecond) // 450 ms in all: over the bound
+			return []any{n}, nil
+		})
+	}
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		if _, err := tx.CopyFrom(ctx, pgx.Identifier{"bulk"}, []string{"v"}, slow()); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, "SELECT pg_sleep(0.3)") // the merge that follows
+		return err
+	})
+	if err != nil {
+		t.Fatalf("a slow COPY in a transaction: %v", err)
+	}
+	if _, err := s.pool.CopyFrom(ctx, pgx.Identifier{"bulk"}, []string{"v"}, slow()); err != nil {
+		t.Fatalf("a slow COPY outside a transaction: %v", err)
+	}
+	// Other statements are still bounded, on every connection.
+	for range 3 {
+		_, err := s.pool.Exec(ctx, "SELECT pg_sleep(0.3)")
+		var pe *pgconn.PgError
+		if !errors.As(err, &pe) || pe.Code != "57014" {
+			t.Fatalf("a slow statement after the bulk loads: %v; want the statement timeout", err)
+		}
+	}
+	var n int
+	if err := s.pool.QueryRow(ctx, "SELECT count(*) FROM bulk").Scan(&n); err != nil || n != 6 {
+		t.Fatalf("bulk holds %d rows (%v); want 6", n, err)
+	}
+}
+
+func TestMaintenanceStatements(t *testing.T) {
+	for sql, want := range map[string]bool{
+		"VACUUM (ANALYZE)": true, " analyze suppliers": true, "CHECKPOINT": true, "create index x on y (z)": true,
+		"CREATE UNIQUE INDEX x ON y (z)": true, "REINDEX TABLE x": true, "CLUSTER x": true,
+		"SELECT 1": false, "CREATE TABLE x (v int)": false, "WITH a AS (SELECT 1) SELECT * FROM a": false, "": false, "VAC": false,
+	} {
+		if got := maintenance(sql); got != want {
+			t.Errorf("maintenance(%q) = %v; want %v", sql, got, want)
+		}
+	}
+	// After one, the pool's connections are bounded again.
+	s := openWith(t, pgtest.NewDatabase(t), WithStatementTimeout(150*time.Millisecond), WithMaxConns(1))
+	ctx := context.Background()
+	if _, err := s.pool.Exec(ctx, "VACUUM (ANALYZE)"); err != nil {
+		t.Fatal(err)
+	}
+	if got := showTimeout(t, ctx, s); got != "150ms" {
+		t.Errorf("statement_timeout after a VACUUM = %s; want 150ms", got)
 	}
 }

@@ -3,7 +3,6 @@ package user
 import (
 	"context"
 	"errors"
-	"strings"
 )
 
 // Sentinel errors of the user API. Stores and the Service wrap them with %w;
@@ -108,11 +107,17 @@ func cloneList[T any](s []T) []T {
 }
 
 // UsernameKey is the form in which usernames are compared: two usernames
-// are the same user's when their keys are equal. It is strings.ToLower of
-// the username (Unicode lower case), so "JDoe", "jdoe" and "JDOE" are one
-// username. Every Store must compare usernames by this key, so that all
-// backends agree; a SQL backend can keep it in an indexed column.
-func UsernameKey(username string) string { return strings.ToLower(username) }
+// are the same user's when their keys are equal. It is the username under
+// Unicode simple case folding (DECISIONS.md "Users": compared
+// case-insensitively): two valid UTF-8 usernames have one key exactly
+// when strings.EqualFold calls them equal, so "JDoe", "jdoe" and "JDOE"
+// are one username, and so are "Kate" and "Kate" (with the Kelvin sign),
+// while "İ" and "i" stay two. Each rune keeps its place (the key has as
+// many runes as the username). Every Store must compare usernames by this
+// key, so that all backends agree; a SQL backend can keep it in an
+// indexed column (pgstore: users.username_key, refolded by migration
+// 0004).
+func UsernameKey(username string) string { return foldString(username) }
 
 // Store keeps users per community. It is the backend interface of the user
 // API; memstore and pgstore implement it, and usertest.Run is the
