@@ -163,7 +163,7 @@ func (h *newOnly) Community(ci int, c *datafile.Community, n int) error {
 	_, err := h.store.Community(h.ctx, c.ID)
 	switch {
 	case err == nil:
-		return fmt.Errorf("communities[%d].id: community %q exists, and this server (in memory) imports only new communities; use the admin API's writes, or -postgres for an upsert: %w", ci, c.ID, procure.ErrConflict)
+		return conflictError(fmt.Sprintf("communities[%d].id: community %q exists, and this server (in memory) imports only new communities; change it with the admin API's writes, or run on -postgres for an upsert", ci, c.ID))
 	case !errors.Is(err, procure.ErrUnknownCommunity):
 		return err
 	}
@@ -171,7 +171,7 @@ func (h *newOnly) Community(ci int, c *datafile.Community, n int) error {
 		// The file's credentials or suppliers collide with what the
 		// store holds (a token, a key or an account id of another
 		// community).
-		return fmt.Errorf("%w: %v", procure.ErrConflict, err)
+		return conflictError(err.Error())
 	}
 	h.counts["communities"]++
 	h.counts["suppliers"] += n
@@ -183,3 +183,10 @@ func (h *newOnly) Community(ci int, c *datafile.Community, n int) error {
 	h.counts["budgets"] += len(c.Budgets)
 	return nil
 }
+
+// conflictError is a refusal that matches procure.ErrConflict (409) with
+// its own words only.
+type conflictError string
+
+func (e conflictError) Error() string        { return string(e) }
+func (e conflictError) Is(target error) bool { return target == procure.ErrConflict }
