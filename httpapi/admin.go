@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"crypto/subtle"
@@ -88,13 +89,31 @@ type AdminOptions struct {
 // MountAdmin panics when mux or opts.Store is nil, opts.Token is empty,
 // or the routes are registered already.
 func MountAdmin(mux *http.ServeMux, opts AdminOptions) {
-	switch {
-	case mux == nil:
+	if mux == nil {
 		panic("httpapi: MountAdmin: nil mux")
+	}
+	mountAdmin(mux, opts, AdminBasePath)
+}
+
+// AdminHandler returns the admin API as an http.Handler serving
+// /communities/{c}/..., /import and /openapi.json relative to wherever it
+// is mounted (docs: routes.md "Mounting"): behind http.StripPrefix on any
+// router, its document naming the prefix as server. See MountAdmin for the
+// behaviour; it panics as MountAdmin does.
+func AdminHandler(opts AdminOptions) http.Handler {
+	mux := http.NewServeMux()
+	mountAdmin(mux, opts, "")
+	return mountedAt(mux)
+}
+
+// mountAdmin registers the admin routes on mux under base: AdminBasePath
+// for MountAdmin, nothing for AdminHandler.
+func mountAdmin(mux *http.ServeMux, opts AdminOptions, base string) {
+	switch {
 	case opts.Store == nil:
-		panic("httpapi: MountAdmin: nil AdminOptions.Store")
+		panic("httpapi: admin API: nil AdminOptions.Store")
 	case opts.Token == "":
-		panic("httpapi: MountAdmin: empty AdminOptions.Token")
+		panic("httpapi: admin API: empty AdminOptions.Token")
 	}
 	log := opts.Logger
 	if log == nil {
@@ -108,7 +127,7 @@ func MountAdmin(mux *http.ServeMux, opts AdminOptions) {
 		log:       log,
 	}
 	rt := router{mux: mux, log: log}
-	const c = AdminBasePath + "/communities/{c}"
+	c := base + "/communities/{c}"
 	rt.handle(c, map[string]http.Handler{
 		http.MethodGet: a.authed(a.getCommunity),
 		http.MethodPut: a.authed(a.putCommunity),
@@ -146,14 +165,16 @@ func MountAdmin(mux *http.ServeMux, opts AdminOptions) {
 		http.MethodPut:    a.authed(a.putBudget),
 		http.MethodDelete: a.authed(a.deleteBudget),
 	})
-	rt.handle(AdminBasePath+"/import", map[string]http.Handler{
+	rt.handle(base+"/import", map[string]http.Handler{
 		http.MethodPost: a.authed(a.importFile),
 	})
-	rt.handle(AdminBasePath+"/openapi.json", map[string]http.Handler{
-		http.MethodGet: serveDocument(adminOpenAPI),
+	rt.handle(base+"/openapi.json", map[string]http.Handler{
+		http.MethodGet: documentAt(adminOpenAPI, AdminBasePath, cmp.Or(base, "/")),
 	})
-	mux.Handle(AdminBasePath+"/", notFound())
-	mux.Handle(AdminBasePath, notFound())
+	mux.Handle(base+"/", notFound())
+	if base != "" {
+		mux.Handle(base, notFound())
+	}
 }
 
 type adminAPI struct {

@@ -130,3 +130,52 @@ func decodeBody[T any](tb testing.TB, body []byte) T {
 func errorCode(tb testing.TB, body []byte) string {
 	return decodeBody[httpapi.ErrorBody](tb, body).Code
 }
+
+// TestAdminHandlerUnderAnyPrefix: the admin API's Handler behind
+// http.StripPrefix, as for the other APIs.
+func TestAdminHandlerUnderAnyPrefix(t *testing.T) {
+	store := memstore.New()
+	logs := &syncbuf.Buffer{}
+	mux := http.NewServeMux()
+	mux.Handle("/ops/", http.StripPrefix("/ops", httpapi.AdminHandler(httpapi.AdminOptions{Token: "admin-secret", Store: store, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})))
+	srv := httptest.NewServer(httpapi.RequestLog(slog.New(slog.NewJSONHandler(logs, nil)), mux))
+	t.Cleanup(srv.Close)
+	do := func(method, path, token, body string) (int, []byte) {
+		t.Helper()
+		req, err := http.NewRequest(method, srv.URL+path, strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		if body != "" {
+			req.Header.Set("Content-Type", "application/json")
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return res.StatusCode, b
+	}
+	if st, body := do("GET", "/ops/openapi.json", "", ""); st != 200 || serversURL(t, body) != "/ops" {
+		t.Errorf("GET /ops/openapi.json: %d, servers %q; want 200, /ops", st, serversURL(t, body))
+	}
+	if st, body := do("PUT", "/ops/communities/acme", "", `{"name":"Acme","region":"AU"}`); st != 401 {
+		t.Errorf("PUT without the admin token: %d %s; want 401", st, body)
+	}
+	if st, body := do("PUT", "/ops/communities/acme", "admin-secret", `{"name":"Acme","region":"AU"}`); st != 200 || !strings.Contains(string(body), `"id":"acme"`) {
+		t.Errorf("PUT /ops/communities/acme: %d %s; want 200 with the community", st, body)
+	}
+	if st, body := do("GET", "/ops/communities/acme", "admin-secret", ""); st != 200 {
+		t.Errorf("GET /ops/communities/acme: %d %s", st, body)
+	}
+	if st, body := do("GET", "/ops/nowhere", "admin-secret", ""); st != 404 || errorCode(t, body) != httpapi.CodeNotFound {
+		t.Errorf("GET /ops/nowhere: %d %s; want a JSON 404", st, body)
+	}
+	if !strings.Contains(logs.String(), `"route":"PUT /ops/communities/{c}"`) {
+		t.Errorf("the request log has no full admin route:\n%s", logs.String())
+	}
+}
