@@ -6,6 +6,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -19,6 +21,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/procurekit/procure"
 	"github.com/procurekit/procure/datafile"
 	"github.com/procurekit/procure/httpapi"
 	"github.com/procurekit/procure/internal/syncbuf"
@@ -896,6 +899,28 @@ func TestAdminImport(t *testing.T) {
 
 	without := newAdminEnv(t, httpapi.AdminOptions{})
 	without.call(t, "POST", "/import", file).want(t, http.StatusNotImplemented, "NOT_IMPLEMENTED", "does not import")
+
+	// An importer's refusals keep their statuses: a conflict is a 409, a
+	// backend that is down a 503, anything else a 500 that shows nothing.
+	for _, tc := range []struct {
+		err    error
+		status int
+		code   string
+	}{
+		{fmt.Errorf("communities[0].id: community %q exists: %w", "x", procure.ErrConflict), http.StatusConflict, "CONFLICT"},
+		{fmt.Errorf("pgstore: import: %w", procure.ErrUnavailable), http.StatusServiceUnavailable, "UNAVAILABLE"},
+		{errors.New("disk on fire"), http.StatusInternalServerError, "INTERNAL_ERROR"},
+	} {
+		failing := newAdminEnv(t, httpapi.AdminOptions{Import: func(_ context.Context, r io.Reader) (map[string]int, error) {
+			_, _ = io.Copy(io.Discard, r)
+			return nil, tc.err
+		}})
+		a := failing.call(t, "POST", "/import", file)
+		a.want(t, tc.status, tc.code, "")
+		if bytes.Contains(a.body, []byte("disk on fire")) {
+			t.Errorf("a 500 shows its cause: %s", a.body)
+		}
+	}
 }
 
 // Writes through the admin API reach the supplier API at once; the
