@@ -193,41 +193,21 @@ func (ov *overlay) list(q supplier.ListQuery, dst []supplier.Summary) ([]supplie
 			bufs.delta, bufs.dead = bufs.delta[:0], bufs.dead[:0]
 			mergePool.Put(bufs)
 		}()
-		byOrder := func(a, b *deltaItem) int { return compareKeys(o, &a.key, &b.key) }
-		keep := func(it *deltaItem) bool { bufs.delta = append(bufs.delta, it); return true }
-		// The delta's matches, in order o: found through the delta's term
-		// index, or as the delta's modifiedDate suffix.
-		all := false
-		if lq != "" {
-			prefixRange(&ov.terms, lq, func(t termRef) bool {
-				if t.item.key.mod >= th {
-					bufs.delta = append(bufs.delta, t.item)
-				}
-				return true
-			})
-			slices.SortFunc(bufs.delta, byOrder)
-			bufs.delta = slices.Compact(bufs.delta)
-		} else {
-			mods := &ov.ord[byModifiedAsc]
-			k := mods.first(func(it *deltaItem) bool { return it.key.mod >= th })
-			switch nd := mods.n - k; {
-			case k == 0:
-				all = true
-			case nd == 0:
-			case o == byModifiedAsc:
-				mods.each(k, keep)
-			case o == byModifiedDesc:
-				ov.ord[o].each(0, func(it *deltaItem) bool { return keep(it) && len(bufs.delta) < nd })
-			default:
-				mods.each(k, keep)
-				slices.SortFunc(bufs.delta, byOrder)
-			}
+		f := ov.filter(lq, th, o, bufs)
+		total := bm.total - f.nDead + f.nDelta
+		lo, hi := paging.Window(total, r)
+		if lo >= hi {
+			return nil, total
 		}
-		if all {
+		if lo <= frontLimit {
+			return ov.front(dst, o, bm, lo, hi, f.deltaIter(hi)), total
+		}
+		f.materialize()
+		delta, dead := bufs.delta, bufs.dead
+		if f.all {
 			l := &ov.ord[o]
 			nDelta, deltaAt, deltaEach = l.n, l.at, l.each
 		} else {
-			delta := bufs.delta
 			nDelta = len(delta)
 			deltaAt = func(j int) *deltaItem { return delta[j] }
 			deltaEach = func(j int, yield func(*deltaItem) bool) {
@@ -238,46 +218,7 @@ func (ov *overlay) list(q supplier.ListQuery, dst []supplier.Summary) ([]supplie
 				}
 			}
 		}
-		// The dead base suppliers that match: through the dead terms'
-		// index, or counted by modifiedDate (listed only for a deep page).
-		rk := base.ranks[o]
-		var deadList func() []int
-		if lq != "" {
-			prefixRange(&ov.deadTerms, lq, func(t termRef) bool {
-				if d := &ov.deads[t.deads]; d.mod >= th {
-					bufs.dead = append(bufs.dead, int(rk[d.pos]))
-				}
-				return true
-			})
-			slices.Sort(bufs.dead)
-			bufs.dead = slices.Compact(bufs.dead)
-			nDead = len(bufs.dead)
-			deadList = func() []int { return bufs.dead }
-		} else {
-			if len(ov.deads) > 0 {
-				asc := base.orders[byModifiedAsc]
-				since := sort.Search(base.size(), func(i int) bool { return base.mod[asc[i]] >= th })
-				nDead = len(ov.deads) - ov.deadBy[byModifiedAsc].before(since)
-			}
-			deadList = func() []int {
-				for i := range ov.deads {
-					if d := &ov.deads[i]; d.mod >= th {
-						bufs.dead = append(bufs.dead, int(rk[d.pos]))
-					}
-				}
-				slices.Sort(bufs.dead)
-				return bufs.dead
-			}
-		}
-		total := bm.total - nDead + nDelta
-		lo, hi := paging.Window(total, r)
-		if lo >= hi {
-			return nil, total
-		}
-		if lo <= frontLimit {
-			return ov.front(dst, o, bm, lo, hi, nDelta, deltaEach), total
-		}
-		dead := deadList()
+		nDead = len(dead)
 		deadBefore = func(x int) int { return sort.SearchInts(dead, x) }
 		cnt := bm.cnt
 		liveStart = func(i int) int {
@@ -285,7 +226,6 @@ func (ov *overlay) list(q supplier.ListQuery, dst []supplier.Summary) ([]supplie
 			return i + sort.Search(len(dead), func(k int) bool { return cnt(dead[k])-k > i })
 		}
 	}
-
 	total := bm.total - nDead + nDelta
 	lo, hi := paging.Window(total, r)
 	if lo >= hi {
@@ -332,11 +272,16 @@ func (ov *overlay) list(q supplier.ListQuery, dst []supplier.Summary) ([]supplie
 // frontLimit is the deepest page start a filtered list reaches by
 // merging from the first match: cheaper there than finding the start by
 // binary search, which needs the dead matches listed.
-const frontLimit = 200
+// (A variable so that tests can send every page one way or the other.)
+var frontLimit = 200
+
+// deltaPlan forces deltaIter's choice in tests: 0 chooses by cost,
+// 1 always scans, 2 always lists.
+var deltaPlan = 0
 
 // front returns the merged items [lo, hi) by walking both sides from
 // their first match.
-func (ov *overlay) front(dst []supplier.Summary, o int, bm baseMatches, lo, hi, nDelta int, deltaEach func(j int, yield func(*deltaItem) bool)) []supplier.Summary {
+func (ov *overlay) front(dst []supplier.Summary, o int, bm baseMatches, lo, hi int, next func() *deltaItem) []supplier.Summary {
 	base := ov.base
 	idx := base.orders[o]
 	out := pageBuf(dst, hi-lo)
@@ -350,23 +295,12 @@ func (ov *overlay) front(dst []supplier.Summary, o int, bm baseMatches, lo, hi, 
 		return len(out) < need
 	}
 	// The delta's matches are walked alongside the base's, one ahead.
-	var pbuf [32]*deltaItem
-	var pending []*deltaItem
-	j := 0
-	fill := func() {
-		if len(pending) == 0 && j < nDelta {
-			pending = pbuf[:0]
-			deltaEach(j, func(it *deltaItem) bool { pending = append(pending, it); return len(pending) < len(pbuf) })
-			j += len(pending)
-		}
-	}
-	fill()
+	pending := next()
 	done := false
 	bm.each(0, func(rank int) bool {
-		for len(pending) > 0 && int(pending[0].at[o]) <= rank {
-			it := pending[0]
-			pending = pending[1:]
-			fill()
+		for pending != nil && int(pending.at[o]) <= rank {
+			it := pending
+			pending = next()
 			if !add(&it.rec.detail.Summary) {
 				done = true
 				return false
@@ -380,11 +314,174 @@ func (ov *overlay) front(dst []supplier.Summary, o int, bm baseMatches, lo, hi, 
 		}
 		return true
 	})
-	for !done && len(pending) > 0 {
-		it := pending[0]
-		pending = pending[1:]
-		fill()
+	for !done && pending != nil {
+		it := pending
+		pending = next()
 		done = !add(&it.rec.detail.Summary)
 	}
 	return out
+}
+
+// overlayFilter is the overlay's side of a filtered list: how many delta
+// items and dead base suppliers match, found as cheaply as the filter
+// allows, and, on demand, the matches themselves in order o.
+type overlayFilter struct {
+	ov     *overlay
+	lq     string
+	th     int64
+	o      int
+	bufs   *mergeBufs
+	nDelta int
+	nDead  int
+	// all: every delta item matches (the list is ov.ord[o] itself).
+	all bool
+	// listed: bufs.delta holds the delta's matches (sorted); else they
+	// are found by deltaIter. deadListed: bufs.dead holds the dead's.
+	listed, deadListed bool
+}
+
+func (ov *overlay) filter(lq string, th int64, o int, bufs *mergeBufs) *overlayFilter {
+	f := &overlayFilter{ov: ov, lq: lq, th: th, o: o, bufs: bufs}
+	base := ov.base
+	switch {
+	case lq == "":
+		// modifiedSince only: the delta's suffix in modifiedDate order,
+		// the dead counted by their modifiedDate rank.
+		mods := &ov.ord[byModifiedAsc]
+		k := mods.first(func(it *deltaItem) bool { return it.key.mod >= th })
+		f.nDelta = mods.n - k
+		f.all = k == 0
+		if len(ov.deads) > 0 {
+			asc := base.orders[byModifiedAsc]
+			since := sort.Search(base.size(), func(i int) bool { return base.mod[asc[i]] >= th })
+			f.nDead = len(ov.deads) - ov.deadBy[byModifiedAsc].before(since)
+		}
+	default:
+		if th == 0 {
+			// query only: distinct matches are matching terms less
+			// matching pairs, in the overlay as in the base.
+			f.nDelta = countPrefix(&ov.terms, lq) - countPrefix(&ov.pairs, lq)
+			f.nDead = countPrefix(&ov.deadTerms, lq) - countPrefix(&ov.deadPairs, lq)
+			break
+		}
+		// query and modifiedSince: list both sides.
+		f.listDelta()
+		f.listDead()
+	}
+	return f
+}
+
+// listDelta puts the delta's matches, in order o, in bufs.delta.
+func (f *overlayFilter) listDelta() {
+	if f.listed {
+		return
+	}
+	f.listed = true
+	ov, b := f.ov, f.bufs
+	byOrder := func(x, y *deltaItem) int { return compareKeys(f.o, &x.key, &y.key) }
+	if f.lq != "" {
+		prefixRange(&ov.terms, f.lq, func(t termRef) bool {
+			if t.item.key.mod >= f.th {
+				b.delta = append(b.delta, t.item)
+			}
+			return true
+		})
+		slices.SortFunc(b.delta, byOrder)
+		b.delta = slices.Compact(b.delta)
+		f.nDelta = len(b.delta)
+		return
+	}
+	if f.all {
+		return
+	}
+	keep := func(it *deltaItem) bool { b.delta = append(b.delta, it); return true }
+	mods := &ov.ord[byModifiedAsc]
+	k := mods.n - f.nDelta
+	switch {
+	case f.nDelta == 0:
+	case f.o == byModifiedAsc:
+		mods.each(k, keep)
+	case f.o == byModifiedDesc:
+		ov.ord[f.o].each(0, func(it *deltaItem) bool { return keep(it) && len(b.delta) < f.nDelta })
+	default:
+		mods.each(k, keep)
+		slices.SortFunc(b.delta, byOrder)
+	}
+}
+
+// listDead puts the base ranks in order o of the dead matches, sorted,
+// in bufs.dead.
+func (f *overlayFilter) listDead() {
+	if f.deadListed {
+		return
+	}
+	f.deadListed = true
+	ov, b := f.ov, f.bufs
+	rk := ov.base.ranks[f.o]
+	if f.lq != "" {
+		prefixRange(&ov.deadTerms, f.lq, func(t termRef) bool {
+			if d := &ov.deads[t.deads]; d.mod >= f.th {
+				b.dead = append(b.dead, int(rk[d.pos]))
+			}
+			return true
+		})
+		slices.Sort(b.dead)
+		b.dead = slices.Compact(b.dead)
+	} else {
+		for i := range ov.deads {
+			if d := &ov.deads[i]; d.mod >= f.th {
+				b.dead = append(b.dead, int(rk[d.pos]))
+			}
+		}
+		slices.Sort(b.dead)
+	}
+	f.nDead = len(b.dead)
+}
+
+// materialize lists both sides (for a page found by binary search).
+func (f *overlayFilter) materialize() {
+	f.listDelta()
+	f.listDead()
+}
+
+// deltaIter returns an iterator over the delta's matches in order o, for
+// a page ending at hi: the listed matches, every delta item, or, when
+// listing the matches would cost more than reaching hi of them, a scan of
+// the delta in order o that skips the others.
+func (f *overlayFilter) deltaIter(hi int) func() *deltaItem {
+	ov := f.ov
+	if f.nDelta == 0 {
+		return func() *deltaItem { return nil }
+	}
+	if f.all {
+		return ov.ord[f.o].iter(0, nil)
+	}
+	d := ov.ord[f.o].n
+	if !f.listed && f.lq != "" && f.th == 0 {
+		scan := min(d, (hi+1)*d/f.nDelta)
+		list := f.nDelta * (log2(f.nDelta) + 1)
+		if deltaPlan == 1 || deltaPlan == 0 && scan < list {
+			lq := f.lq
+			return ov.ord[f.o].iter(0, func(it *deltaItem) bool { return matchesTerms(it.terms, lq) })
+		}
+	}
+	f.listDelta()
+	delta, j := f.bufs.delta, 0
+	return func() *deltaItem {
+		if j == len(delta) {
+			return nil
+		}
+		j++
+		return delta[j-1]
+	}
+}
+
+// matchesTerms reports whether any of terms starts with lq.
+func matchesTerms(terms []string, lq string) bool {
+	for _, t := range terms {
+		if strings.HasPrefix(t, lq) {
+			return true
+		}
+	}
+	return false
 }

@@ -68,15 +68,16 @@ type deltaItem struct {
 	// at[o] is the number of base suppliers before this one in order o
 	// (dead ones included): where it goes between the base's ranks.
 	at [numOrders]int32
-	// terms are the lower-cased searchable texts, for the query filter.
-	terms []string
+	// terms are the lower-cased searchable texts, for the query filter,
+	// and pairs the common prefixes of neighbouring terms (textIndex).
+	terms, pairs []string
 }
 
 // deadItem is a base supplier that a write replaced or deleted.
 type deadItem struct {
-	pos   int32
-	mod   int64
-	terms []string
+	pos          int32
+	mod          int64
+	terms, pairs []string
 }
 
 // searchTerms returns the distinct lower-cased texts the query matches.
@@ -97,11 +98,25 @@ func searchTerms(rec *supplierRec) []string {
 	return slices.Compact(out)
 }
 
+// termPairs returns the non-empty common prefixes of neighbouring terms
+// (sorted, distinct), as textIndex keeps them: a query matches a
+// supplier's terms less its pairs times, once.
+func termPairs(terms []string) []string {
+	var out []string
+	for j := 1; j < len(terms); j++ {
+		if l := commonPrefix(terms[j-1], terms[j]); l > 0 {
+			out = append(out, terms[j][:l])
+		}
+	}
+	return out
+}
+
 // newDeltaItem places rec relative to base: for each field, binary
 // searches on the base's compact ascending keys by rank give its place in
 // the ascending and the descending order at once (place).
 func newDeltaItem(base *supplierSet, rec *supplierRec) *deltaItem {
 	it := &deltaItem{rec: rec, key: keyOf(rec), terms: searchTerms(rec)}
+	it.pairs = termPairs(it.terms)
 	n := base.size()
 	k := &it.key
 	idLess := func(asc int) func(r int) bool {
@@ -164,6 +179,9 @@ type overlay struct {
 	// terms and deadTerms index the searchable terms of the delta items
 	// and of the dead base suppliers.
 	terms, deadTerms blist[termRef]
+	// pairs and deadPairs hold their pairs (termPairs), so that a query's
+	// matches are counted, as in the base, with two searches each.
+	pairs, deadPairs blist[termRef]
 }
 
 func newOverlay(base *supplierSet) *overlay {
@@ -172,6 +190,7 @@ func newOverlay(base *supplierSet) *overlay {
 		ov.ord[o].cmp = func(a, b *deltaItem) int { return compareKeys(o, &a.key, &b.key) }
 	}
 	ov.terms.cmp, ov.deadTerms.cmp = compareTermRefs, compareTermRefs
+	ov.pairs.cmp, ov.deadPairs.cmp = compareTermRefs, compareTermRefs
 	return ov
 }
 
@@ -208,6 +227,9 @@ func (ov *overlay) put(it *deltaItem) {
 	for _, t := range it.terms {
 		ov.terms.insert(termRef{term: t, item: it})
 	}
+	for _, t := range it.pairs {
+		ov.pairs.insert(termRef{term: t, item: it})
+	}
 }
 
 // remove deletes the current version of the supplier id, if any.
@@ -219,6 +241,9 @@ func (ov *overlay) remove(id uuid.UUID) {
 		}
 		for _, t := range old.terms {
 			ov.terms.remove(termRef{term: t, item: old})
+		}
+		for _, t := range old.pairs {
+			ov.pairs.remove(termRef{term: t, item: old})
 		}
 		return
 	}
@@ -238,8 +263,12 @@ func (ov *overlay) remove(id uuid.UUID) {
 		ov.deadBy[o].add(int(ov.base.ranks[o][p]))
 	}
 	d := deadItem{pos: p, mod: ov.base.mod[p], terms: searchTerms(ov.base.rec(int(p)))}
+	d.pairs = termPairs(d.terms)
 	for _, t := range d.terms {
 		ov.deadTerms.insert(termRef{term: t, deads: int32(len(ov.deads))})
+	}
+	for _, t := range d.pairs {
+		ov.deadPairs.insert(termRef{term: t, deads: int32(len(ov.deads))})
 	}
 	ov.deads = append(ov.deads, d)
 }
@@ -410,6 +439,38 @@ func compareTermRefs(a, b termRef) int {
 		return bytes.Compare(a.item.key.id[:], b.item.key.id[:])
 	}
 	return cmp.Compare(a.deads, b.deads)
+}
+
+// countPrefix is the number of entries of l whose term starts with lq.
+func countPrefix(l *blist[termRef], lq string) int {
+	lo := l.first(func(t termRef) bool { return t.term >= lq })
+	hi := l.first(func(t termRef) bool { return t.term >= lq && !strings.HasPrefix(t.term, lq) })
+	return hi - lo
+}
+
+// iter returns an iterator over the items from the i-th on that keep
+// accepts (nil: all); it returns the zero T at the end.
+func (l *blist[T]) iter(i int, keep func(T) bool) func() T {
+	b, j := len(l.blocks), 0
+	if i < l.n {
+		b = sort.Search(len(l.starts), func(b int) bool { return l.starts[b] > i }) - 1
+		j = i - l.starts[b]
+	}
+	return func() T {
+		for b < len(l.blocks) {
+			blk := l.blocks[b]
+			for j < len(blk) {
+				v := blk[j]
+				j++
+				if keep == nil || keep(v) {
+					return v
+				}
+			}
+			b, j = b+1, 0
+		}
+		var zero T
+		return zero
+	}
 }
 
 // prefixRange returns the entries of l whose term starts with lq.

@@ -40,9 +40,17 @@ func ovRecord(rng *rand.Rand, id uuid.UUID) supplier.Record {
 // after each batch compares every list with the reference: with the
 // overlay never compacted (all the changes merged at read time), and
 // with compactions running as the writes go.
+//
+// The plans of filtered pages are forced one way then the other: every
+// page from the first match (frontLimit) or by binary search, the delta's
+// query matches scanned or listed (deltaPlan).
 func TestOverlayAgainstReference(t *testing.T) {
-	for _, limit := range []int{1 << 30, 7} {
-		t.Run(fmt.Sprintf("limit=%d", limit), func(t *testing.T) { testOverlay(t, limit) })
+	defer func(f, d int) { frontLimit, deltaPlan = f, d }(frontLimit, deltaPlan)
+	for _, plan := range []struct{ front, delta int }{{200, 0}, {1 << 30, 1}, {1 << 30, 2}, {0, 0}} {
+		frontLimit, deltaPlan = plan.front, plan.delta
+		for _, limit := range []int{1 << 30, 7} {
+			t.Run(fmt.Sprintf("front=%d/delta=%d/limit=%d", plan.front, plan.delta, limit), func(t *testing.T) { testOverlay(t, limit) })
+		}
 	}
 }
 
