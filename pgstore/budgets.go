@@ -3,12 +3,15 @@ package pgstore
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/shopspring/decimal"
 
 	"github.com/procurekit/procure/budget"
 )
+
+var _ budget.Writer = (*Store)(nil)
 
 // Budgets returns the community's budget table: the budget of each
 // account. A community without one (or unknown) has an empty table, in
@@ -38,7 +41,8 @@ func (s *Store) Budgets(ctx context.Context, community string) (map[string]decim
 // BudgetTable returns the community's budget table for the table option of
 // account code validation (an empty table for a community without one: every
 // account is absent, so every line is Invalid). It reads the database on
-// each call, so a re-import is seen at once.
+// each call (no cache), so a write or a re-import on any node is seen by
+// the next call.
 func (s *Store) BudgetTable(ctx context.Context, community string) (*budget.Table, error) {
 	m, err := s.Budgets(ctx, community)
 	if err != nil {
@@ -51,4 +55,49 @@ func (s *Store) BudgetTable(ctx context.Context, community string) (*budget.Tabl
 // table, for a connector that refreshes its table from the store.
 func (s *Store) BudgetLoader(community string) budget.TableLoader {
 	return func(ctx context.Context) (*budget.Table, error) { return s.BudgetTable(ctx, community) }
+}
+
+// PutBudget implements budget.Writer. The amount is stored with its scale
+// ("125.50" stays 125.50), as memstore keeps it.
+func (s *Store) PutBudget(ctx context.Context, community, account string, amount decimal.Decimal) error {
+	account = strings.TrimSpace(account)
+	if err := budget.ValidateAccount(account); err != nil {
+		return err
+	}
+	if err := budget.ValidateAmount(amount); err != nil {
+		return err
+	}
+	if err := needCommunity(ctx, s.pool, community); err != nil {
+		return err
+	}
+	text := amount.String()
+	if amount.Exponent() < 0 {
+		text = amount.StringFixed(-amount.Exponent()) // String drops trailing zeros
+	}
+	// numeric travels as text: exact, whatever its scale.
+	_, err := s.pool.Exec(ctx, `INSERT INTO budgets (community_id, account, budget) VALUES ($1, $2, $3::numeric)
+		ON CONFLICT (community_id, account) DO UPDATE SET budget = excluded.budget`, community, account, text)
+	if err != nil {
+		return fmt.Errorf("pgstore: put budget: %w", err)
+	}
+	return nil
+}
+
+// DeleteBudget implements budget.Writer.
+func (s *Store) DeleteBudget(ctx context.Context, community, account string) error {
+	if err := needCommunity(ctx, s.pool, community); err != nil {
+		return err
+	}
+	account = strings.TrimSpace(account)
+	if !storable(account) {
+		return fmt.Errorf("account %q: %w", account, budget.ErrNotFound)
+	}
+	tag, err := s.pool.Exec(ctx, `DELETE FROM budgets WHERE community_id = $1 AND account = $2`, community, account)
+	if err != nil {
+		return fmt.Errorf("pgstore: delete budget: %w", err)
+	}
+	if tag.RowsAffected() == 0 {
+		return fmt.Errorf("account %q: %w", account, budget.ErrNotFound)
+	}
+	return nil
 }

@@ -32,6 +32,7 @@ const migrationLock int64 = 0x7067_7374_6f72_65
 type Store struct {
 	pool     *pgxpool.Pool
 	ownsPool bool
+	usage    usageMinutes // lastUsedAt minutes this node has written (credentials.go)
 }
 
 // Option configures Open.

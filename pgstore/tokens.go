@@ -18,7 +18,11 @@ var (
 )
 
 // TokenByHash returns the bearer token whose hash is h, or an error
-// matching auth.ErrUnknown (auth.TokenStore).
+// matching auth.ErrUnknown (auth.TokenStore): what authentication needs
+// (community, scopes, expiry, revocation); Tokens lists the rest. It reads
+// the database on every call - there is no cache - so a token revoked on
+// any node is refused by the next request on this one (DECISIONS.md "Live
+// data" allows a second).
 func (s *Store) TokenByHash(ctx context.Context, h auth.Hash) (auth.Token, error) {
 	t := auth.Token{Hash: h}
 	var expires *time.Time
@@ -37,10 +41,17 @@ func (s *Store) TokenByHash(ctx context.Context, h auth.Hash) (auth.Token, error
 	return t, nil
 }
 
-// ServiceAccount returns the service account with that id, its keys in
-// the order of the data file, or an error matching auth.ErrUnknown
-// (auth.KeyStore).
+// ServiceAccount returns the service account with that id, its keys
+// (hash and state: what authentication needs; ServiceAccounts lists the
+// rest) in the order they were added, a data file's in its order, or an
+// error matching auth.ErrUnknown (auth.KeyStore). Like TokenByHash it
+// reads the database on every call, so a key deactivated on any node is
+// refused by the next request on this one. An id PostgreSQL cannot hold
+// (NUL, invalid UTF-8) names no account.
 func (s *Store) ServiceAccount(ctx context.Context, id string) (auth.ServiceAccount, error) {
+	if !storable(id) {
+		return auth.ServiceAccount{}, auth.ErrUnknown
+	}
 	a := auth.ServiceAccount{ID: id}
 	var hashes [][]byte
 	var active []bool

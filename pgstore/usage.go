@@ -15,6 +15,10 @@ import (
 // credential's lastUsedAt at most once a minute, however many requests it
 // serves. The zero value is ready to use.
 //
+// Cost: BenchmarkUsageClaimRecorded, 145 ns and no allocation per claim
+// of a recorded minute on 2 busy cores - under 0.1% of a pgstore supplier
+// list request, which is a database round trip.
+//
 // Forgetting an entry is always safe - the write it allows is an UPDATE
 // that changes nothing unless its minute is later than the stored one - so
 // entries of minutes gone by are swept when the map has doubled since the
