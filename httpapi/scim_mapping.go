@@ -126,11 +126,13 @@ func scimResource(u *user.User, base string) scimUser {
 // second pass (parseSCIMInput tries the first, then the second).
 type scimInput = scimInputOf[[]user.Code]
 
+// The core text attributes are plain strings: on create and replace an
+// absent one is empty, as one sent empty or null is.
 type scimInputOf[L any] struct {
-	UserName     *string           `json:"userName"`
-	ExternalID   *string           `json:"externalId"`
-	Name         *scimNameIn       `json:"name"`
-	DisplayName  *string           `json:"displayName"`
+	UserName     string            `json:"userName"`
+	ExternalID   string            `json:"externalId"`
+	Name         scimNameValue     `json:"name"`
+	DisplayName  string            `json:"displayName"`
 	Emails       []scimMultiIn     `json:"emails"`
 	PhoneNumbers []scimMultiIn     `json:"phoneNumbers"`
 	Active       *scimBool         `json:"active"`
@@ -165,6 +167,13 @@ func parseSCIMInput(body []byte) (scimInput, error) {
 	return in, nil
 }
 
+type scimNameValue struct {
+	GivenName  string `json:"givenName"`
+	FamilyName string `json:"familyName"`
+}
+
+// scimNameIn is a name in a PATCH, which changes only the sub-attributes
+// it holds.
 type scimNameIn struct {
 	GivenName  *string `json:"givenName"`
 	FamilyName *string `json:"familyName"`
@@ -289,27 +298,22 @@ func pickPhone(ps []scimMultiIn) string {
 // was sent, and the extension's lists only when they were sent. The id is
 // not set: the caller names it (PUT) or the service generates it (POST).
 func inputOf(in *scimInput) user.Input {
-	str := func(p *string) *string {
-		if p == nil {
-			return new("")
-		}
-		return p
-	}
-	var given, family *string
-	if in.Name != nil {
-		given, family = in.Name.GivenName, in.Name.FamilyName
-	}
+	held := &struct { // one allocation for the values the Input points to
+		email, phone string
+		enabled      bool
+	}{email: pickEmail(in.Emails), phone: pickPhone(in.PhoneNumbers)}
 	out := user.Input{
-		Username:    str(in.UserName),
-		ExternalID:  str(in.ExternalID),
-		FirstName:   str(given),
-		LastName:    str(family),
-		DisplayName: str(in.DisplayName),
-		Email:       new(pickEmail(in.Emails)),
-		Phone:       new(pickPhone(in.PhoneNumbers)),
+		Username:    &in.UserName,
+		ExternalID:  &in.ExternalID,
+		FirstName:   &in.Name.GivenName,
+		LastName:    &in.Name.FamilyName,
+		DisplayName: &in.DisplayName,
+		Email:       &held.email,
+		Phone:       &held.phone,
 	}
 	if in.Active != nil {
-		out.Enabled = new(bool(*in.Active))
+		held.enabled = bool(*in.Active)
+		out.Enabled = &held.enabled
 	}
 	if x := in.Extension; x != nil {
 		out.OrganisationUnits = x.OrganisationUnits
