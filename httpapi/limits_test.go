@@ -302,3 +302,18 @@ func TestUsersUnstorableText(t *testing.T) {
 		checkUserResponse(t, r, s.do(t, r), 404, httpapi.CodeUserNotFound)
 	}
 }
+
+func TestAccountCodeDefaultMaxBody(t *testing.T) {
+	// The connector's default bound is 1 MiB: exactly that is read, one
+	// byte more is 413.
+	srv := newConnector(t, echoValidator, httpapi.AccountCodeHandlerOptions{})
+	url := srv.URL + httpapi.AccountCodePath
+	doc := reqDoc(xmlLine("1", "A", "1"))
+	at := doc + strings.Repeat(" ", httpapi.DefaultAccountCodeMaxBody-len(doc))
+	if a := send(t, "POST", url, "application/xml", strings.NewReader(at)); a.status != 200 {
+		t.Fatalf("a body of exactly 1 MiB: %d; want 200\n%.300s", a.status, a.body)
+	}
+	if a := send(t, "POST", url, "application/xml", strings.NewReader(at+" ")); a.status != 413 || !strings.Contains(a.body, "PAYLOAD_TOO_LARGE") {
+		t.Fatalf("a body of 1 MiB + 1 byte: %d; want 413\n%.300s", a.status, a.body)
+	}
+}

@@ -218,6 +218,11 @@ func overBudgetStatus(s string) (budget.Status, error) {
 
 // run is the whole program: it checks the configuration, serves until ctx
 // is done, then shuts down gracefully. Tests call it directly.
+// maxHeaderBytes bounds the request line and headers of a request
+// (DECISIONS.md "Limits"): a caller sends a few short headers. net/http
+// allows 4 KiB over it before answering 431.
+const maxHeaderBytes = 16 << 10
+
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	cfg, err := parseFlags(args, stderr)
 	if err != nil {
@@ -252,6 +257,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	srv := &http.Server{
 		Handler:           logRequests(log, mux),
 		ReadHeaderTimeout: 5 * time.Second,
+		MaxHeaderBytes:    maxHeaderBytes,
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      2 * time.Minute,
 		IdleTimeout:       2 * time.Minute,
