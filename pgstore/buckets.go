@@ -281,21 +281,6 @@ func bucketLookupSQL(desc bool) string {
 		WHERE cum > $3 ORDER BY lo` + dir + ` LIMIT 1`
 }
 
-// The buckets of data that migration 0002 finds are computed right after
-// its SQL file and its other hook (which folds the name keys the buckets
-// are cut on).
-func init() {
-	fold := migrationHooks[2]
-	migrationHooks[2] = func(ctx context.Context, tx pgx.Tx) error {
-		if fold != nil {
-			if err := fold(ctx, tx); err != nil {
-				return err
-			}
-		}
-		return rebuildAllBuckets(ctx, tx)
-	}
-}
-
 // rebuildAllBuckets computes the buckets of every community.
 func rebuildAllBuckets(ctx context.Context, tx pgx.Tx) error {
 	rows, err := tx.Query(ctx, `SELECT id FROM communities`)

@@ -11,7 +11,13 @@ import (
 // migrationHooks run right after the SQL file of their version, in the
 // same transaction, for what SQL cannot do the way the application does.
 var migrationHooks = map[int]func(ctx context.Context, tx pgx.Tx) error{
-	2: foldNameKeys,
+	2: func(ctx context.Context, tx pgx.Tx) error {
+		// The buckets of deep pages are cut on the folded name keys.
+		if err := foldNameKeys(ctx, tx); err != nil {
+			return err
+		}
+		return rebuildAllBuckets(ctx, tx)
+	},
 	4: foldUsernameKeys, // username_fold.go
 }
 
