@@ -3,10 +3,12 @@ package pgstore_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/procurekit/procure"
 	"github.com/procurekit/procure/pgstore"
 	"github.com/procurekit/procure/supplier"
 )
@@ -106,4 +108,37 @@ func TestImportStreamRoundTripsEmptyText(t *testing.T) {
 
 func pgstoreImportOptions(progress func(int64)) pgstore.ImportOptions {
 	return pgstore.ImportOptions{Progress: progress}
+}
+
+// A streamed file that fails part-way changes nothing - not even the
+// communities before the bad entry - and the error names the entry.
+func TestImportStreamFailureChangesNothing(t *testing.T) {
+	ctx := context.Background()
+	s, dsn := openStore(t, fixture())
+	before := snapshot(t, dsn)
+	file := `{"communities": [
+	  {"id": "n1", "name": "New", "region": "NZ", "suppliers": [
+	    {"id": "00000000-0000-4000-8000-000000000051", "name": "Fresh", "profileType": "COMPANY",
+	     "modifiedDate": "2026-05-01T00:00:00Z", "createdDate": "2026-01-01T00:00:00Z"}]},
+	  {"id": "n2", "name": "Thief", "region": "AU", "tokens": [{"token": "demo-token-c1", "scopes": ["suppliers:read"]}]}]}`
+	_, err := s.ImportStream(ctx, bytes.NewReader([]byte(file)))
+	var verr *procure.ValidationError
+	if !errors.As(err, &verr) || len(verr.Fields) == 0 || verr.Fields[0].Field != "communities[1].tokens[0].token" {
+		t.Fatalf("err = %v; want a validation error naming communities[1].tokens[0].token", err)
+	}
+	if contains(err.Error(), "demo-token-c1") {
+		t.Errorf("the error shows the token: %v", err)
+	}
+	if diff := cmp.Diff(before, snapshot(t, dsn)); diff != "" {
+		t.Errorf("a failed import changed the database (-before +after):\n%s", diff)
+	}
+
+	// Text PostgreSQL cannot hold is the file's fault too.
+	bad := `{"communities": [{"id": "n3", "region": "NZ", "suppliers": [
+	    {"id": "00000000-0000-4000-8000-000000000052", "name": "nul\u0000here", "profileType": "COMPANY",
+	     "modifiedDate": "2026-05-01T00:00:00Z", "createdDate": "2026-01-01T00:00:00Z"}]}]}`
+	_, err = s.ImportStream(ctx, bytes.NewReader([]byte(bad)))
+	if !errors.As(err, &verr) || !contains(err.Error(), "communities[0].suppliers[0].name") {
+		t.Fatalf("NUL in a name: err = %v; want a validation error naming communities[0].suppliers[0].name", err)
+	}
 }
