@@ -8,15 +8,19 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"os"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/shopspring/decimal"
 
 	"github.com/procurekit/procure"
 	"github.com/procurekit/procure/auth"
 	"github.com/procurekit/procure/auth/authtest"
 	"github.com/procurekit/procure/datafile"
 	"github.com/procurekit/procure/httpapi"
+	"github.com/procurekit/procure/internal/pgtest"
 	"github.com/procurekit/procure/internal/syncbuf"
 	"github.com/procurekit/procure/pgstore"
 	"github.com/procurekit/procure/user"
@@ -498,5 +502,85 @@ func TestAdminLifecycleAcrossNodes(t *testing.T) {
 				t.Errorf("node %d's log holds a secret", i+1)
 			}
 		}
+	}
+}
+
+// A database at schema version 1 holding credentials and budgets migrates
+// with them: tokens and keys get their derived ids and a creation time,
+// authenticate as before, can be revoked and deactivated by id, and a key
+// added afterwards goes after the old ones.
+func TestMigrateCredentialsFromVersion1(t *testing.T) {
+	ctx := context.Background()
+	dsn := pgtest.NewDatabase(t)
+	conn := connect(t, dsn)
+	v1, err := os.ReadFile("migrations/0001_init.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	th, k1, k2 := auth.HashSecret("old-token"), auth.HashSecret("old-key-1"), auth.HashSecret("old-key-2")
+	setup := []struct {
+		sql  string
+		args []any
+	}{
+		{string(v1), nil},
+		{`CREATE TABLE schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`, nil},
+		{`INSERT INTO schema_migrations (version, name) VALUES (1, '0001_init.sql')`, nil},
+		{`INSERT INTO communities (id, name, region) VALUES ('c1', 'One', 'NZ')`, nil},
+		{`INSERT INTO tokens (hash, community_id, scopes) VALUES ($1, 'c1', '{suppliers:read}')`, []any{th[:]}},
+		{`INSERT INTO service_accounts (id, community_id, allowed_ips) VALUES ('sa-1', 'c1', '{10.0.0.0/8}')`, nil},
+		{`INSERT INTO service_account_keys (account_id, ord, hash, active) VALUES ('sa-1', 0, $1, false), ('sa-1', 1, $2, true)`, []any{k1[:], k2[:]}},
+		{`INSERT INTO budgets (community_id, account, budget) VALUES ('c1', '6100', 12.50)`, nil},
+	}
+	for _, st := range setup {
+		if _, err := conn.Exec(ctx, st.sql, st.args...); err != nil {
+			t.Fatalf("%.60s: %v", st.sql, err)
+		}
+	}
+	s, err := pgstore.Open(ctx, dsn)
+	if err != nil {
+		t.Fatalf("Open on a version-1 database: %v", err)
+	}
+	t.Cleanup(s.Close)
+
+	tokens, err := s.Tokens(ctx, "c1")
+	if err != nil || len(tokens) != 1 {
+		t.Fatalf("Tokens = %v, %v", tokens, err)
+	}
+	if tok := tokens[0]; tok.ID != auth.TokenID(th) || tok.CreatedAt.IsZero() || !tok.LastUsedAt.IsZero() || tok.Name != "" {
+		t.Errorf("migrated token = %+v; want its derived id, a creation time, never used, no name", tok)
+	}
+	if _, err := (&auth.Bearer{Tokens: s}).Authenticate(ctx, "Bearer old-token"); err != nil {
+		t.Errorf("a migrated token: %v", err)
+	}
+	if err := s.RevokeToken(ctx, "c1", auth.TokenID(th)); err != nil {
+		t.Errorf("revoking a migrated token by its derived id: %v", err)
+	}
+	if _, err := (&auth.Bearer{Tokens: s}).Authenticate(ctx, "Bearer old-token"); err == nil {
+		t.Error("a revoked migrated token still authenticates")
+	}
+
+	sk := &auth.ServiceKey{Accounts: s}
+	if _, err := sk.Authenticate(ctx, "sa-1", "old-key-2", netip.MustParseAddr("10.1.1.1")); err != nil {
+		t.Errorf("a migrated key: %v", err)
+	}
+	if _, err := s.SetKeyActive(ctx, "c1", "sa-1", auth.KeyID(k2), false); err != nil {
+		t.Errorf("deactivating a migrated key by its derived id: %v", err)
+	}
+	if _, err := sk.Authenticate(ctx, "sa-1", "old-key-2", netip.MustParseAddr("10.1.1.1")); err == nil {
+		t.Error("a deactivated migrated key still authenticates")
+	}
+	_, nh := auth.NewAPIKey()
+	if _, err := s.AddKey(ctx, "c1", "sa-1", auth.Key{ID: "new", Hash: nh, Active: true}); err != nil {
+		t.Fatal(err)
+	}
+	a, err := s.ServiceAccount(ctx, "sa-1")
+	if err != nil || len(a.Keys) != 3 || a.Keys[0].Hash != k1 || a.Keys[1].Hash != k2 || a.Keys[2].Hash != nh {
+		t.Errorf("keys after adding one to a migrated account = %+v, %v; want the two old ones, then the new one", a.Keys, err)
+	}
+	if tbl, err := s.BudgetTable(ctx, "c1"); err != nil || tbl.Len() != 1 {
+		t.Errorf("migrated budgets = %v, %v", tbl, err)
+	}
+	if err := s.PutBudget(ctx, "c1", "6100", decimal.RequireFromString("13")); err != nil {
+		t.Errorf("PutBudget over a migrated row: %v", err)
 	}
 }
