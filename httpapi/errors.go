@@ -116,6 +116,11 @@ func classify(err error) (status int, code, message string) {
 // not give up.
 const RetryAfterSeconds = 5
 
+// IsUnavailable reports whether the handlers of this package answer err
+// 503 UNAVAILABLE (with Retry-After: RetryAfterSeconds): a backend that
+// is down or timed out. A host's own routes use it to answer alike.
+func IsUnavailable(err error) bool { return unavailable(err) }
+
 // unavailable reports whether err says that the backend could not answer
 // now but may soon (DECISIONS.md "Limits"): it matches
 // procure.ErrUnavailable, or is one of the failures a database driver

@@ -246,7 +246,7 @@ func TestOpenAPIErrorCodes(t *testing.T) {
 	}
 	want := []string{
 		httpapi.CodeInvalidParameter, httpapi.CodeUnauthorized, httpapi.CodeForbidden, httpapi.CodeNotFound,
-		httpapi.CodeSupplierNotFound, httpapi.CodeMethodNotAllowed, httpapi.CodeInternal,
+		httpapi.CodeSupplierNotFound, httpapi.CodeMethodNotAllowed, httpapi.CodeInternal, httpapi.CodeUnavailable,
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Error.code enum (-want +got):\n%s", diff)
@@ -277,10 +277,10 @@ func TestOpenAPIOperations(t *testing.T) {
 		params   []string
 		statuses []string
 	}{
-		{"/suppliers", []string{"query", "modifiedSince", "page", "size", "supplierSort"}, []string{"200", "400", "401", "403", "500"}},
-		{"/suppliers/{id}", []string{"id"}, []string{"200", "400", "401", "403", "404", "500"}},
-		{"/suppliers/{supplierId}/contacts", []string{"supplierId", "page", "size"}, []string{"200", "400", "401", "403", "404", "500"}},
-		{"/suppliers/{supplierId}/remittance-addresses", []string{"supplierId", "modifiedSince", "page", "size", "addressSort"}, []string{"200", "400", "401", "403", "404", "500"}},
+		{"/suppliers", []string{"query", "modifiedSince", "page", "size", "supplierSort"}, []string{"200", "400", "401", "403", "500", "503"}},
+		{"/suppliers/{id}", []string{"id"}, []string{"200", "400", "401", "403", "404", "500", "503"}},
+		{"/suppliers/{supplierId}/contacts", []string{"supplierId", "page", "size"}, []string{"200", "400", "401", "403", "404", "500", "503"}},
+		{"/suppliers/{supplierId}/remittance-addresses", []string{"supplierId", "modifiedSince", "page", "size", "addressSort"}, []string{"200", "400", "401", "403", "404", "500", "503"}},
 	}
 	var paths []string
 	for p := range d.Paths {

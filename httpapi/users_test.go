@@ -745,7 +745,7 @@ func TestUsersOpenAPIDocument(t *testing.T) {
 		httpapi.CodeInvalidParameter, httpapi.CodeInvalidField, httpapi.CodeMalformedRequest,
 		httpapi.CodeDuplicateUsername, httpapi.CodeDuplicateID, httpapi.CodeUnauthorized, httpapi.CodeNotFound,
 		httpapi.CodeUserNotFound, httpapi.CodeMethodNotAllowed, httpapi.CodePayloadTooLarge,
-		httpapi.CodeUnsupportedMediaType, httpapi.CodeInternal, httpapi.CodeVersionMismatch,
+		httpapi.CodeUnsupportedMediaType, httpapi.CodeInternal, httpapi.CodeVersionMismatch, httpapi.CodeUnavailable,
 	}
 	if diff := cmp.Diff(codes, errSchema.Properties.Code.Enum, cmpopts.SortSlices(func(a, b string) bool { return a < b })); diff != "" {
 		t.Errorf("Error code enum (-want +got):\n%s", diff)

@@ -195,6 +195,12 @@ func (d *checkoutDemo) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			checkoutError(w, http.StatusUnauthorized, httpapi.CodeUnauthorized, "authentication failed")
 			return
 		}
+		if httpapi.IsUnavailable(err) { // the database is down or timed out
+			d.cfg.Logger.WarnContext(r.Context(), "checkout demo: token lookup unavailable", "err", err)
+			w.Header().Set("Retry-After", strconv.Itoa(httpapi.RetryAfterSeconds))
+			checkoutError(w, http.StatusServiceUnavailable, httpapi.CodeUnavailable, "the service is temporarily unavailable: retry after "+strconv.Itoa(httpapi.RetryAfterSeconds)+" seconds")
+			return
+		}
 		d.cfg.Logger.ErrorContext(r.Context(), "checkout demo: token lookup failed", "err", err)
 		checkoutError(w, http.StatusInternalServerError, httpapi.CodeInternal, "internal server error")
 		return

@@ -92,6 +92,11 @@ func TestUnavailableDatabase(t *testing.T) {
 		db.Stop(t)
 		expectStatus(t, users, 503, userAuth...)
 		expectStatus(t, suppliers, 503, bearer...)
+		// The demo checkout (a host's own route) answers alike.
+		status, body := rawRequest(t, r.base, "POST", "/demo/checkout", bearer, `{"requisitionId":"R","lines":[{"lineNumber":1,"account":"A","amount":"1"}]}`)
+		if status != 503 || !strings.Contains(body, httpapi.CodeUnavailable) {
+			t.Errorf("demo checkout with the database down: %d %s; want 503 UNAVAILABLE", status, body)
+		}
 		db.Start(t)
 		// The pool reconnects by itself; a connection that died with the
 		// server may fail one more request (503), never more than the
