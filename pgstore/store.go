@@ -206,7 +206,9 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*Store, error) {
 
 // New returns a store over a pool the caller configured and keeps: Close
 // does not close it. Like Open, it applies the migrations the database
-// lacks.
+// lacks. The pool's configuration is the caller's: set statement_timeout
+// in its RuntimeParams (Open's DefaultStatementTimeout is a sane value),
+// since New cannot add the bound to connections already made.
 func New(ctx context.Context, pool *pgxpool.Pool) (*Store, error) {
 	if err := migrate(ctx, pool); err != nil {
 		return nil, fmt.Errorf("pgstore: %w", err)

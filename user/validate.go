@@ -153,7 +153,12 @@ func (u User) Validate() error {
 
 // MaxListEntries is the most entries each list of a user (organisation
 // units, roles, buyer groups, attributes, approver groups) may hold
-// (DECISIONS.md "Limits").
+// (DECISIONS.md "Limits"). It bounds what a request sends: the
+// community's auto-roles, added by Service after the check, may take the
+// stored roles a few entries past it (decided so, since a request cannot
+// know them; a user read back and sent again whole is then refused until
+// the auto-roles it already holds are left out, which they may be: they
+// are added again).
 const MaxListEntries = 1000
 
 // ruleStorable is the rule a text with NUL or invalid UTF-8 breaks:
