@@ -2,6 +2,7 @@ package procure
 
 import (
 	"errors"
+	"strconv"
 	"strings"
 )
 
@@ -43,6 +44,11 @@ func (e FieldError) Error() string { return e.Field + ": " + e.Rule }
 type ValidationError struct {
 	Source Source
 	Fields []FieldError
+
+	// Omitted counts further broken rules that a reader chose not to
+	// collect (to bound its work on hostile input); messages end "and N
+	// more" for them.
+	Omitted int
 }
 
 // Invalid returns a ValidationError for one field.
@@ -59,6 +65,9 @@ func (e *ValidationError) Error() string {
 		b.WriteString(f.Field)
 		b.WriteString(": ")
 		b.WriteString(f.Rule)
+	}
+	if e.Omitted > 0 {
+		b.WriteString("; and " + strconv.Itoa(e.Omitted) + " more")
 	}
 	return b.String()
 }
@@ -84,7 +93,7 @@ func (e *ValidationError) Err() error {
 // Prefix returns a copy of e whose field names start with prefix (joined
 // with a dot, or directly when the field is an index such as "[2]").
 func (e *ValidationError) Prefix(prefix string) *ValidationError {
-	out := &ValidationError{Source: e.Source, Fields: make([]FieldError, len(e.Fields))}
+	out := &ValidationError{Source: e.Source, Fields: make([]FieldError, len(e.Fields)), Omitted: e.Omitted}
 	for i, f := range e.Fields {
 		switch {
 		case prefix == "":

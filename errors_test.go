@@ -41,3 +41,14 @@ func ExampleValidationError() {
 	fmt.Println(err, errors.Is(err, procure.ErrInvalid))
 	// Output: size: must be from 1 to 100 (got 500) true
 }
+
+func TestValidationErrorOmitted(t *testing.T) {
+	e := procure.Invalid(procure.SourceBody, "a", "is required")
+	e.Omitted = 3
+	if got := e.Error(); got != "a: is required; and 3 more" {
+		t.Errorf("Error() = %q", got)
+	}
+	if p := e.Prefix("x"); p.Omitted != 3 || p.Error() != "x.a: is required; and 3 more" {
+		t.Errorf("Prefix kept %d omitted: %q", p.Omitted, p.Error())
+	}
+}

@@ -465,6 +465,8 @@ func decodeRequestLines(x *xmlReader, linesEl xml.Name, v *procure.ValidationErr
 	bad := func(field, rule string) {
 		if len(v.Fields) < maxFieldErrors {
 			v.Add(field, rule)
+		} else {
+			v.Omitted++ // counted, for "and N more" (DECISIONS.md "Limits")
 		}
 	}
 	for {

@@ -175,13 +175,15 @@ func validationMessage(ve *procure.ValidationError) string {
 	var b strings.Builder
 	for i, f := range ve.Fields {
 		if i == MaxErrorDetails {
-			b.WriteString("; and " + strconv.Itoa(len(ve.Fields)-MaxErrorDetails) + " more")
 			break
 		}
 		if i > 0 {
 			b.WriteString("; ")
 		}
 		b.WriteString(cutText(f.Field+": "+f.Rule, maxDetailBytes))
+	}
+	if more := len(ve.Fields) - min(len(ve.Fields), MaxErrorDetails) + ve.Omitted; more > 0 {
+		b.WriteString("; and " + strconv.Itoa(more) + " more")
 	}
 	return b.String()
 }

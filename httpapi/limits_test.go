@@ -317,3 +317,21 @@ func TestAccountCodeDefaultMaxBody(t *testing.T) {
 		t.Fatalf("a body of 1 MiB + 1 byte: %d; want 413\n%.300s", a.status, a.body)
 	}
 }
+
+func TestAccountCodeErrorDetailsBounded(t *testing.T) {
+	// DECISIONS.md "Limits": at most 20 field errors per 400, then "and N
+	// more" (the connector collects 20 and counts the rest).
+	srv := newConnector(t, echoValidator, httpapi.AccountCodeHandlerOptions{})
+	var lines strings.Builder
+	for i := 1; i <= 30; i++ {
+		lines.WriteString(xmlLine(strconv.Itoa(i), "A", "x")) // 30 bad amounts
+	}
+	a := send(t, "POST", srv.URL+httpapi.AccountCodePath, "application/xml", strings.NewReader(reqDoc(lines.String())))
+	var doc errorDoc
+	if err := xml.Unmarshal([]byte(a.body), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if a.status != 400 || strings.Count(doc.Message, "/Amount: ") != 20 || !strings.HasSuffix(doc.Message, "; and 10 more") {
+		t.Fatalf("30 bad lines: %d %q; want 20 errors named and \"; and 10 more\"", a.status, doc.Message)
+	}
+}
