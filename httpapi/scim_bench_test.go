@@ -23,8 +23,11 @@ import (
 //
 //	go test ./httpapi -run '^$' -bench 'SCIMvsUsers' -benchmem
 //
-// Figures on the 2-core development machine (shared, so approximate):
-// see the closing note of issue 13.
+// On the shared 2-core development machine wall times swing by 2-3x from
+// run to run; the CPU profile of the handlers (go test -cpuprofile, the
+// authed wrappers' cumulative time over 30,000 calls each) is steadier:
+// create 0.67 s SCIM vs 0.72 s /v1/users, lookup 0.11 s vs 0.11 s. Server
+// allocations per call: create 94 vs 79, lookup 21 vs 25.
 
 // benchSCIMMux mounts SCIM and /v1/users over benchUsersMux's store, with
 // 1,000 users created through the service.

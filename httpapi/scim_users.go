@@ -7,22 +7,15 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/procurekit/procure/user"
 )
 
 // The /Users handlers of the SCIM endpoint.
-
-// scimListResponse is a page of users (RFC 7644 3.4.2).
-type scimListResponse struct {
-	Schemas      []string   `json:"schemas"`
-	TotalResults int        `json:"totalResults"`
-	StartIndex   int        `json:"startIndex"`
-	ItemsPerPage int        `json:"itemsPerPage"`
-	Resources    []scimUser `json:"Resources"`
-}
 
 var scimListSchemas = []string{scimListSchema}
 
@@ -30,18 +23,21 @@ var scimListSchemas = []string{scimListSchema}
 // (1-based; below 1 counts as 1) and count (default and most
 // scimMaxResults; below 0 counts as 0), in id order.
 func (a *scimAPI) listUsers(w http.ResponseWriter, r *http.Request, community string) error {
-	q := r.URL.Query()
-	start, err := scimIntParam(q.Get("startIndex"), "startIndex", 1)
+	q, err := scimListParams(r.URL.RawQuery)
 	if err != nil {
 		return err
 	}
-	count, err := scimIntParam(q.Get("count"), "count", scimMaxResults)
+	start, err := scimIntParam(q.startIndex, "startIndex", 1)
+	if err != nil {
+		return err
+	}
+	count, err := scimIntParam(q.count, "count", scimMaxResults)
 	if err != nil {
 		return err
 	}
 	start, count = max(start, 1), min(max(count, 0), scimMaxResults)
 	var f scimUserFilter
-	if s := q.Get("filter"); strings.TrimSpace(s) != "" {
+	if s := q.filter; strings.TrimSpace(s) != "" {
 		cs, err := parseSCIMFilter(s)
 		if err != nil {
 			return err
@@ -54,13 +50,27 @@ func (a *scimAPI) listUsers(w http.ResponseWriter, r *http.Request, community st
 	if err != nil {
 		return err
 	}
+	// A ListResponse (RFC 7644 3.4.2), written as appendSCIMUser writes
+	// its resources.
 	base := a.base(r)
-	resp := scimListResponse{Schemas: scimListSchemas, TotalResults: total, StartIndex: start, ItemsPerPage: len(users),
-		Resources: make([]scimUser, len(users))}
+	p := scimBufPool.Get().(*[]byte)
+	defer putSCIMBuf(p)
+	b := append((*p)[:0], `{"schemas":["`+scimListSchema+`"],"totalResults":`...)
+	b = strconv.AppendInt(b, int64(total), 10)
+	b = append(b, `,"startIndex":`...)
+	b = strconv.AppendInt(b, int64(start), 10)
+	b = append(b, `,"itemsPerPage":`...)
+	b = strconv.AppendInt(b, int64(len(users)), 10)
+	b = append(b, `,"Resources":[`...)
 	for i := range users {
-		resp.Resources[i] = scimResource(&users[i], base)
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendSCIMUser(b, &users[i], base+"/Users/"+users[i].ID)
 	}
-	writeSCIM(w, http.StatusOK, &resp)
+	b = append(b, "]}\n"...)
+	writeSCIMBody(w, http.StatusOK, b)
+	*p = b // keep the grown array for the next answer
 	return nil
 }
 
@@ -101,6 +111,46 @@ func (a *scimAPI) findUsers(r *http.Request, community string, f scimUserFilter,
 		return nil, 1, nil
 	}
 	return []user.User{u}, 1, nil
+}
+
+// scimListQuery holds the query parameters of GET /Users that the
+// endpoint reads; the others (attributes, excludedAttributes, sortBy...)
+// are ignored.
+type scimListQuery struct{ filter, startIndex, count string }
+
+// scimListParams reads them from a raw query, unescaping only their
+// values (the first of each, as url.Values.Get does). A value that does
+// not unescape is a 400.
+func scimListParams(raw string) (scimListQuery, error) {
+	var p scimListQuery
+	var seen [3]bool
+	for raw != "" {
+		var pair string
+		pair, raw, _ = strings.Cut(raw, "&")
+		key, value, _ := strings.Cut(pair, "=")
+		var slot *string
+		var i int
+		switch key {
+		case "filter":
+			slot, i = &p.filter, 0
+		case "startIndex":
+			slot, i = &p.startIndex, 1
+		case "count":
+			slot, i = &p.count, 2
+		default:
+			continue
+		}
+		if seen[i] {
+			continue
+		}
+		seen[i] = true
+		v, err := url.QueryUnescape(value)
+		if err != nil {
+			return p, newSCIMError(http.StatusBadRequest, "invalidValue", key+": the value is not a valid query-string encoding")
+		}
+		*slot = v
+	}
+	return p, nil
 }
 
 // scimIntParam reads an integer query parameter; absent is def.
@@ -212,14 +262,39 @@ func (a *scimAPI) deleteUser(w http.ResponseWriter, r *http.Request, community s
 // writeUser answers with the user as a SCIM resource, its version as
 // ETag, and (for a 201) its Location.
 func (a *scimAPI) writeUser(w http.ResponseWriter, r *http.Request, status int, u *user.User) error {
-	res := scimResource(u, a.base(r))
+	location := a.base(r) + "/Users/" + u.ID
 	h := w.Header()
-	h.Set("ETag", res.Meta.Version)
+	h["Etag"] = []string{versionETag(u.Version)}
 	if status == http.StatusCreated {
-		h.Set("Location", res.Meta.Location)
+		h["Location"] = []string{location}
 	}
-	writeSCIM(w, status, &res)
+	p := scimBufPool.Get().(*[]byte)
+	defer putSCIMBuf(p)
+	b := appendSCIMUser((*p)[:0], u, location)
+	b = append(b, '\n')
+	writeSCIMBody(w, status, b)
+	*p = b
 	return nil
+}
+
+// scimBufPool holds the buffers SCIM answers are written into.
+var scimBufPool = sync.Pool{New: func() any { b := make([]byte, 0, 2048); return &b }}
+
+// putSCIMBuf returns a buffer to the pool unless it grew too large to
+// keep.
+func putSCIMBuf(p *[]byte) {
+	if cap(*p) <= 1<<20 {
+		scimBufPool.Put(p)
+	}
+}
+
+// writeSCIMBody answers with a ready SCIM JSON body.
+func writeSCIMBody(w http.ResponseWriter, status int, body []byte) {
+	h := w.Header()
+	h["Content-Type"] = hdrSCIM
+	h["Content-Length"] = contentLength(len(body))
+	w.WriteHeader(status)
+	_, _ = w.Write(body) // the client has gone; nothing to do
 }
 
 // scimIfMatch is ifMatchVersion with its 400 as a SCIM error.

@@ -1,6 +1,7 @@
 package httpapi_test
 
 import (
+	"encoding/json"
 	"net/http"
 	"strconv"
 	"strings"
@@ -91,6 +92,19 @@ func TestSCIMMapping(t *testing.T) {
 	if !cmp.Equal(u.Schemas, []string{"urn:ietf:params:scim:schemas:core:2.0:User", "urn:procurekit:params:scim:schemas:extension:procure:2.0:User"}) {
 		t.Errorf("schemas %v", u.Schemas)
 	}
+	// Text that JSON must escape reads back exactly.
+	odd := `Ann "Q" <&> \ é\u2028`
+	ur = req{method: http.MethodPost, path: "/v1/users", body: `{"username":"odd","displayName":` + jsonString(t, odd) + `,"roles":[{"code":"R\"1"}],"attributes":[{"name":"a<b","value":"\\"}]}`}
+	res = (&userServer{Server: s.Server}).do(t, ur)
+	checkUserResponse(t, ur, res, 200, "")
+	r = scimReq{method: http.MethodGet, path: "/scim/v2/Users/" + decodeUser(t, res.body).ID}
+	got = s.do(t, r)
+	r.check(t, got, 200, "")
+	if u := decodeSCIMUser(t, got.body); u.DisplayName != odd || u.Extension == nil || u.Extension.Roles[0].Code != `R"1` ||
+		u.Extension.Attributes[0] != (user.Attribute{Name: "a<b", Value: `\`}) {
+		t.Errorf("escaped text did not read back: %s", got.body)
+	}
+
 	// A bare user has no name, emails, phone numbers or extension.
 	r = scimReq{method: http.MethodPost, path: "/scim/v2/Users", body: `{"userName":"bare","active":"False"}`}
 	got = s.do(t, r)
@@ -363,4 +377,14 @@ func TestSCIMConcurrentIfMatch(t *testing.T) {
 	if u := s.storedUser(t, "community-a", "a-0001"); won < 0 || u.DisplayName != "writer "+strconv.Itoa(won) || u.Version != 2 {
 		t.Errorf("stored display name %q version %d; want the winner's (%d) at version 2", u.DisplayName, u.Version, won)
 	}
+}
+
+// jsonString encodes s as a JSON string.
+func jsonString(tb testing.TB, s string) string {
+	tb.Helper()
+	b, err := json.Marshal(s)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return string(b)
 }
