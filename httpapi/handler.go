@@ -12,7 +12,8 @@ import (
 
 // Router-agnostic mounting (docs: "Routes").
 //
-// SupplierHandler and UserHandler return each API as a plain http.Handler
+// SupplierHandler, UserHandler, SCIMHandler and AdminHandler return each
+// API as a plain http.Handler
 // that serves the API's paths exactly as its OpenAPI document lists them:
 // "/suppliers/{id}" for the supplier API (whose document's server is
 // /public/community), "/v1/users" for the user API (whose server is the
@@ -25,8 +26,8 @@ import (
 // the servers URL set to the prefix the request came through (what the
 // request's RequestURI has before the path the handler saw), so that a
 // client generated from the document calls the right place.
-// MountSuppliers and MountUsers are these handlers mounted at the
-// documents' own servers.
+// MountSuppliers, MountUsers, MountSCIM and MountAdmin register the same
+// routes on a ServeMux at the documents' own servers.
 
 // SupplierHandler returns the supplier read API (Interface A) as an
 // http.Handler serving /suppliers, /suppliers/{id},
@@ -112,4 +113,14 @@ func documentAt(doc []byte, home, noPrefix string) http.Handler {
 		mu.Unlock()
 		h.ServeHTTP(w, r)
 	})
+}
+
+// SCIMHandler returns the SCIM 2.0 endpoint as an http.Handler serving
+// /scim/v2/... relative to wherever it is mounted (as UserHandler serves
+// /v1/...); see MountSCIM for the behaviour. Resource locations and the
+// served document follow the prefix. It panics as MountSCIM does.
+func SCIMHandler(opts SCIMOptions) http.Handler {
+	mux := http.NewServeMux()
+	MountSCIM(mux, opts)
+	return mountedAt(mux)
 }

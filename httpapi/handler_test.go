@@ -44,6 +44,7 @@ func TestHandlersUnderAnyPrefix(t *testing.T) {
 	mux := http.NewServeMux()
 	mux.Handle("/procurement/", http.StripPrefix("/procurement", httpapi.SupplierHandler(httpapi.SupplierOptions{Store: store, Tokens: store, Logger: quiet})))
 	mux.Handle("/hr/", http.StripPrefix("/hr", httpapi.UserHandler(httpapi.UserOptions{Users: user.NewService(users), Accounts: users, Logger: quiet})))
+	mux.Handle("/idp/", http.StripPrefix("/idp", httpapi.SCIMHandler(httpapi.SCIMOptions{Users: user.NewService(users), Accounts: users, Logger: quiet})))
 	root := http.NewServeMux() // the supplier API at a host's root
 	root.Handle("/", httpapi.SupplierHandler(httpapi.SupplierOptions{Store: store, Tokens: store, Logger: quiet}))
 	srv := httptest.NewServer(httpapi.RequestLog(slog.New(slog.NewJSONHandler(logs, nil)), mux))
@@ -94,6 +95,15 @@ func TestHandlersUnderAnyPrefix(t *testing.T) {
 	if st, _, body := get(srv.URL, "/hr/v1/users/username/jdoe"); st != 401 || errorCode(t, body) != httpapi.CodeUnauthorized {
 		t.Errorf("GET /hr/v1/users/username/jdoe without a key: %d %s; want 401", st, body)
 	}
+	if st, _, body := get(srv.URL, "/idp/scim/v2/openapi.json"); st != 200 || serversURL(t, body) != "/idp" {
+		t.Errorf("GET /idp/scim/v2/openapi.json: %d, servers %q; want 200, /idp", st, serversURL(t, body))
+	}
+	if st, _, body := get(srv.URL, "/idp/scim/v2/ServiceProviderConfig"); st != 200 || !strings.Contains(string(body), "ServiceProviderConfig") {
+		t.Errorf("GET /idp/scim/v2/ServiceProviderConfig: %d %s", st, body)
+	}
+	if st, _, body := get(srv.URL, "/idp/scim/v2/Users", "Authorization", "Bearer "+keyA); st != 200 || !strings.Contains(string(body), "ListResponse") {
+		t.Errorf("GET /idp/scim/v2/Users with a key: %d %s", st, body)
+	}
 	if st, _, body := get(srv.URL, "/procurement/nowhere", bearer...); st != 404 || errorCode(t, body) != httpapi.CodeNotFound {
 		t.Errorf("GET /procurement/nowhere: %d %s; want a JSON 404", st, body)
 	}
@@ -106,7 +116,7 @@ func TestHandlersUnderAnyPrefix(t *testing.T) {
 	if res.StatusCode != 405 || res.Header.Get("Allow") != "GET, HEAD" {
 		t.Errorf("DELETE /procurement/suppliers: %d, Allow %q; want 405, GET, HEAD", res.StatusCode, res.Header.Get("Allow"))
 	}
-	for _, route := range []string{`"route":"GET /procurement/suppliers"`, `"route":"GET /procurement/suppliers/{supplierId}/contacts"`, `"route":"GET /hr/v1/openapi.json"`, `"route":"/procurement/suppliers"`} {
+	for _, route := range []string{`"route":"GET /procurement/suppliers"`, `"route":"GET /procurement/suppliers/{supplierId}/contacts"`, `"route":"GET /hr/v1/openapi.json"`, `"route":"/procurement/suppliers"`, `"route":"GET /idp/scim/v2/Users"`} {
 		if !strings.Contains(logs.String(), route) {
 			t.Errorf("the request log has no %s:\n%s", route, logs.String())
 		}
