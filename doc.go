@@ -1,9 +1,13 @@
 // Package procure implements, server-side, the three integration interfaces
 // of a procurement platform: (A) the read-only supplier API with bearer
 // tokens, (B) the user synchronisation API with service-account keys, and
-// (C) account code validation at requisition checkout. The contract is the
-// specification and DECISIONS.md; this package holds only the error type
-// every layer shares (ValidationError, ErrInvalid) and this map.
+// (C) account code validation at requisition checkout, plus our extensions:
+// live data (every store takes writes at runtime), an admin API, and SCIM
+// 2.0 provisioning. The contract, in our words, is docs/ in the repository
+// (docs/README.md is its index). This package holds what every layer
+// shares - the error types (ValidationError, ErrInvalid, ErrConflict,
+// ErrUnavailable, ErrUnknownCommunity), Community and CommunityStore - and
+// this map.
 //
 // # Packages
 //
@@ -11,12 +15,12 @@
 // implement; they know nothing of HTTP or SQL.
 //
 //   - supplier: the resources of Interface A (Summary, Detail, Contact,
-//     RemittanceAddress and the rest of spec 2.1-2.8, enums that reject
-//     unknown values), Record (a supplier as stored), the query types and
-//     supplier.Store, the four reads scoped by community.
+//     RemittanceAddress and the rest, enums that reject unknown values),
+//     Record (a supplier as stored), the query types, supplier.Store (the
+//     four reads scoped by community) and supplier.Writer (the writes).
 //   - user: the user of Interface B, Input (a create or update body that
 //     remembers which fields were sent), the rules of create and update,
-//     and user.Store.
+//     user.Store, and the version that optimistic concurrency checks.
 //   - budget: Interface C. The request and results of a validation, the
 //     Validator interface, the budget-table and stored-procedure
 //     validators of the connector, and the checkout gate that turns
@@ -26,30 +30,37 @@
 //   - auth: who a caller is. Bearer tokens (Interface A) and service
 //     accounts with API keys and IP allowlists (Interface B); stores keep
 //     only SHA-256 hashes of secrets, compared in constant time; the
-//     Principal (community, scopes) that scopes every store call.
+//     Principal (community, scopes) that scopes every store call; the
+//     token and key writers and the lastUsedAt recorder.
 //   - datafile: the JSON data file that seeds a store: communities with
 //     their tokens, service accounts, auto-roles, suppliers, users and
 //     budgets. Errors name the entry by JSON path and line.
 //
 // Backends implement the domain interfaces:
 //
-//   - memstore: everything in memory, loaded from a data file; ordered
-//     indexes make a supplier page cost O(log n + page size).
+//   - memstore: everything in memory, loaded from a data file and written
+//     at runtime; ordered indexes make a supplier page cost O(log n + page
+//     size) and a write O(log n)-ish.
 //   - pgstore: everything in PostgreSQL (pgx), shared by any number of
 //     stateless nodes; migrations are embedded and applied on Open.
-//   - supplier/suppliertest and user/usertest: the conformance suites both
-//     backends run, so that they cannot behave differently.
+//   - supplier/suppliertest, user/usertest and auth/authtest: the
+//     conformance suites both backends run, so that they cannot behave
+//     differently.
 //
 // HTTP lives in one package:
 //
-//   - httpapi: MountSuppliers and MountUsers register Interfaces A and B on
-//     the caller's *http.ServeMux, each with its OpenAPI 3.1 document;
-//     the account-code handler and client carry Interface C's XML exchange.
+//   - httpapi: Interfaces A and B, SCIM and the admin API, each with its
+//     OpenAPI 3.1 document, as Mount functions for a *http.ServeMux or as
+//     http.Handlers for any router and prefix; the account-code handler
+//     and client carry Interface C's XML exchange.
 //   - userapi: a Go client of Interface B.
 //
 // Programs: examples/server serves the APIs over built-in demo data or a
-// data file; examples/gendata writes large realistic data files; bench
-// holds the load harness.
+// data file (an admin listener with -admin-addr); examples/procurectl is
+// the operator's command over the admin API; examples/connector is the
+// customer-side connector of Interface C; examples/usersync syncs an HRIS
+// export; examples/gendata writes large realistic data files; bench holds
+// the load harness.
 //
 // # How a request flows
 //
@@ -80,6 +91,7 @@
 // error names the JSON field and the rule in words. Errors are mapped to
 // HTTP statuses and codes in one place, httpapi's classify: ValidationError
 // is 400, auth.ErrUnauthenticated 401, auth.ErrForbidden 403, the domain
-// ErrNotFound 404, and anything unknown a 500 whose body says nothing
-// internal while the cause goes to log/slog.
+// ErrNotFound 404, ErrConflict 409, ErrUnavailable 503 with Retry-After,
+// and anything unknown a 500 whose body says nothing internal while the
+// cause goes to log/slog.
 package procure
