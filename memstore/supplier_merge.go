@@ -1,6 +1,7 @@
 package memstore
 
 import (
+	"cmp"
 	"slices"
 	"sort"
 	"strings"
@@ -378,7 +379,14 @@ func (f *overlayFilter) listDelta() {
 	}
 	f.listed = true
 	ov, b := f.ov, f.bufs
-	byOrder := func(x, y *deltaItem) int { return compareKeys(f.o, &x.key, &y.key) }
+	// Sorting by the base rank each item was placed at settles most
+	// comparisons on integers.
+	byOrder := func(x, y *deltaItem) int {
+		if c := cmp.Compare(x.at[f.o], y.at[f.o]); c != 0 {
+			return c
+		}
+		return compareKeys(f.o, &x.key, &y.key)
+	}
 	if f.lq != "" {
 		prefixRange(&ov.terms, f.lq, func(t termRef) bool {
 			if t.item.key.mod >= f.th {
@@ -428,11 +436,13 @@ func (f *overlayFilter) listDead() {
 		slices.Sort(b.dead)
 		b.dead = slices.Compact(b.dead)
 	} else {
-		for i := range ov.deads {
-			if d := &ov.deads[i]; d.mod >= f.th {
-				b.dead = append(b.dead, int(rk[d.pos]))
-			}
-		}
+		// The dead modified since th are a suffix of deadByMod.
+		l := &ov.deadByMod
+		i := l.first(func(k int32) bool { return ov.deads[k].mod >= f.th })
+		l.each(i, func(k int32) bool {
+			b.dead = append(b.dead, int(rk[ov.deads[k].pos]))
+			return true
+		})
 		slices.Sort(b.dead)
 	}
 	f.nDead = len(b.dead)

@@ -182,6 +182,8 @@ type overlay struct {
 	// pairs and deadPairs hold their pairs (termPairs), so that a query's
 	// matches are counted, as in the base, with two searches each.
 	pairs, deadPairs blist[termRef]
+	// deadByMod lists the dead (indexes into deads) by modifiedDate.
+	deadByMod blist[int32]
 }
 
 func newOverlay(base *supplierSet) *overlay {
@@ -191,6 +193,9 @@ func newOverlay(base *supplierSet) *overlay {
 	}
 	ov.terms.cmp, ov.deadTerms.cmp = compareTermRefs, compareTermRefs
 	ov.pairs.cmp, ov.deadPairs.cmp = compareTermRefs, compareTermRefs
+	ov.deadByMod.cmp = func(a, b int32) int {
+		return cmp.Or(cmp.Compare(ov.deads[a].mod, ov.deads[b].mod), cmp.Compare(a, b))
+	}
 	return ov
 }
 
@@ -271,6 +276,7 @@ func (ov *overlay) remove(id uuid.UUID) {
 		ov.deadPairs.insert(termRef{term: t, deads: int32(len(ov.deads))})
 	}
 	ov.deads = append(ov.deads, d)
+	ov.deadByMod.insert(int32(len(ov.deads) - 1))
 }
 
 // fenwick counts marks over [0, n) with prefix sums and selection.

@@ -48,7 +48,11 @@ func TestOverlayAgainstReference(t *testing.T) {
 	defer func(f, d int) { frontLimit, deltaPlan = f, d }(frontLimit, deltaPlan)
 	for _, plan := range []struct{ front, delta int }{{200, 0}, {1 << 30, 1}, {1 << 30, 2}, {0, 0}} {
 		frontLimit, deltaPlan = plan.front, plan.delta
-		for _, limit := range []int{1 << 30, 7} {
+		limits := []int{1 << 30, 7}
+		if plan.front != 200 {
+			limits = limits[:1] // the plans are the same after a compaction
+		}
+		for _, limit := range limits {
 			t.Run(fmt.Sprintf("front=%d/delta=%d/limit=%d", plan.front, plan.delta, limit), func(t *testing.T) { testOverlay(t, limit) })
 		}
 	}
@@ -93,7 +97,7 @@ func testOverlay(t *testing.T, limit int) {
 	for i := range 60 {
 		ids = append(ids, uuid.NewSHA1(uuid.Nil, []byte{byte(limit), byte(i)}))
 	}
-	for round := range 6 {
+	for round := range 4 {
 		for range 40 {
 			id := ids[rng.IntN(len(ids))]
 			_, exists := model[id]
@@ -168,7 +172,7 @@ func checkAgainstModel(t *testing.T, s *Store, model map[uuid.UUID]supplier.Reco
 			for _, srt := range sorts {
 				q := supplier.ListQuery{Query: query, ModifiedSince: since, Page: paging.Request{Sort: srt}}
 				want := suppliertest.Reference(recs, q)
-				for _, size := range []int{7, 100} {
+				for _, size := range []int{13} {
 					var got []uuid.UUID
 					for p := 0; p*size <= len(want); p++ {
 						q.Page.Page, q.Page.Size = p, size
