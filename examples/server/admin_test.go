@@ -36,6 +36,9 @@ type adminRun struct {
 // logs, and args; the admin token is whatever PROCURE_ADMIN_TOKEN holds.
 func startAdmin(t *testing.T, args ...string) *adminRun {
 	t.Helper()
+	every := importEvery
+	importEvery = 0 // log the progress of every read
+	t.Cleanup(func() { importEvery = every })
 	r := start(t, append([]string{"-admin-addr", "127.0.0.1:0", "-log-format", "json"}, args...)...)
 	re := regexp.MustCompile(`^admin API on (http://\S+)/admin/v1 \(OpenAPI: `)
 	timeout := time.After(10 * time.Second)
@@ -239,6 +242,7 @@ func checkLog(t *testing.T, a *adminRun) {
 	logged := a.stderr.String()
 	requests := 0
 	routes := map[string]bool{}
+	msgs := map[string]int{}
 	sc := bufio.NewScanner(strings.NewReader(logged))
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
@@ -247,7 +251,9 @@ func checkLog(t *testing.T, a *adminRun) {
 			t.Errorf("a log line is not JSON: %q", sc.Text())
 			continue
 		}
-		if line["msg"] != "request" {
+		msg, _ := line["msg"].(string)
+		msgs[msg]++
+		if msg != "request" {
 			continue
 		}
 		requests++
@@ -261,6 +267,10 @@ func checkLog(t *testing.T, a *adminRun) {
 		if strings.Contains(route, "ops-test") || strings.Contains(route, "ops-hris") {
 			t.Errorf("a route holds a raw path: %s", sc.Text())
 		}
+	}
+	// Each import logs its start, its progress and its end.
+	if msgs["admin import started"] != 3 || msgs["admin import progress"] == 0 || msgs["admin import"] != 1+boolInt(a.upsert) || msgs["admin import failed"] != 2-boolInt(a.upsert) {
+		t.Errorf("import log lines: %v", msgs)
 	}
 	if requests != a.requests {
 		t.Errorf("%d request lines for %d requests", requests, a.requests)
@@ -282,6 +292,13 @@ func checkLog(t *testing.T, a *adminRun) {
 			t.Errorf("a secret (%.14s...) or its hash is in the log", s)
 		}
 	}
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // Issue 10 on memstore: the admin API on its own listener, the credential

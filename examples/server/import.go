@@ -53,12 +53,14 @@ func importFunc(store backend, log *slog.Logger) httpapi.ImportFunc {
 	}
 	return func(ctx context.Context, r io.Reader) (map[string]int, error) {
 		start := time.Now()
-		counts, err := imp(ctx, r)
+		log.InfoContext(ctx, "admin import started")
+		pr := &progressLog{r: r, ctx: ctx, log: log, start: start, last: start}
+		counts, err := imp(ctx, pr)
 		if err != nil {
-			log.InfoContext(ctx, "admin import failed", "err", err)
+			log.InfoContext(ctx, "admin import failed", "read_mb", pr.n>>20, "err", err)
 			return nil, err
 		}
-		attrs := []any{"duration", time.Since(start).Round(time.Millisecond)}
+		attrs := []any{"duration", time.Since(start).Round(time.Millisecond), "read_mb", pr.n >> 20}
 		for _, k := range slices.Sorted(maps.Keys(counts)) {
 			attrs = append(attrs, k, counts[k])
 		}
@@ -67,7 +69,30 @@ func importFunc(store backend, log *slog.Logger) httpapi.ImportFunc {
 	}
 }
 
-// importEvery is how often the import at start logs its progress.
+// progressLog logs how much of an admin import's body has been read,
+// every importEvery. The import reads it on one goroutine.
+type progressLog struct {
+	r     io.Reader
+	ctx   context.Context
+	log   *slog.Logger
+	n     int64
+	start time.Time
+	last  time.Time
+}
+
+func (p *progressLog) Read(b []byte) (int, error) {
+	n, err := p.r.Read(b)
+	p.n += int64(n)
+	if now := time.Now(); now.Sub(p.last) >= importEvery {
+		p.last = now
+		p.log.InfoContext(p.ctx, "admin import progress", "read_mb", p.n>>20,
+			"mb_per_s", int(float64(p.n>>20)/max(now.Sub(p.start).Seconds(), 0.001)))
+	}
+	return n, err
+}
+
+// importEvery is how often an import (at start, or over the admin API)
+// logs its progress.
 var importEvery = 2 * time.Second
 
 // importData opens the PostgreSQL store and upserts the -data file into it
