@@ -6,12 +6,13 @@ import (
 	"testing"
 
 	"github.com/procurekit/procure"
+	"github.com/procurekit/procure/internal/check"
 )
 
 // The fast path may only say "valid" where the validator says so too
 // (plainlyValid's contract); otherwise the validator decides, so errors
 // and their wording are unchanged. Random addresses are drawn from a
-// grammar that favours the edges of plainEmail's subset: dots, hyphens,
+// grammar that favours the edges of check.PlainEmail's subset: dots, hyphens,
 // digits in the top-level label, characters the validator allows but the
 // subset does not, and outright garbage.
 func TestPlainEmailAgreesWithValidator(t *testing.T) {
@@ -22,23 +23,23 @@ func TestPlainEmailAgreesWithValidator(t *testing.T) {
 		"a@b.c0", "a@b.1co", "@b.co", "a@", "a b@c.co", "a@b.co ", "\"q\"@b.co", "a@[127.0.0.1]", "é@b.co", "a@b.ée",
 	}
 	agreed := 0
-	check := func(s string) {
+	try := func(s string) {
 		t.Helper()
-		if !plainEmail(s) {
+		if !check.PlainEmail(s) {
 			return
 		}
 		agreed++
 		u := User{Username: "u", Email: s}
 		ve := &procure.ValidationError{Source: procure.SourceBody}
 		if err := checkTags(&u, ve); err != nil || len(ve.Fields) != 0 {
-			t.Fatalf("plainEmail(%q) is true, but the validator says %v %v", s, ve.Fields, err)
+			t.Fatalf("check.PlainEmail(%q) is true, but the validator says %v %v", s, ve.Fields, err)
 		}
 	}
 	for _, s := range fixed {
-		check(s)
+		try(s)
 	}
 	for range 100000 {
-		check(randomEmail(rng))
+		try(randomEmail(rng))
 	}
 	if agreed < 5000 {
 		t.Fatalf("only %d of the random addresses took the fast path; the test is too weak", agreed)
