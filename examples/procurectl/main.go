@@ -42,6 +42,13 @@
 // instead (e.g. -o token, -o keys.0.id), for shell scripts; lists print a
 // table unless -json is given.
 //
+// import sends the file as it reads it: neither procurectl nor a server on
+// PostgreSQL holds it whole. Measured on a shared 2-core machine (load
+// about 12, both processes niced): a 1,000,000-supplier file from
+// examples/gendata (2.7 GiB, 1.6 million contacts, 1.1 million addresses)
+// into examples/server -postgres took 17m52s, with a peak resident memory
+// of 7.9 MB for procurectl and 103 MB for the server.
+//
 // The admin token is read only from the environment variable
 // PROCURE_ADMIN_TOKEN, never from a flag: flags show up in process lists
 // and shell history. procurectl never prints it.

@@ -574,13 +574,17 @@ func TestRenderBar(t *testing.T) {
 		secs        float64
 		want        string
 	}{
-		{0, 1 << 30, 0, "[>                             ]   0%  0 B of 1.0 GiB   "},
-		{1 << 29, 1 << 30, 2, "[===============>              ]  50%  512.0 MiB of 1.0 GiB  256.0 MiB/s   "},
-		{1 << 30, 1 << 30, 4, "[==============================] 100%  1.0 GiB of 1.0 GiB  256.0 MiB/s   "},
-		{1500, -1, 1, "1.5 KiB sent  1.5 KiB/s   "},
+		{0, 1 << 30, 0, "[>               ]   0%  0 B of 1.0 GiB  0s   "},
+		{1 << 29, 1 << 30, 2, "[========>       ]  50%  512.0 MiB of 1.0 GiB  256.0 MiB/s  2s   "},
+		{1 << 30, 1 << 30, 64.5, "[================] 100%  1.0 GiB of 1.0 GiB  15.9 MiB/s  1m4s  server writing   "},
+		{1500, -1, 1, "1.5 KiB sent  1.5 KiB/s  1s   "},
 	} {
-		if got := renderBar(tc.done, tc.total, time.Duration(tc.secs*float64(time.Second))); got != tc.want {
+		got := renderBar(tc.done, tc.total, time.Duration(tc.secs*float64(time.Second)))
+		if got != tc.want {
 			t.Errorf("renderBar(%d, %d, %vs) =\n%q\nwant\n%q", tc.done, tc.total, tc.secs, got, tc.want)
+		}
+		if len(got) > 80 {
+			t.Errorf("a frame of %d columns: %q", len(got), got)
 		}
 	}
 }
@@ -596,7 +600,7 @@ func TestProgress(t *testing.T) {
 		t.Fatal(err)
 	}
 	n, _ := p.finish()
-	if n != 1000 || !strings.HasPrefix(out.String(), "\r[=") || !regexp.MustCompile(`\r\[=+\] 100%  1000 B of 1000 B  \d+ B/s   \n$`).MatchString(out.String()) {
+	if n != 1000 || !strings.HasPrefix(out.String(), "\r[=") || !regexp.MustCompile(`\r\[=+\] 100%  1000 B of 1000 B  \d+ B/s  \d+s  server writing   \n$`).MatchString(out.String()) {
 		t.Errorf("read %d; drew %q", n, out.String())
 	}
 	if isTerminal(&out) {

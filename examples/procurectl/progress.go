@@ -34,13 +34,44 @@ type progress struct {
 	done  int64
 	start time.Time
 	drawn time.Time
+
+	stop    chan struct{} // closed by finish: ends the ticker
+	stopped chan struct{} // closed when the ticker has ended
 }
 
 const redrawEvery = 200 * time.Millisecond
 
+// tickEvery is how often the bar is redrawn while nothing is read: the
+// server may stop reading for minutes while it writes what it has read
+// (pgstore upserts a community when its entry ends), and the elapsed
+// time shows the import is alive.
+const tickEvery = time.Second
+
 func newProgress(r io.Reader, total int64, out io.Writer) *progress {
-	p := &progress{r: r, out: out, total: total, now: time.Now}
+	p := &progress{r: r, out: out, total: total, now: time.Now, stop: make(chan struct{}), stopped: make(chan struct{})}
 	p.start = p.now()
+	if out == nil {
+		close(p.stopped)
+		return p
+	}
+	go func() {
+		defer close(p.stopped)
+		t := time.NewTicker(tickEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-p.stop:
+				return
+			case <-t.C:
+				p.mu.Lock()
+				if now := p.now(); now.Sub(p.drawn) >= tickEvery {
+					p.drawn = now
+					fmt.Fprint(p.out, "\r"+renderBar(p.done, p.total, now.Sub(p.start)))
+				}
+				p.mu.Unlock()
+			}
+		}
+	}()
 	return p
 }
 
@@ -61,6 +92,8 @@ func (p *progress) Read(b []byte) (int, error) {
 // finish draws the bar one last time and ends its line; it returns the
 // bytes read and the time taken.
 func (p *progress) finish() (int64, time.Duration) {
+	close(p.stop)
+	<-p.stopped
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	elapsed := p.now().Sub(p.start)
@@ -72,18 +105,21 @@ func (p *progress) finish() (int64, time.Duration) {
 
 // barWidth is the bar's length in characters; the whole line stays under
 // 80 columns.
-const barWidth = 30
+const barWidth = 16
 
 // renderBar is one frame of the bar: "[=====>      ]  42%  1.2 GiB of
-// 2.9 GiB  85.0 MiB/s"; without a total, the bytes and the rate only.
-// Spaces at the end wipe what a longer previous frame left.
+// 2.9 GiB  85.0 MiB/s  1m05s"; without a total, the bytes, the rate and
+// the time only. Once everything is sent the server still writes the
+// rest: the frame says so. Spaces at the end wipe what a longer previous
+// frame left.
 func renderBar(done, total int64, elapsed time.Duration) string {
 	rate := ""
 	if secs := elapsed.Seconds(); secs > 0 {
 		rate = "  " + formatBytes(int64(float64(done)/secs)) + "/s"
 	}
+	clock := "  " + elapsed.Truncate(time.Second).String()
 	if total <= 0 {
-		return formatBytes(done) + " sent" + rate + "   "
+		return formatBytes(done) + " sent" + rate + clock + "   "
 	}
 	frac := min(float64(done)/float64(total), 1)
 	filled := int(frac * barWidth)
@@ -91,7 +127,11 @@ func renderBar(done, total int64, elapsed time.Duration) string {
 	if filled < barWidth {
 		bar += ">" + strings.Repeat(" ", barWidth-filled-1)
 	}
-	return fmt.Sprintf("[%s] %3d%%  %s of %s%s   ", bar, int(frac*100), formatBytes(done), formatBytes(total), rate)
+	line := fmt.Sprintf("[%s] %3d%%  %s of %s%s%s", bar, int(frac*100), formatBytes(done), formatBytes(total), rate, clock)
+	if done >= total {
+		line += "  server writing"
+	}
+	return line + "   "
 }
 
 // formatBytes renders n bytes in binary units with one decimal.
