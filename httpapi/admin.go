@@ -58,7 +58,11 @@ type AdminStore interface {
 // ImportFunc upserts a data file read from r (docs: "Data files", "Live
 // data") and returns how many entities of each kind it wrote, e.g.
 // {"communities": 1, "suppliers": 1000}. Errors that are the file's fault
-// are *procure.ValidationError (400) naming the JSON path and line.
+// match procure.ErrInvalid (datafile.Stream's do) and are answered 400
+// with their whole text, which names the JSON path and, for malformed
+// JSON, the line; procure.ErrConflict is a 409, procure.ErrUnavailable a
+// 503, a failure to read the body a 400 (413 past MaxImportBytes), and
+// anything else a 500 whose cause is only logged.
 type ImportFunc func(ctx context.Context, r io.Reader) (map[string]int, error)
 
 // AdminOptions configure MountAdmin.
