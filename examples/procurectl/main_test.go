@@ -16,34 +16,74 @@ import (
 	"testing"
 	"time"
 
+	"github.com/procurekit/procure/auth"
 	"github.com/procurekit/procure/datafile"
 	"github.com/procurekit/procure/httpapi"
+	"github.com/procurekit/procure/internal/pgtest"
 	"github.com/procurekit/procure/internal/syncbuf"
 	"github.com/procurekit/procure/memstore"
+	"github.com/procurekit/procure/pgstore"
 	"github.com/procurekit/procure/user"
 )
 
 const adminToken = "test-admin-token-0123456789"
 
 // testServer is a procure server in-process: the admin API on one
-// listener, the supplier and user APIs on another, over one memstore, as
+// listener, the supplier and user APIs on another, over one store, as
 // examples/server runs them.
 type testServer struct {
-	store    *memstore.Store
 	admin    *httptest.Server
 	public   *httptest.Server
 	log      *syncbuf.Buffer
 	requests atomic.Int64 // admin requests served
 }
 
+// backend is what the test server serves from: memstore and pgstore.
+type backend interface {
+	httpapi.AdminStore
+	auth.TokenStore
+	auth.KeyStore
+	user.Store
+}
+
+// newTestServer is a server over a new memstore, with an importer when
+// withImport.
 func newTestServer(t *testing.T, withImport bool) *testServer {
 	t.Helper()
-	ts := &testServer{store: memstore.New(), log: &syncbuf.Buffer{}}
-	log := slog.New(slog.NewJSONHandler(ts.log, nil))
-	opts := httpapi.AdminOptions{Token: adminToken, Store: ts.store, Logger: log}
+	store := memstore.New()
+	var imp httpapi.ImportFunc
 	if withImport {
-		opts.Import = memImport(ts.store)
+		imp = memImport(store)
 	}
+	return newTestServerOn(t, store, imp)
+}
+
+// newPGTestServer is a server over pgstore on a new database, with its
+// upsert import.
+func newPGTestServer(t *testing.T) *testServer {
+	t.Helper()
+	pg, err := pgstore.Open(context.Background(), pgtest.NewDatabase(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pg.Close)
+	return newTestServerOn(t, pg, func(ctx context.Context, r io.Reader) (map[string]int, error) {
+		return pg.ImportStream(pgstore.WithoutStatementTimeout(ctx), r)
+	})
+}
+
+// forStores runs f on a server over each store: memstore, and pgstore on
+// a throwaway PostgreSQL.
+func forStores(t *testing.T, f func(t *testing.T, ts *testServer)) {
+	t.Run("memstore", func(t *testing.T) { f(t, newTestServer(t, true)) })
+	t.Run("pgstore", func(t *testing.T) { f(t, newPGTestServer(t)) })
+}
+
+func newTestServerOn(t *testing.T, store backend, imp httpapi.ImportFunc) *testServer {
+	t.Helper()
+	ts := &testServer{log: &syncbuf.Buffer{}}
+	log := slog.New(slog.NewJSONHandler(ts.log, nil))
+	opts := httpapi.AdminOptions{Token: adminToken, Store: store, Logger: log, Import: imp}
 	amux := http.NewServeMux()
 	httpapi.MountAdmin(amux, opts)
 	ts.admin = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -52,8 +92,8 @@ func newTestServer(t *testing.T, withImport bool) *testServer {
 	}))
 	t.Cleanup(ts.admin.Close)
 	pmux := http.NewServeMux()
-	httpapi.MountSuppliers(pmux, httpapi.SupplierOptions{Store: ts.store, Tokens: ts.store, Logger: log})
-	httpapi.MountUsers(pmux, httpapi.UserOptions{Users: user.NewService(ts.store), Accounts: ts.store, Logger: log})
+	httpapi.MountSuppliers(pmux, httpapi.SupplierOptions{Store: store, Tokens: store, Logger: log})
+	httpapi.MountUsers(pmux, httpapi.UserOptions{Users: user.NewService(store), Accounts: store, Logger: log})
 	ts.public = httptest.NewServer(httpapi.RequestLog(log, pmux))
 	t.Cleanup(ts.public.Close)
 	return ts
@@ -266,307 +306,317 @@ func TestToken(t *testing.T) {
 }
 
 func TestCommunity(t *testing.T) {
-	ts := newTestServer(t, true)
-	out := ts.ok(t, "", "community", "put", "-name", "Acme", "-region", "AU", "-auto-roles", "EMPLOYEE, BUYER", "acme-au")
-	m := decode(t, out)
-	if m["id"] != "acme-au" || m["region"] != "AU" || len(m["autoRoles"].([]any)) != 2 {
-		t.Errorf("put answered %s", out)
-	}
-	if got := ts.ok(t, "", "community", "get", "acme-au"); got != out {
-		t.Errorf("get answered\n%s\nput answered\n%s", got, out)
-	}
-	if got := ts.ok(t, "", "community", "get", "-o", "name", "acme-au"); got != "Acme\n" {
-		t.Errorf("-o name printed %q", got)
-	}
-	ts.fails(t, exitFailure, "", []string{"community", "put", "-region", "EU", "x"},
-		`PUT /admin/v1/communities/x: 400 Bad Request \(INVALID_FIELD\): region: must be one of AU, NZ, US, DEMO`)
-	ts.fails(t, exitFailure, "", []string{"community", "get", "nope"}, `404 Not Found \(COMMUNITY_NOT_FOUND\): community not found`)
-	ts.fails(t, exitFailure, "", []string{"community", "get", "-o", "nope", "acme-au"}, `-o nope: the answer has no "nope" \(it has autoRoles, id, name, region\)`)
+	forStores(t, func(t *testing.T, ts *testServer) {
+		out := ts.ok(t, "", "community", "put", "-name", "Acme", "-region", "AU", "-auto-roles", "EMPLOYEE, BUYER", "acme-au")
+		m := decode(t, out)
+		if m["id"] != "acme-au" || m["region"] != "AU" || len(m["autoRoles"].([]any)) != 2 {
+			t.Errorf("put answered %s", out)
+		}
+		if got := ts.ok(t, "", "community", "get", "acme-au"); got != out {
+			t.Errorf("get answered\n%s\nput answered\n%s", got, out)
+		}
+		if got := ts.ok(t, "", "community", "get", "-o", "name", "acme-au"); got != "Acme\n" {
+			t.Errorf("-o name printed %q", got)
+		}
+		ts.fails(t, exitFailure, "", []string{"community", "put", "-region", "EU", "x"},
+			`PUT /admin/v1/communities/x: 400 Bad Request \(INVALID_FIELD\): region: must be one of AU, NZ, US, DEMO`)
+		ts.fails(t, exitFailure, "", []string{"community", "get", "nope"}, `404 Not Found \(COMMUNITY_NOT_FOUND\): community not found`)
+		ts.fails(t, exitFailure, "", []string{"community", "get", "-o", "nope", "acme-au"}, `-o nope: the answer has no "nope" \(it has autoRoles, id, name, region\)`)
+	})
 }
 
 // supplier put: from a file or standard input, answered exactly as the
 // public API then serves the supplier; its contacts and addresses, when
 // in the file, follow.
 func TestSupplier(t *testing.T) {
-	ts := newTestServer(t, true)
-	ts.setup(t)
-	token := ts.ok(t, "", "token", "issue", "-c", "acme-au", "-o", "token")
-	bearer := []string{"Authorization", "Bearer " + strings.TrimSpace(token)}
-	const id = "cf3d1382-edea-543d-9969-c5468d5c62a0"
+	forStores(t, func(t *testing.T, ts *testServer) {
+		ts.setup(t)
+		token := ts.ok(t, "", "token", "issue", "-c", "acme-au", "-o", "token")
+		bearer := []string{"Authorization", "Bearer " + strings.TrimSpace(token)}
+		const id = "cf3d1382-edea-543d-9969-c5468d5c62a0"
 
-	out := ts.ok(t, "", "supplier", "put", "-c", "acme-au", "testdata/supplier.json")
-	status, body := ts.publicGet(t, "/public/community/suppliers/"+id, bearer...)
-	if status != http.StatusOK {
-		t.Fatalf("GET the supplier: %d %s", status, body)
-	}
-	var want bytes.Buffer
-	if err := json.Indent(&want, body, "", "  "); err != nil {
-		t.Fatal(err)
-	}
-	if out != want.String()+"\n" {
-		t.Errorf("put printed\n%s\nthe public API serves\n%s", out, want.String())
-	}
-	// From standard input, with -id; unchanged, so the same answer.
-	data, err := os.ReadFile("testdata/supplier.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := ts.ok(t, string(data), "supplier", "put", "-c", "acme-au", "-id", id); got != out {
-		t.Errorf("put from stdin printed\n%s\nwant\n%s", got, out)
-	}
-	if got := ts.ok(t, string(data), "supplier", "put", "-c", "acme-au", "-o", "name", "-"); got != "Brightline Cleaning Services\n" {
-		t.Errorf("put - -o name printed %q", got)
-	}
+		out := ts.ok(t, "", "supplier", "put", "-c", "acme-au", "testdata/supplier.json")
+		status, body := ts.publicGet(t, "/public/community/suppliers/"+id, bearer...)
+		if status != http.StatusOK {
+			t.Fatalf("GET the supplier: %d %s", status, body)
+		}
+		var want bytes.Buffer
+		if err := json.Indent(&want, body, "", "  "); err != nil {
+			t.Fatal(err)
+		}
+		if out != want.String()+"\n" {
+			t.Errorf("put printed\n%s\nthe public API serves\n%s", out, want.String())
+		}
+		// From standard input, with -id; unchanged, so the same answer.
+		data, err := os.ReadFile("testdata/supplier.json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := ts.ok(t, string(data), "supplier", "put", "-c", "acme-au", "-id", id); got != out {
+			t.Errorf("put from stdin printed\n%s\nwant\n%s", got, out)
+		}
+		if got := ts.ok(t, string(data), "supplier", "put", "-c", "acme-au", "-o", "name", "-"); got != "Brightline Cleaning Services\n" {
+			t.Errorf("put - -o name printed %q", got)
+		}
 
-	// A file with contacts and addresses puts them too.
-	r := ts.run(t, "", "supplier", "put", "-c", "acme-au", "testdata/supplier-with-children.json")
-	if r.code != exitOK || !strings.Contains(r.stderr, "put 3 contacts of supplier "+id) || !strings.Contains(r.stderr, "put 1 remittance addresses") {
-		t.Fatalf("put with children: exit %d\n%s", r.code, r.stderr)
-	}
-	status, body = ts.publicGet(t, "/public/community/suppliers/"+id+"/contacts", bearer...)
-	if status != http.StatusOK || !bytes.Contains(body, []byte(`"totalElements":3`)) {
-		t.Errorf("contacts after the put: %d %s", status, body)
-	}
+		// A file with contacts and addresses puts them too.
+		r := ts.run(t, "", "supplier", "put", "-c", "acme-au", "testdata/supplier-with-children.json")
+		if r.code != exitOK || !strings.Contains(r.stderr, "put 3 contacts of supplier "+id) || !strings.Contains(r.stderr, "put 1 remittance addresses") {
+			t.Fatalf("put with children: exit %d\n%s", r.code, r.stderr)
+		}
+		status, body = ts.publicGet(t, "/public/community/suppliers/"+id+"/contacts", bearer...)
+		if status != http.StatusOK || !bytes.Contains(body, []byte(`"totalElements":3`)) {
+			t.Errorf("contacts after the put: %d %s", status, body)
+		}
 
-	// Errors.
-	ts.fails(t, exitFailure, "", []string{"supplier", "put", "-c", "nope", "testdata/supplier.json"},
-		`PUT /admin/v1/communities/nope/suppliers/`+id+`: 404 Not Found \(COMMUNITY_NOT_FOUND\)`)
-	ts.fails(t, exitFailure, "", []string{"supplier", "put", "-c", "acme-au", "-id", "8a4f4d1e-0000-4000-8000-000000000001", "testdata/supplier.json"},
-		`testdata/supplier.json:2:9: id: cf3d1382-edea-543d-9969-c5468d5c62a0 differs from -id 8a4f4d1e-0000-4000-8000-000000000001`)
-	ts.fails(t, exitFailure, "", []string{"supplier", "put", "-c", "acme-au", "testdata/missing.json"}, `open testdata/missing.json: no such file`)
-	ts.fails(t, exitFailure, `{"name": "x"}`, []string{"supplier", "put", "-c", "acme-au"}, `^procurectl: stdin:1:1: id: give the id in the file or with -id\n$`)
+		// Errors.
+		ts.fails(t, exitFailure, "", []string{"supplier", "put", "-c", "nope", "testdata/supplier.json"},
+			`PUT /admin/v1/communities/nope/suppliers/`+id+`: 404 Not Found \(COMMUNITY_NOT_FOUND\)`)
+		ts.fails(t, exitFailure, "", []string{"supplier", "put", "-c", "acme-au", "-id", "8a4f4d1e-0000-4000-8000-000000000001", "testdata/supplier.json"},
+			`testdata/supplier.json:2:9: id: cf3d1382-edea-543d-9969-c5468d5c62a0 differs from -id 8a4f4d1e-0000-4000-8000-000000000001`)
+		ts.fails(t, exitFailure, "", []string{"supplier", "put", "-c", "acme-au", "testdata/missing.json"}, `open testdata/missing.json: no such file`)
+		ts.fails(t, exitFailure, `{"name": "x"}`, []string{"supplier", "put", "-c", "acme-au"}, `^procurectl: stdin:1:1: id: give the id in the file or with -id\n$`)
 
-	ts.ok(t, "", "supplier", "delete", "-c", "acme-au", id)
-	if status, _ := ts.publicGet(t, "/public/community/suppliers/"+id, bearer...); status != http.StatusNotFound {
-		t.Errorf("GET after delete: %d, want 404", status)
-	}
-	ts.fails(t, exitFailure, "", []string{"supplier", "delete", "-c", "acme-au", id}, `404 Not Found \(SUPPLIER_NOT_FOUND\): supplier not found`)
-	ts.fails(t, exitFailure, "", []string{"supplier", "delete", "-c", "acme-au", "not-a-uuid"}, `400 Bad Request \(INVALID_PARAMETER\)`)
+		ts.ok(t, "", "supplier", "delete", "-c", "acme-au", id)
+		if status, _ := ts.publicGet(t, "/public/community/suppliers/"+id, bearer...); status != http.StatusNotFound {
+			t.Errorf("GET after delete: %d, want 404", status)
+		}
+		ts.fails(t, exitFailure, "", []string{"supplier", "delete", "-c", "acme-au", id}, `404 Not Found \(SUPPLIER_NOT_FOUND\): supplier not found`)
+		ts.fails(t, exitFailure, "", []string{"supplier", "delete", "-c", "acme-au", "not-a-uuid"}, `400 Bad Request \(INVALID_PARAMETER\)`)
+	})
 }
 
 // Bad input is reported by file, line and column: a JSON syntax error
 // where the decoder stopped, a field the server refused where it is in the
 // file.
 func TestSupplierBadInput(t *testing.T) {
-	ts := newTestServer(t, true)
-	ts.setup(t)
-	for _, tc := range []struct {
-		name, content, want string
-	}{
-		{"syntax", "{\n  \"id\": \"cf3d1382-edea-543d-9969-c5468d5c62a0\",\n  \"name\": \"x\"\n  \"profileType\": \"COMPANY\"\n}\n",
-			`syntax.json:4:3: invalid character '"' after object key:value pair`},
-		{"truncated", "{\n  \"id\": \"cf3d1382-edea-543d-9969-c5468d5c62a0\",\n", `truncated.json:3:1: unexpected end of JSON input`},
-		{"array", "\n  [1, 2]", `array.json:2:3: want a JSON object, got an array`},
-		{"two", "{\"id\": \"cf3d1382-edea-543d-9969-c5468d5c62a0\"}\n{}", `two.json:2:1: unexpected data after the JSON object`},
-		{"empty", "", `empty.json: empty: want a JSON object`},
-		{"refused", "{\n  \"id\": \"cf3d1382-edea-543d-9969-c5468d5c62a0\",\n  \"name\": \"Brightline\",\n  \"profileType\": \"COMPANY\",\n  \"emails\": {\n    \"ordersEmailAddress\": \"not an address\"\n  }\n}\n",
-			`refused.json:6:27: PUT /admin/v1/communities/acme-au/suppliers/cf3d1382-edea-543d-9969-c5468d5c62a0: 400 Bad Request \(INVALID_FIELD\): emails.ordersEmailAddress: `},
-		{"wrongtype", "{\n  \"id\": \"cf3d1382-edea-543d-9969-c5468d5c62a0\",\n  \"name\": 12\n}\n",
-			`wrongtype.json:3:11: PUT .*: 400 Bad Request \(MALFORMED_REQUEST\): name: must be a string`},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			p := writeFile(t, tc.name+".json", tc.content)
-			r := ts.fails(t, exitFailure, "", []string{"supplier", "put", "-c", "acme-au", p})
-			if !regexp.MustCompile(regexp.QuoteMeta(filepath.Dir(p)+"/") + tc.want).MatchString(r.stderr) {
-				t.Errorf("stderr:\n%s\nwant it to match %s", r.stderr, tc.want)
-			}
-		})
-	}
+	forStores(t, func(t *testing.T, ts *testServer) {
+		ts.setup(t)
+		for _, tc := range []struct {
+			name, content, want string
+		}{
+			{"syntax", "{\n  \"id\": \"cf3d1382-edea-543d-9969-c5468d5c62a0\",\n  \"name\": \"x\"\n  \"profileType\": \"COMPANY\"\n}\n",
+				`syntax.json:4:3: invalid character '"' after object key:value pair`},
+			{"truncated", "{\n  \"id\": \"cf3d1382-edea-543d-9969-c5468d5c62a0\",\n", `truncated.json:3:1: unexpected end of JSON input`},
+			{"array", "\n  [1, 2]", `array.json:2:3: want a JSON object, got an array`},
+			{"two", "{\"id\": \"cf3d1382-edea-543d-9969-c5468d5c62a0\"}\n{}", `two.json:2:1: unexpected data after the JSON object`},
+			{"empty", "", `empty.json: empty: want a JSON object`},
+			{"refused", "{\n  \"id\": \"cf3d1382-edea-543d-9969-c5468d5c62a0\",\n  \"name\": \"Brightline\",\n  \"profileType\": \"COMPANY\",\n  \"emails\": {\n    \"ordersEmailAddress\": \"not an address\"\n  }\n}\n",
+				`refused.json:6:27: PUT /admin/v1/communities/acme-au/suppliers/cf3d1382-edea-543d-9969-c5468d5c62a0: 400 Bad Request \(INVALID_FIELD\): emails.ordersEmailAddress: `},
+			{"wrongtype", "{\n  \"id\": \"cf3d1382-edea-543d-9969-c5468d5c62a0\",\n  \"name\": 12\n}\n",
+				`wrongtype.json:3:11: PUT .*: 400 Bad Request \(MALFORMED_REQUEST\): name: must be a string`},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				p := writeFile(t, tc.name+".json", tc.content)
+				r := ts.fails(t, exitFailure, "", []string{"supplier", "put", "-c", "acme-au", p})
+				if !regexp.MustCompile(regexp.QuoteMeta(filepath.Dir(p)+"/") + tc.want).MatchString(r.stderr) {
+					t.Errorf("stderr:\n%s\nwant it to match %s", r.stderr, tc.want)
+				}
+			})
+		}
+	})
 }
 
 func TestContactAndAddress(t *testing.T) {
-	ts := newTestServer(t, true)
-	ts.setup(t)
-	const sid = "cf3d1382-edea-543d-9969-c5468d5c62a0"
-	ts.ok(t, "", "supplier", "put", "-c", "acme-au", "testdata/supplier.json")
-	token := strings.TrimSpace(ts.ok(t, "", "token", "issue", "-c", "acme-au", "-o", "token"))
+	forStores(t, func(t *testing.T, ts *testServer) {
+		ts.setup(t)
+		const sid = "cf3d1382-edea-543d-9969-c5468d5c62a0"
+		ts.ok(t, "", "supplier", "put", "-c", "acme-au", "testdata/supplier.json")
+		token := strings.TrimSpace(ts.ok(t, "", "token", "issue", "-c", "acme-au", "-o", "token"))
 
-	for _, tc := range []struct{ group, file, route string }{
-		{"contact", "testdata/contact.json", "contacts"},
-		{"address", "testdata/address.json", "remittance-addresses"},
-	} {
-		t.Run(tc.group, func(t *testing.T) {
-			out := ts.ok(t, "", tc.group, "put", "-c", "acme-au", "-supplier", sid, tc.file)
-			id := decode(t, out)["id"].(string)
-			status, body := ts.publicGet(t, "/public/community/suppliers/"+sid+"/"+tc.route, "Authorization", "Bearer "+token)
-			if status != http.StatusOK || !bytes.Contains(body, []byte(id)) {
-				t.Errorf("the public list does not hold %s: %d %s", id, status, body)
-			}
-			ts.fails(t, exitFailure, "", []string{tc.group, "put", "-c", "acme-au", "-supplier", "8a4f4d1e-0000-4000-8000-000000000001", tc.file},
-				`404 Not Found \(SUPPLIER_NOT_FOUND\)`)
-			ts.ok(t, "", tc.group, "delete", "-c", "acme-au", "-supplier", sid, id)
-			ts.fails(t, exitFailure, "", []string{tc.group, "delete", "-c", "acme-au", "-supplier", sid, id}, `404 Not Found \(SUPPLIER_NOT_FOUND\)`)
-			ts.fails(t, exitUsage, "", []string{tc.group, "put", "-c", "acme-au", tc.file}, `-supplier is required`)
-		})
-	}
+		for _, tc := range []struct{ group, file, route string }{
+			{"contact", "testdata/contact.json", "contacts"},
+			{"address", "testdata/address.json", "remittance-addresses"},
+		} {
+			t.Run(tc.group, func(t *testing.T) {
+				out := ts.ok(t, "", tc.group, "put", "-c", "acme-au", "-supplier", sid, tc.file)
+				id := decode(t, out)["id"].(string)
+				status, body := ts.publicGet(t, "/public/community/suppliers/"+sid+"/"+tc.route, "Authorization", "Bearer "+token)
+				if status != http.StatusOK || !bytes.Contains(body, []byte(id)) {
+					t.Errorf("the public list does not hold %s: %d %s", id, status, body)
+				}
+				ts.fails(t, exitFailure, "", []string{tc.group, "put", "-c", "acme-au", "-supplier", "8a4f4d1e-0000-4000-8000-000000000001", tc.file},
+					`404 Not Found \(SUPPLIER_NOT_FOUND\)`)
+				ts.ok(t, "", tc.group, "delete", "-c", "acme-au", "-supplier", sid, id)
+				ts.fails(t, exitFailure, "", []string{tc.group, "delete", "-c", "acme-au", "-supplier", sid, id}, `404 Not Found \(SUPPLIER_NOT_FOUND\)`)
+				ts.fails(t, exitUsage, "", []string{tc.group, "put", "-c", "acme-au", tc.file}, `-supplier is required`)
+			})
+		}
+	})
 }
 
 // token issue prints the secret once; list shows no secret; a revoked
 // token is refused by the public API at once.
 func TestTokens(t *testing.T) {
-	ts := newTestServer(t, true)
-	ts.setup(t)
-	r := ts.run(t, "", "token", "issue", "-c", "acme-au", "-name", "erp", "-expires", "720h")
-	if r.code != exitOK || !strings.Contains(r.stderr, "shown this once") {
-		t.Fatalf("issue: exit %d\n%s", r.code, r.stderr)
-	}
-	issued := decode(t, r.stdout)
-	secret, id := issued["token"].(string), issued["id"].(string)
-	if !strings.HasPrefix(secret, "procure_bt_") || issued["expires"] == nil || issued["name"] != "erp" {
-		t.Errorf("issue printed %s", r.stdout)
-	}
-	bearer := []string{"Authorization", "Bearer " + secret}
-	if status, body := ts.publicGet(t, "/public/community/suppliers", bearer...); status != http.StatusOK {
-		t.Fatalf("the new token: %d %s", status, body)
-	}
-	list := ts.ok(t, "", "token", "list", "-c", "acme-au")
-	if strings.Contains(list, secret) || !regexp.MustCompile(`(?m)^ID +NAME +SCOPES +STATE +CREATED +LAST USED\n`+id+` +erp +suppliers:read +expires 20\d\d-`).MatchString(list) {
-		t.Errorf("token list:\n%s", list)
-	}
-	js := ts.ok(t, "", "token", "list", "-c", "acme-au", "-json")
-	if strings.Contains(js, secret) || !strings.Contains(js, `"lastUsedAt": "20`) {
-		t.Errorf("token list -json (want lastUsedAt set after a use):\n%s", js)
-	}
-	if got := ts.ok(t, "", "token", "list", "-c", "acme-au", "-o", "content.0.id"); got != id+"\n" {
-		t.Errorf("token list -o content.0.id printed %q, want %s", got, id)
-	}
-	if got := ts.ok(t, "", "token", "revoke", "-c", "acme-au", id); !strings.Contains(got, "revoked token "+id) {
-		t.Errorf("revoke printed %q", got)
-	}
-	if status, _ := ts.publicGet(t, "/public/community/suppliers", bearer...); status != http.StatusUnauthorized {
-		t.Errorf("the revoked token: %d, want 401", status)
-	}
-	if list := ts.ok(t, "", "token", "list", "-c", "acme-au"); !strings.Contains(list, " revoked ") {
-		t.Errorf("token list after revoke:\n%s", list)
-	}
-	ts.fails(t, exitFailure, "", []string{"token", "revoke", "-c", "acme-au", "no-such-id"}, `404 Not Found \(CREDENTIAL_NOT_FOUND\)`)
-	ts.fails(t, exitFailure, "", []string{"token", "issue", "-c", "acme-au", "-scopes", ""}, `400 Bad Request \(INVALID_FIELD\): scopes: is required`)
-	ts.fails(t, exitFailure, "", []string{"token", "issue", "-c", "acme-au", "-expires", "soon"}, `-expires "soon": want an RFC 3339 time`)
-	ts.fails(t, exitFailure, "", []string{"token", "list", "-c", "nope"}, `404 Not Found \(COMMUNITY_NOT_FOUND\)`)
-	if strings.Contains(ts.log.String(), secret) {
-		t.Error("the token is in the server's log")
-	}
+	forStores(t, func(t *testing.T, ts *testServer) {
+		ts.setup(t)
+		r := ts.run(t, "", "token", "issue", "-c", "acme-au", "-name", "erp", "-expires", "720h")
+		if r.code != exitOK || !strings.Contains(r.stderr, "shown this once") {
+			t.Fatalf("issue: exit %d\n%s", r.code, r.stderr)
+		}
+		issued := decode(t, r.stdout)
+		secret, id := issued["token"].(string), issued["id"].(string)
+		if !strings.HasPrefix(secret, "procure_bt_") || issued["expires"] == nil || issued["name"] != "erp" {
+			t.Errorf("issue printed %s", r.stdout)
+		}
+		bearer := []string{"Authorization", "Bearer " + secret}
+		if status, body := ts.publicGet(t, "/public/community/suppliers", bearer...); status != http.StatusOK {
+			t.Fatalf("the new token: %d %s", status, body)
+		}
+		list := ts.ok(t, "", "token", "list", "-c", "acme-au")
+		if strings.Contains(list, secret) || !regexp.MustCompile(`(?m)^ID +NAME +SCOPES +STATE +CREATED +LAST USED\n`+id+` +erp +suppliers:read +expires 20\d\d-`).MatchString(list) {
+			t.Errorf("token list:\n%s", list)
+		}
+		js := ts.ok(t, "", "token", "list", "-c", "acme-au", "-json")
+		if strings.Contains(js, secret) || !strings.Contains(js, `"lastUsedAt": "20`) {
+			t.Errorf("token list -json (want lastUsedAt set after a use):\n%s", js)
+		}
+		if got := ts.ok(t, "", "token", "list", "-c", "acme-au", "-o", "content.0.id"); got != id+"\n" {
+			t.Errorf("token list -o content.0.id printed %q, want %s", got, id)
+		}
+		if got := ts.ok(t, "", "token", "revoke", "-c", "acme-au", id); !strings.Contains(got, "revoked token "+id) {
+			t.Errorf("revoke printed %q", got)
+		}
+		if status, _ := ts.publicGet(t, "/public/community/suppliers", bearer...); status != http.StatusUnauthorized {
+			t.Errorf("the revoked token: %d, want 401", status)
+		}
+		if list := ts.ok(t, "", "token", "list", "-c", "acme-au"); !strings.Contains(list, " revoked ") {
+			t.Errorf("token list after revoke:\n%s", list)
+		}
+		ts.fails(t, exitFailure, "", []string{"token", "revoke", "-c", "acme-au", "no-such-id"}, `404 Not Found \(CREDENTIAL_NOT_FOUND\)`)
+		ts.fails(t, exitFailure, "", []string{"token", "issue", "-c", "acme-au", "-scopes", ""}, `400 Bad Request \(INVALID_FIELD\): scopes: is required`)
+		ts.fails(t, exitFailure, "", []string{"token", "issue", "-c", "acme-au", "-expires", "soon"}, `-expires "soon": want an RFC 3339 time`)
+		ts.fails(t, exitFailure, "", []string{"token", "list", "-c", "nope"}, `404 Not Found \(COMMUNITY_NOT_FOUND\)`)
+		if strings.Contains(ts.log.String(), secret) {
+			t.Error("the token is in the server's log")
+		}
+	})
 }
 
 // Key rotation: add a key, use it, watch its last use, deactivate it
 // (refused at once), reactivate it.
 func TestAccountsAndKeys(t *testing.T) {
-	ts := newTestServer(t, true)
-	ts.setup(t)
-	out := ts.ok(t, "", "account", "put", "-c", "acme-au", "-allow", "127.0.0.1, 10.0.0.0/8", "erp")
-	if m := decode(t, out); m["community"] != "acme-au" || len(m["allowedIPs"].([]any)) != 2 {
-		t.Errorf("account put printed %s", out)
-	}
-	r := ts.run(t, "", "key", "add", "-c", "acme-au", "erp")
-	if r.code != exitOK || !strings.Contains(r.stderr, "shown this once") {
-		t.Fatalf("key add: exit %d\n%s", r.code, r.stderr)
-	}
-	k := decode(t, r.stdout)
-	secret, id := k["key"].(string), k["id"].(string)
-	if !strings.HasPrefix(secret, "procure_sk_") || k["active"] != true {
-		t.Errorf("key add printed %s", r.stdout)
-	}
-	if got := strings.TrimSpace(ts.ok(t, "", "key", "list", "-c", "acme-au", "-o", "keys.0.id", "erp")); got != id {
-		t.Errorf("key list -o keys.0.id = %q, want %q", got, id)
-	}
-	if got := strings.TrimSpace(ts.ok(t, "", "account", "get", "-c", "acme-au", "-o", "keys.0.id", "erp")); got != id {
-		t.Errorf("account get -o keys.0.id = %q, want %q", got, id)
-	}
-	if list := ts.ok(t, "", "key", "list", "-c", "acme-au", "erp"); !regexp.MustCompile(id + ` +active +20\S+ +never\n`).MatchString(list) {
-		t.Errorf("key list before use:\n%s", list)
-	}
-	caller := []string{"Service-Account-ID", "erp", "Service-API-Key", secret}
-	if status, body := ts.publicGet(t, "/v1/users/username/nobody", caller...); status != http.StatusNotFound {
-		t.Fatalf("the new key: %d %s, want 404 (authenticated, no such user)", status, body)
-	}
-	list := ts.ok(t, "", "key", "list", "-c", "acme-au", "erp")
-	if !regexp.MustCompile(`service account erp, callers from 127.0.0.1/32, 10.0.0.0/8\n`).MatchString(list) ||
-		!regexp.MustCompile(id+` +active +\S+ +20\d\d-\d\d-\d\dT\d\d:\d\d:00Z\n`).MatchString(list) || strings.Contains(list, secret) {
-		t.Errorf("key list after use (want lastUsedAt to the minute):\n%s", list)
-	}
-	out = ts.ok(t, "", "key", "deactivate", "-c", "acme-au", "erp", id)
-	if decode(t, out)["active"] != false {
-		t.Errorf("deactivate printed %s", out)
-	}
-	if status, _ := ts.publicGet(t, "/v1/users/username/nobody", caller...); status != http.StatusUnauthorized {
-		t.Errorf("the deactivated key: %d, want 401", status)
-	}
-	ts.ok(t, "", "key", "reactivate", "-c", "acme-au", "erp", id)
-	if status, _ := ts.publicGet(t, "/v1/users/username/nobody", caller...); status != http.StatusNotFound {
-		t.Errorf("the reactivated key: %d, want 404", status)
-	}
-	if js := ts.ok(t, "", "key", "list", "-c", "acme-au", "-json", "erp"); strings.Contains(js, secret) || !strings.Contains(js, `"keys": [`) {
-		t.Errorf("key list -json:\n%s", js)
-	}
+	forStores(t, func(t *testing.T, ts *testServer) {
+		ts.setup(t)
+		out := ts.ok(t, "", "account", "put", "-c", "acme-au", "-allow", "127.0.0.1, 10.0.0.0/8", "erp")
+		if m := decode(t, out); m["community"] != "acme-au" || len(m["allowedIPs"].([]any)) != 2 {
+			t.Errorf("account put printed %s", out)
+		}
+		r := ts.run(t, "", "key", "add", "-c", "acme-au", "erp")
+		if r.code != exitOK || !strings.Contains(r.stderr, "shown this once") {
+			t.Fatalf("key add: exit %d\n%s", r.code, r.stderr)
+		}
+		k := decode(t, r.stdout)
+		secret, id := k["key"].(string), k["id"].(string)
+		if !strings.HasPrefix(secret, "procure_sk_") || k["active"] != true {
+			t.Errorf("key add printed %s", r.stdout)
+		}
+		if got := strings.TrimSpace(ts.ok(t, "", "key", "list", "-c", "acme-au", "-o", "keys.0.id", "erp")); got != id {
+			t.Errorf("key list -o keys.0.id = %q, want %q", got, id)
+		}
+		if got := strings.TrimSpace(ts.ok(t, "", "account", "get", "-c", "acme-au", "-o", "keys.0.id", "erp")); got != id {
+			t.Errorf("account get -o keys.0.id = %q, want %q", got, id)
+		}
+		if list := ts.ok(t, "", "key", "list", "-c", "acme-au", "erp"); !regexp.MustCompile(id + ` +active +20\S+ +never\n`).MatchString(list) {
+			t.Errorf("key list before use:\n%s", list)
+		}
+		caller := []string{"Service-Account-ID", "erp", "Service-API-Key", secret}
+		if status, body := ts.publicGet(t, "/v1/users/username/nobody", caller...); status != http.StatusNotFound {
+			t.Fatalf("the new key: %d %s, want 404 (authenticated, no such user)", status, body)
+		}
+		list := ts.ok(t, "", "key", "list", "-c", "acme-au", "erp")
+		if !regexp.MustCompile(`service account erp, callers from 127.0.0.1/32, 10.0.0.0/8\n`).MatchString(list) ||
+			!regexp.MustCompile(id+` +active +\S+ +20\d\d-\d\d-\d\dT\d\d:\d\d:00Z\n`).MatchString(list) || strings.Contains(list, secret) {
+			t.Errorf("key list after use (want lastUsedAt to the minute):\n%s", list)
+		}
+		out = ts.ok(t, "", "key", "deactivate", "-c", "acme-au", "erp", id)
+		if decode(t, out)["active"] != false {
+			t.Errorf("deactivate printed %s", out)
+		}
+		if status, _ := ts.publicGet(t, "/v1/users/username/nobody", caller...); status != http.StatusUnauthorized {
+			t.Errorf("the deactivated key: %d, want 401", status)
+		}
+		ts.ok(t, "", "key", "reactivate", "-c", "acme-au", "erp", id)
+		if status, _ := ts.publicGet(t, "/v1/users/username/nobody", caller...); status != http.StatusNotFound {
+			t.Errorf("the reactivated key: %d, want 404", status)
+		}
+		if js := ts.ok(t, "", "key", "list", "-c", "acme-au", "-json", "erp"); strings.Contains(js, secret) || !strings.Contains(js, `"keys": [`) {
+			t.Errorf("key list -json:\n%s", js)
+		}
 
-	// An account id belongs to one community for ever: 409.
-	ts.ok(t, "", "community", "put", "-region", "US", "globex")
-	ts.fails(t, exitFailure, "", []string{"account", "put", "-c", "globex", "erp"}, `PUT /admin/v1/communities/globex/service-accounts/erp: 409 Conflict \(CONFLICT\): conflict: `)
-	ts.fails(t, exitFailure, "", []string{"account", "get", "-c", "globex", "erp"}, `404 Not Found \(CREDENTIAL_NOT_FOUND\)`)
-	ts.fails(t, exitFailure, "", []string{"key", "deactivate", "-c", "acme-au", "erp", "no-such-key"}, `404 Not Found \(CREDENTIAL_NOT_FOUND\)`)
-	ts.fails(t, exitFailure, "", []string{"key", "add", "-c", "acme-au", "nobody"}, `404 Not Found \(CREDENTIAL_NOT_FOUND\)`)
-	ts.fails(t, exitFailure, "", []string{"account", "put", "-c", "acme-au", "-allow", "300.1.1.1", "erp"}, `400 Bad Request \(INVALID_FIELD\): allowedIPs\[0\]: must be an IP address or a CIDR`)
-	if strings.Contains(ts.log.String(), secret) {
-		t.Error("the key is in the server's log")
-	}
+		// An account id belongs to one community for ever: 409.
+		ts.ok(t, "", "community", "put", "-region", "US", "globex")
+		ts.fails(t, exitFailure, "", []string{"account", "put", "-c", "globex", "erp"}, `PUT /admin/v1/communities/globex/service-accounts/erp: 409 Conflict \(CONFLICT\): conflict: `)
+		ts.fails(t, exitFailure, "", []string{"account", "get", "-c", "globex", "erp"}, `404 Not Found \(CREDENTIAL_NOT_FOUND\)`)
+		ts.fails(t, exitFailure, "", []string{"key", "deactivate", "-c", "acme-au", "erp", "no-such-key"}, `404 Not Found \(CREDENTIAL_NOT_FOUND\)`)
+		ts.fails(t, exitFailure, "", []string{"key", "add", "-c", "acme-au", "nobody"}, `404 Not Found \(CREDENTIAL_NOT_FOUND\)`)
+		ts.fails(t, exitFailure, "", []string{"account", "put", "-c", "acme-au", "-allow", "300.1.1.1", "erp"}, `400 Bad Request \(INVALID_FIELD\): allowedIPs\[0\]: must be an IP address or a CIDR`)
+		if strings.Contains(ts.log.String(), secret) {
+			t.Error("the key is in the server's log")
+		}
+	})
 }
 
 func TestBudgets(t *testing.T) {
-	ts := newTestServer(t, true)
-	ts.setup(t)
-	out := ts.ok(t, "", "budget", "put", "-c", "acme-au", "6100-100", "1250.50")
-	if m := decode(t, out); m["account"] != "6100-100" || m["budget"] != "1250.5" && m["budget"] != "1250.50" {
-		t.Errorf("budget put printed %s", out)
-	}
-	if got := ts.ok(t, "", "budget", "delete", "-c", "acme-au", "6100-100"); !strings.Contains(got, "deleted the budget of account 6100-100") {
-		t.Errorf("delete printed %q", got)
-	}
-	ts.fails(t, exitFailure, "", []string{"budget", "delete", "-c", "acme-au", "6100-100"}, `404 Not Found \(BUDGET_NOT_FOUND\)`)
-	ts.fails(t, exitFailure, "", []string{"budget", "put", "-c", "acme-au", "6100-100", "lots"}, `400 Bad Request \(INVALID_FIELD\): budget: must be a decimal number`)
-	ts.fails(t, exitFailure, "", []string{"budget", "put", "-c", "nope", "6100-100", "1"}, `404 Not Found \(COMMUNITY_NOT_FOUND\)`)
+	forStores(t, func(t *testing.T, ts *testServer) {
+		ts.setup(t)
+		out := ts.ok(t, "", "budget", "put", "-c", "acme-au", "6100-100", "1250.50")
+		if m := decode(t, out); m["account"] != "6100-100" || m["budget"] != "1250.5" && m["budget"] != "1250.50" {
+			t.Errorf("budget put printed %s", out)
+		}
+		if got := ts.ok(t, "", "budget", "delete", "-c", "acme-au", "6100-100"); !strings.Contains(got, "deleted the budget of account 6100-100") {
+			t.Errorf("delete printed %q", got)
+		}
+		ts.fails(t, exitFailure, "", []string{"budget", "delete", "-c", "acme-au", "6100-100"}, `404 Not Found \(BUDGET_NOT_FOUND\)`)
+		ts.fails(t, exitFailure, "", []string{"budget", "put", "-c", "acme-au", "6100-100", "lots"}, `400 Bad Request \(INVALID_FIELD\): budget: must be a decimal number`)
+		ts.fails(t, exitFailure, "", []string{"budget", "put", "-c", "nope", "6100-100", "1"}, `404 Not Found \(COMMUNITY_NOT_FOUND\)`)
+	})
 }
 
 // import streams a data file and prints a summary; a bad file is refused
 // with its line; a server without an importer says so.
 func TestImport(t *testing.T) {
-	ts := newTestServer(t, true)
-	sup, err := os.ReadFile("testdata/supplier.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	file := `{"communities": [{"id": "imported", "name": "Imported", "region": "NZ",
+	forStores(t, func(t *testing.T, ts *testServer) {
+		sup, err := os.ReadFile("testdata/supplier.json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		file := `{"communities": [{"id": "imported", "name": "Imported", "region": "NZ",
   "tokens": [{"token": "imported-read-token", "scopes": ["suppliers:read"]}],
   "suppliers": [` + string(sup) + `]}]}`
-	p := writeFile(t, "data.json", file)
-	r := ts.run(t, "", "import", p)
-	if r.code != exitOK {
-		t.Fatalf("import: exit %d\n%s", r.code, r.stderr)
-	}
-	if !regexp.MustCompile(`^imported .*data.json \(\d+\.\d KiB in \S+\): communities 1, suppliers 1, tokens 1\n$`).MatchString(r.stdout) {
-		t.Errorf("summary: %q", r.stdout)
-	}
-	if r.stderr != "" {
-		t.Errorf("no progress bar when stderr is not a terminal; got %q", r.stderr)
-	}
-	status, _ := ts.publicGet(t, "/public/community/suppliers/cf3d1382-edea-543d-9969-c5468d5c62a0", "Authorization", "Bearer imported-read-token")
-	if status != http.StatusOK {
-		t.Errorf("the imported supplier: %d", status)
-	}
-	// From standard input.
-	other := strings.ReplaceAll(strings.ReplaceAll(file, "imported", "second"), "cf3d1382", "cf3d1383")
-	if out := ts.ok(t, other, "import", "-"); !strings.Contains(out, "imported stdin") {
-		t.Errorf("import -: %q", out)
-	}
+		p := writeFile(t, "data.json", file)
+		r := ts.run(t, "", "import", p)
+		if r.code != exitOK {
+			t.Fatalf("import: exit %d\n%s", r.code, r.stderr)
+		}
+		if !regexp.MustCompile(`^imported .*data.json \(\d+\.\d KiB in \S+\): communities 1, .*suppliers 1, tokens 1(, users 0)?\n$`).MatchString(r.stdout) {
+			t.Errorf("summary: %q", r.stdout)
+		}
+		if r.stderr != "" {
+			t.Errorf("no progress bar when stderr is not a terminal; got %q", r.stderr)
+		}
+		status, _ := ts.publicGet(t, "/public/community/suppliers/cf3d1382-edea-543d-9969-c5468d5c62a0", "Authorization", "Bearer imported-read-token")
+		if status != http.StatusOK {
+			t.Errorf("the imported supplier: %d", status)
+		}
+		// From standard input.
+		other := strings.ReplaceAll(strings.ReplaceAll(file, "imported", "second"), "cf3d1382", "cf3d1383")
+		if out := ts.ok(t, other, "import", "-"); !strings.Contains(out, "imported stdin") {
+			t.Errorf("import -: %q", out)
+		}
 
-	bad := writeFile(t, "bad.json", "{\"communities\": [\n  {\"id\": \"x\", \"region\": \"AU\",\n   \"suppliers\": [{\"id\": 7}]}\n]}\n")
-	ts.fails(t, exitFailure, "", []string{"import", bad}, `import .*bad.json: POST /admin/v1/import: 400 Bad Request .*line 3`)
+		bad := writeFile(t, "bad.json", "{\"communities\": [\n  {\"id\": \"x\", \"region\": \"AU\",\n   \"suppliers\": [{\"id\": 7}]}\n]}\n")
+		ts.fails(t, exitFailure, "", []string{"import", bad}, `import .*bad.json: POST /admin/v1/import: 400 Bad Request .*line 3`)
 
-	ts.fails(t, exitFailure, "", []string{"import", filepath.Join(t.TempDir(), "none.json")}, `no such file`)
-	ts.fails(t, exitUsage, "", []string{"import"}, `want 1 arguments`)
+		ts.fails(t, exitFailure, "", []string{"import", filepath.Join(t.TempDir(), "none.json")}, `no such file`)
+		ts.fails(t, exitUsage, "", []string{"import"}, `want 1 arguments`)
 
-	without := newTestServer(t, false)
-	without.fails(t, exitFailure, "", []string{"import", p}, `POST /admin/v1/import: 501 Not Implemented \(NOT_IMPLEMENTED\)`)
+		without := newTestServer(t, false)
+		without.fails(t, exitFailure, "", []string{"import", p}, `POST /admin/v1/import: 501 Not Implemented \(NOT_IMPLEMENTED\)`)
+	})
 }
+
+func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
 
 func TestRenderBar(t *testing.T) {
 	for _, tc := range []struct {
