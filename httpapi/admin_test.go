@@ -22,14 +22,18 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/procurekit/procure"
+	"github.com/procurekit/procure/auth"
 	"github.com/procurekit/procure/datafile"
 	"github.com/procurekit/procure/httpapi"
+	"github.com/procurekit/procure/internal/pgtest"
 	"github.com/procurekit/procure/internal/syncbuf"
 	"github.com/procurekit/procure/memstore"
+	"github.com/procurekit/procure/pgstore"
 	"github.com/procurekit/procure/user"
 )
 
-// The admin API (DECISIONS.md "Admin API") over real HTTP on memstore.
+// The admin API (DECISIONS.md "Admin API") over real HTTP on memstore and
+// on pgstore.
 // Every answer is validated against httpapi/openapi/admin.json: the
 // documented response of the route and status it belongs to (a status
 // the document does not list for the operation fails the test).
@@ -46,7 +50,7 @@ const (
 // captured log. Every secret the tests see is searched for in the log
 // when the test ends.
 type adminEnv struct {
-	store   *memstore.Store
+	store   adminBackend
 	admin   *httptest.Server
 	public  *httptest.Server
 	log     *syncbuf.Buffer
@@ -54,9 +58,37 @@ type adminEnv struct {
 	secrets []string
 }
 
+// adminBackend is what the server serves from: memstore and pgstore.
+type adminBackend interface {
+	httpapi.AdminStore
+	auth.TokenStore
+	auth.KeyStore
+	user.Store
+}
+
+// newAdminEnv serves opts over a new memstore.
 func newAdminEnv(t *testing.T, opts httpapi.AdminOptions) *adminEnv {
 	t.Helper()
-	e := &adminEnv{store: memstore.New(), log: &syncbuf.Buffer{}}
+	return newAdminEnvOn(t, memstore.New(), opts)
+}
+
+// forAdminStores runs f on a server over each store: memstore, and
+// pgstore on a throwaway PostgreSQL.
+func forAdminStores(t *testing.T, f func(t *testing.T, e *adminEnv)) {
+	t.Run("memstore", func(t *testing.T) { f(t, newAdminEnv(t, httpapi.AdminOptions{})) })
+	t.Run("pgstore", func(t *testing.T) {
+		pg, err := pgstore.Open(context.Background(), pgtest.NewDatabase(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(pg.Close)
+		f(t, newAdminEnvOn(t, pg, httpapi.AdminOptions{}))
+	})
+}
+
+func newAdminEnvOn(t *testing.T, store adminBackend, opts httpapi.AdminOptions) *adminEnv {
+	t.Helper()
+	e := &adminEnv{store: store, log: &syncbuf.Buffer{}}
 	log := slog.New(slog.NewJSONHandler(e.log, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	if opts.Token == "" {
 		opts.Token = adminTestToken
@@ -475,241 +507,245 @@ func sameMethods(got, want string) bool {
 }
 
 func TestAdminCommunities(t *testing.T) {
-	e := newAdminEnv(t, httpapi.AdminOptions{})
-	a := e.call(t, "PUT", "/communities/acme-au", `{"name": "Acme", "region": "AU", "autoRoles": ["EMPLOYEE"]}`)
-	a.want(t, http.StatusOK, "", "")
-	want := `{"id":"acme-au","name":"Acme","region":"AU","autoRoles":["EMPLOYEE"]}`
-	if strings.TrimSpace(string(a.body)) != want {
-		t.Errorf("PUT answered %s, want %s", a.body, want)
-	}
-	g := e.call(t, "GET", "/communities/acme-au", "")
-	g.want(t, http.StatusOK, "", "")
-	if !bytes.Equal(g.body, a.body) {
-		t.Errorf("GET answered %s, PUT %s", g.body, a.body)
-	}
-	// Replace: the new name and roles.
-	a = e.call(t, "PUT", "/communities/acme-au", `{"name": "Acme Corp", "region": "AU"}`)
-	if m := a.json(t); m["name"] != "Acme Corp" || len(m["autoRoles"].([]any)) != 0 {
-		t.Errorf("replace answered %s", a.body)
-	}
-	e.call(t, "GET", "/communities/nope", "").want(t, http.StatusNotFound, "COMMUNITY_NOT_FOUND", "community not found")
+	forAdminStores(t, func(t *testing.T, e *adminEnv) {
+		a := e.call(t, "PUT", "/communities/acme-au", `{"name": "Acme", "region": "AU", "autoRoles": ["EMPLOYEE"]}`)
+		a.want(t, http.StatusOK, "", "")
+		want := `{"id":"acme-au","name":"Acme","region":"AU","autoRoles":["EMPLOYEE"]}`
+		if strings.TrimSpace(string(a.body)) != want {
+			t.Errorf("PUT answered %s, want %s", a.body, want)
+		}
+		g := e.call(t, "GET", "/communities/acme-au", "")
+		g.want(t, http.StatusOK, "", "")
+		if !bytes.Equal(g.body, a.body) {
+			t.Errorf("GET answered %s, PUT %s", g.body, a.body)
+		}
+		// Replace: the new name and roles.
+		a = e.call(t, "PUT", "/communities/acme-au", `{"name": "Acme Corp", "region": "AU"}`)
+		if m := a.json(t); m["name"] != "Acme Corp" || len(m["autoRoles"].([]any)) != 0 {
+			t.Errorf("replace answered %s", a.body)
+		}
+		e.call(t, "GET", "/communities/nope", "").want(t, http.StatusNotFound, "COMMUNITY_NOT_FOUND", "community not found")
 
-	for _, tc := range []struct{ name, path, body, code, msg string }{
-		{"region", "/communities/x", `{"region": "EU"}`, "INVALID_FIELD", `^region: must be one of AU, NZ, US, DEMO$`},
-		{"no region", "/communities/x", `{"name": "x"}`, "INVALID_FIELD", `^region: must be one of`},
-		{"long name", "/communities/x", `{"region": "AU", "name": "` + strings.Repeat("n", 256) + `"}`, "INVALID_FIELD", `^name: must be at most 255 characters$`},
-		{"duplicate role", "/communities/x", `{"region": "AU", "autoRoles": ["A", "A"]}`, "INVALID_FIELD", `^autoRoles\[1\]: must be unique`},
-		{"empty role", "/communities/x", `{"region": "AU", "autoRoles": [" "]}`, "INVALID_FIELD", `^autoRoles\[0\]: is required`},
-		{"bad id", "/communities/a%20b", `{"region": "AU"}`, "", `^id: must be valid UTF-8 without white space`},
-		{"long id", "/communities/" + strings.Repeat("c", 101), `{"region": "AU"}`, "", `^id: must be at most 100 characters$`},
-		{"syntax", "/communities/x", "{\n \"region\": \"AU\",\n}", "MALFORMED_REQUEST", `not valid JSON: .*\(at line 3, column 1\)`},
-		{"type", "/communities/x", `{"region": 7}`, "MALFORMED_REQUEST", `^region: must be a string \(got number\)$`},
-		{"empty body", "/communities/x", " ", "MALFORMED_REQUEST", `the request body is empty`},
-		{"not an object", "/communities/x", `[1]`, "MALFORMED_REQUEST", ``},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			a := e.call(t, "PUT", tc.path, tc.body)
-			if tc.code == "" {
-				// A bad id in the path: the document's 400, whichever code names it.
-				a.want(t, http.StatusBadRequest, a.json(t)["code"].(string), tc.msg)
-				return
-			}
-			a.want(t, http.StatusBadRequest, tc.code, tc.msg)
-		})
-	}
-	e.call(t, "GET", "/communities/x", "").want(t, http.StatusNotFound, "COMMUNITY_NOT_FOUND", "")
+		for _, tc := range []struct{ name, path, body, code, msg string }{
+			{"region", "/communities/x", `{"region": "EU"}`, "INVALID_FIELD", `^region: must be one of AU, NZ, US, DEMO$`},
+			{"no region", "/communities/x", `{"name": "x"}`, "INVALID_FIELD", `^region: must be one of`},
+			{"long name", "/communities/x", `{"region": "AU", "name": "` + strings.Repeat("n", 256) + `"}`, "INVALID_FIELD", `^name: must be at most 255 characters$`},
+			{"duplicate role", "/communities/x", `{"region": "AU", "autoRoles": ["A", "A"]}`, "INVALID_FIELD", `^autoRoles\[1\]: must be unique`},
+			{"empty role", "/communities/x", `{"region": "AU", "autoRoles": [" "]}`, "INVALID_FIELD", `^autoRoles\[0\]: is required`},
+			{"bad id", "/communities/a%20b", `{"region": "AU"}`, "", `^id: must be valid UTF-8 without white space`},
+			{"long id", "/communities/" + strings.Repeat("c", 101), `{"region": "AU"}`, "", `^id: must be at most 100 characters$`},
+			{"syntax", "/communities/x", "{\n \"region\": \"AU\",\n}", "MALFORMED_REQUEST", `not valid JSON: .*\(at line 3, column 1\)`},
+			{"type", "/communities/x", `{"region": 7}`, "MALFORMED_REQUEST", `^region: must be a string \(got number\)$`},
+			{"empty body", "/communities/x", " ", "MALFORMED_REQUEST", `the request body is empty`},
+			{"not an object", "/communities/x", `[1]`, "MALFORMED_REQUEST", ``},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				a := e.call(t, "PUT", tc.path, tc.body)
+				if tc.code == "" {
+					// A bad id in the path: the document's 400, whichever code names it.
+					a.want(t, http.StatusBadRequest, a.json(t)["code"].(string), tc.msg)
+					return
+				}
+				a.want(t, http.StatusBadRequest, tc.code, tc.msg)
+			})
+		}
+		e.call(t, "GET", "/communities/x", "").want(t, http.StatusNotFound, "COMMUNITY_NOT_FOUND", "")
 
-	// 415 and 413.
-	e.send(t, "PUT", "/communities/x", `{"region": "AU"}`, map[string]string{"Authorization": "Bearer " + adminTestToken, "Content-Type": "text/plain"}).
-		want(t, http.StatusUnsupportedMediaType, "UNSUPPORTED_MEDIA_TYPE", "must be JSON")
-	e.send(t, "PUT", "/communities/x", `{"region": "AU"}`, map[string]string{"Authorization": "Bearer " + adminTestToken}).
-		want(t, http.StatusUnsupportedMediaType, "UNSUPPORTED_MEDIA_TYPE", "")
-	big := `{"region": "AU", "name": "` + strings.Repeat("x", httpapi.MaxAdminBodyBytes) + `"}`
-	e.call(t, "PUT", "/communities/x", big).want(t, http.StatusRequestEntityTooLarge, "PAYLOAD_TOO_LARGE", "larger than 1048576 bytes")
+		// 415 and 413.
+		e.send(t, "PUT", "/communities/x", `{"region": "AU"}`, map[string]string{"Authorization": "Bearer " + adminTestToken, "Content-Type": "text/plain"}).
+			want(t, http.StatusUnsupportedMediaType, "UNSUPPORTED_MEDIA_TYPE", "must be JSON")
+		e.send(t, "PUT", "/communities/x", `{"region": "AU"}`, map[string]string{"Authorization": "Bearer " + adminTestToken}).
+			want(t, http.StatusUnsupportedMediaType, "UNSUPPORTED_MEDIA_TYPE", "")
+		big := `{"region": "AU", "name": "` + strings.Repeat("x", httpapi.MaxAdminBodyBytes) + `"}`
+		e.call(t, "PUT", "/communities/x", big).want(t, http.StatusRequestEntityTooLarge, "PAYLOAD_TOO_LARGE", "larger than 1048576 bytes")
+	})
 }
 
 // PUT of a supplier answers exactly what the supplier API then serves;
 // writes under an unknown community or to another community's supplier
 // are 404; an id in the body must equal the path's.
 func TestAdminSuppliers(t *testing.T) {
-	e := newAdminEnv(t, httpapi.AdminOptions{})
-	e.community(t, "acme-au")
-	e.community(t, "globex")
-	token := e.token(t, "acme-au")
-	sup := adminSupplier(t)
-	path := "/communities/acme-au/suppliers/" + adminSupplierID
+	forAdminStores(t, func(t *testing.T, e *adminEnv) {
+		e.community(t, "acme-au")
+		e.community(t, "globex")
+		token := e.token(t, "acme-au")
+		sup := adminSupplier(t)
+		path := "/communities/acme-au/suppliers/" + adminSupplierID
 
-	a := e.call(t, "PUT", path, sup)
-	a.want(t, http.StatusOK, "", "")
-	status, pub := e.publicGet(t, "/public/community/suppliers/"+adminSupplierID, "Authorization", "Bearer "+token)
-	if status != http.StatusOK || !bytes.Equal(bytes.TrimSpace(a.body), bytes.TrimSpace(pub)) {
-		t.Errorf("PUT answered\n%s\nthe supplier API serves (%d)\n%s", a.body, status, pub)
-	}
-	m := a.json(t)
-	if m["modifiedDate"] == "2022-06-01T15:09:45Z" || m["createdDate"] == "2021-05-13T15:22:55Z" {
-		t.Errorf("the body's dates were kept: %v %v", m["modifiedDate"], m["createdDate"])
-	}
-	// The same content again changes nothing, dates included.
-	again := e.call(t, "PUT", path, sup)
-	if !bytes.Equal(again.body, a.body) {
-		t.Errorf("an unchanged PUT answered\n%s\nafter\n%s", again.body, a.body)
-	}
-	// Without an id in the body, the path's.
-	noID := strings.Replace(sup, `"id": "`+adminSupplierID+`",`, "", 1)
-	e.call(t, "PUT", path, noID).want(t, http.StatusOK, "", "")
+		a := e.call(t, "PUT", path, sup)
+		a.want(t, http.StatusOK, "", "")
+		status, pub := e.publicGet(t, "/public/community/suppliers/"+adminSupplierID, "Authorization", "Bearer "+token)
+		if status != http.StatusOK || !bytes.Equal(bytes.TrimSpace(a.body), bytes.TrimSpace(pub)) {
+			t.Errorf("PUT answered\n%s\nthe supplier API serves (%d)\n%s", a.body, status, pub)
+		}
+		m := a.json(t)
+		if m["modifiedDate"] == "2022-06-01T15:09:45Z" || m["createdDate"] == "2021-05-13T15:22:55Z" {
+			t.Errorf("the body's dates were kept: %v %v", m["modifiedDate"], m["createdDate"])
+		}
+		// The same content again changes nothing, dates included.
+		again := e.call(t, "PUT", path, sup)
+		if !bytes.Equal(again.body, a.body) {
+			t.Errorf("an unchanged PUT answered\n%s\nafter\n%s", again.body, a.body)
+		}
+		// Without an id in the body, the path's.
+		noID := strings.Replace(sup, `"id": "`+adminSupplierID+`",`, "", 1)
+		e.call(t, "PUT", path, noID).want(t, http.StatusOK, "", "")
 
-	for _, tc := range []struct {
-		name, path, body string
-		status           int
-		code, msg        string
-	}{
-		{"unknown community", "/communities/nope/suppliers/" + adminSupplierID, sup, 404, "COMMUNITY_NOT_FOUND", ""},
-		{"id mismatch", "/communities/acme-au/suppliers/" + otherUUID, sup, 400, "INVALID_FIELD", `^id: must equal the id in the path \(` + otherUUID + `\) or be absent$`},
-		{"bad path id", "/communities/acme-au/suppliers/nope", sup, 400, "INVALID_PARAMETER", `^id: must be a UUID`},
-		{"missing profile type", path, `{"name": "x"}`, 400, "INVALID_FIELD", `^profileType: must be one of COMPANY, INDIVIDUAL`},
-		{"bad email", path, strings.Replace(sup, `"hello@brightline`, `"hello at brightline`, 1), 400, "INVALID_FIELD", `defaultEmailAddress: must be a valid email address`},
-		{"wrong type", path, `{"name": 7}`, 400, "MALFORMED_REQUEST", `^name: must be a string \(got number\)$`},
-		{"nested wrong type", path, `{"name": "x", "bankAccount": {"country": 7}}`, 400, "MALFORMED_REQUEST", `^bankAccount.country: must be a string`},
-		{"bad enum", path, `{"name": "x", "profileType": "ROBOT"}`, 400, "", `profileType`},
-		{"contacts", path, strings.Replace(sup, `"keywords"`, `"contacts": [{"id": "`+otherUUID+`", "name": "A"}], "keywords"`, 1), 400, "INVALID_FIELD", `contacts: must be absent`},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			a := e.call(t, "PUT", tc.path, tc.body)
-			code := tc.code
-			if code == "" && a.status == tc.status {
-				code = a.json(t)["code"].(string)
-			}
-			a.want(t, tc.status, code, tc.msg)
-		})
-	}
+		for _, tc := range []struct {
+			name, path, body string
+			status           int
+			code, msg        string
+		}{
+			{"unknown community", "/communities/nope/suppliers/" + adminSupplierID, sup, 404, "COMMUNITY_NOT_FOUND", ""},
+			{"id mismatch", "/communities/acme-au/suppliers/" + otherUUID, sup, 400, "INVALID_FIELD", `^id: must equal the id in the path \(` + otherUUID + `\) or be absent$`},
+			{"bad path id", "/communities/acme-au/suppliers/nope", sup, 400, "INVALID_PARAMETER", `^id: must be a UUID`},
+			{"missing profile type", path, `{"name": "x"}`, 400, "INVALID_FIELD", `^profileType: must be one of COMPANY, INDIVIDUAL`},
+			{"bad email", path, strings.Replace(sup, `"hello@brightline`, `"hello at brightline`, 1), 400, "INVALID_FIELD", `defaultEmailAddress: must be a valid email address`},
+			{"wrong type", path, `{"name": 7}`, 400, "MALFORMED_REQUEST", `^name: must be a string \(got number\)$`},
+			{"nested wrong type", path, `{"name": "x", "bankAccount": {"country": 7}}`, 400, "MALFORMED_REQUEST", `^bankAccount.country: must be a string`},
+			{"bad enum", path, `{"name": "x", "profileType": "ROBOT"}`, 400, "", `profileType`},
+			{"contacts", path, strings.Replace(sup, `"keywords"`, `"contacts": [{"id": "`+otherUUID+`", "name": "A"}], "keywords"`, 1), 400, "INVALID_FIELD", `contacts: must be absent`},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				a := e.call(t, "PUT", tc.path, tc.body)
+				code := tc.code
+				if code == "" && a.status == tc.status {
+					code = a.json(t)["code"].(string)
+				}
+				a.want(t, tc.status, code, tc.msg)
+			})
+		}
 
-	// Another community's supplier is not found, to write or to delete.
-	e.call(t, "DELETE", "/communities/globex/suppliers/"+adminSupplierID, "").want(t, http.StatusNotFound, "SUPPLIER_NOT_FOUND", "")
-	e.call(t, "PUT", "/communities/globex/suppliers/"+adminSupplierID+"/contacts/"+otherUUID, `{"name": "A"}`).want(t, http.StatusNotFound, "SUPPLIER_NOT_FOUND", "")
+		// Another community's supplier is not found, to write or to delete.
+		e.call(t, "DELETE", "/communities/globex/suppliers/"+adminSupplierID, "").want(t, http.StatusNotFound, "SUPPLIER_NOT_FOUND", "")
+		e.call(t, "PUT", "/communities/globex/suppliers/"+adminSupplierID+"/contacts/"+otherUUID, `{"name": "A"}`).want(t, http.StatusNotFound, "SUPPLIER_NOT_FOUND", "")
 
-	e.call(t, "DELETE", path, "").want(t, http.StatusNoContent, "", "")
-	if status, _ := e.publicGet(t, "/public/community/suppliers/"+adminSupplierID, "Authorization", "Bearer "+token); status != http.StatusNotFound {
-		t.Errorf("GET after DELETE: %d, want 404", status)
-	}
-	e.call(t, "DELETE", path, "").want(t, http.StatusNotFound, "SUPPLIER_NOT_FOUND", "supplier not found")
-	e.call(t, "DELETE", "/communities/nope/suppliers/"+adminSupplierID, "").want(t, http.StatusNotFound, "COMMUNITY_NOT_FOUND", "")
+		e.call(t, "DELETE", path, "").want(t, http.StatusNoContent, "", "")
+		if status, _ := e.publicGet(t, "/public/community/suppliers/"+adminSupplierID, "Authorization", "Bearer "+token); status != http.StatusNotFound {
+			t.Errorf("GET after DELETE: %d, want 404", status)
+		}
+		e.call(t, "DELETE", path, "").want(t, http.StatusNotFound, "SUPPLIER_NOT_FOUND", "supplier not found")
+		e.call(t, "DELETE", "/communities/nope/suppliers/"+adminSupplierID, "").want(t, http.StatusNotFound, "COMMUNITY_NOT_FOUND", "")
+	})
 }
 
 func TestAdminContactsAndAddresses(t *testing.T) {
-	e := newAdminEnv(t, httpapi.AdminOptions{})
-	e.community(t, "acme-au")
-	e.community(t, "globex")
-	token := e.token(t, "acme-au")
-	e.call(t, "PUT", "/communities/acme-au/suppliers/"+adminSupplierID, adminSupplier(t)).want(t, http.StatusOK, "", "")
-	before := e.call(t, "PUT", "/communities/acme-au/suppliers/"+adminSupplierID, adminSupplier(t)).json(t)["modifiedDate"]
+	forAdminStores(t, func(t *testing.T, e *adminEnv) {
+		e.community(t, "acme-au")
+		e.community(t, "globex")
+		token := e.token(t, "acme-au")
+		e.call(t, "PUT", "/communities/acme-au/suppliers/"+adminSupplierID, adminSupplier(t)).want(t, http.StatusOK, "", "")
+		before := e.call(t, "PUT", "/communities/acme-au/suppliers/"+adminSupplierID, adminSupplier(t)).json(t)["modifiedDate"]
 
-	for _, tc := range []struct {
-		route, body, bad, badMsg string
-	}{
-		{"contacts", `{"name": "Oliver Patel", "email": "oliver@example.com", "phone": {"prefix": "+61", "number": "8 2030 4978"}}`,
-			`{"name": "Oliver", "email": "not an address"}`, `^email: must be a valid email address`},
-		{"remittance-addresses", `{"code": "MAIN", "companyName": "Brightline", "address": {"line1": "1 Main St", "city": "Melbourne", "postcode": "3000", "country": "Australia"}}`,
-			`{"code": "` + strings.Repeat("c", 300) + `"}`, `code: must be at most`},
-	} {
-		t.Run(tc.route, func(t *testing.T) {
-			p := "/communities/acme-au/suppliers/" + adminSupplierID + "/" + tc.route + "/" + otherUUID
-			a := e.call(t, "PUT", p, tc.body)
-			a.want(t, http.StatusOK, "", "")
-			if a.json(t)["id"] != otherUUID {
-				t.Errorf("PUT answered %s", a.body)
-			}
-			status, list := e.publicGet(t, "/public/community/suppliers/"+adminSupplierID+"/"+tc.route, "Authorization", "Bearer "+token)
-			if status != http.StatusOK || !bytes.Contains(list, bytes.TrimSpace(a.body)) {
-				t.Errorf("the public list (%d) does not hold the PUT's answer:\n%s\n%s", status, list, a.body)
-			}
-			// The supplier's modifiedDate moved on.
-			status, sup := e.publicGet(t, "/public/community/suppliers/"+adminSupplierID, "Authorization", "Bearer "+token)
-			var s map[string]any
-			if status != http.StatusOK || json.Unmarshal(sup, &s) != nil || s["modifiedDate"] == before {
-				t.Errorf("the supplier's modifiedDate did not move: %v", s["modifiedDate"])
-			}
-			e.call(t, "PUT", "/communities/acme-au/suppliers/"+adminSupplierID+"/"+tc.route+"/"+adminSupplierID, `{"id": "`+otherUUID+`"}`).
-				want(t, http.StatusBadRequest, "INVALID_FIELD", `^id: must equal the id in the path`)
-			e.call(t, "PUT", p, tc.bad).want(t, http.StatusBadRequest, "INVALID_FIELD", tc.badMsg)
-			e.call(t, "PUT", "/communities/acme-au/suppliers/"+otherUUID+"/"+tc.route+"/"+otherUUID, tc.body).want(t, http.StatusNotFound, "SUPPLIER_NOT_FOUND", "")
-			e.call(t, "PUT", "/communities/nope/suppliers/"+adminSupplierID+"/"+tc.route+"/"+otherUUID, tc.body).want(t, http.StatusNotFound, "COMMUNITY_NOT_FOUND", "")
-			e.call(t, "DELETE", "/communities/globex/suppliers/"+adminSupplierID+"/"+tc.route+"/"+otherUUID, "").want(t, http.StatusNotFound, "SUPPLIER_NOT_FOUND", "")
-			e.call(t, "DELETE", p, "").want(t, http.StatusNoContent, "", "")
-			e.call(t, "DELETE", p, "").want(t, http.StatusNotFound, "SUPPLIER_NOT_FOUND", "")
-		})
-	}
+		for _, tc := range []struct {
+			route, body, bad, badMsg string
+		}{
+			{"contacts", `{"name": "Oliver Patel", "email": "oliver@example.com", "phone": {"prefix": "+61", "number": "8 2030 4978"}}`,
+				`{"name": "Oliver", "email": "not an address"}`, `^email: must be a valid email address`},
+			{"remittance-addresses", `{"code": "MAIN", "companyName": "Brightline", "address": {"line1": "1 Main St", "city": "Melbourne", "postcode": "3000", "country": "Australia"}}`,
+				`{"code": "` + strings.Repeat("c", 300) + `"}`, `code: must be at most`},
+		} {
+			t.Run(tc.route, func(t *testing.T) {
+				p := "/communities/acme-au/suppliers/" + adminSupplierID + "/" + tc.route + "/" + otherUUID
+				a := e.call(t, "PUT", p, tc.body)
+				a.want(t, http.StatusOK, "", "")
+				if a.json(t)["id"] != otherUUID {
+					t.Errorf("PUT answered %s", a.body)
+				}
+				status, list := e.publicGet(t, "/public/community/suppliers/"+adminSupplierID+"/"+tc.route, "Authorization", "Bearer "+token)
+				if status != http.StatusOK || !bytes.Contains(list, bytes.TrimSpace(a.body)) {
+					t.Errorf("the public list (%d) does not hold the PUT's answer:\n%s\n%s", status, list, a.body)
+				}
+				// The supplier's modifiedDate moved on.
+				status, sup := e.publicGet(t, "/public/community/suppliers/"+adminSupplierID, "Authorization", "Bearer "+token)
+				var s map[string]any
+				if status != http.StatusOK || json.Unmarshal(sup, &s) != nil || s["modifiedDate"] == before {
+					t.Errorf("the supplier's modifiedDate did not move: %v", s["modifiedDate"])
+				}
+				e.call(t, "PUT", "/communities/acme-au/suppliers/"+adminSupplierID+"/"+tc.route+"/"+adminSupplierID, `{"id": "`+otherUUID+`"}`).
+					want(t, http.StatusBadRequest, "INVALID_FIELD", `^id: must equal the id in the path`)
+				e.call(t, "PUT", p, tc.bad).want(t, http.StatusBadRequest, "INVALID_FIELD", tc.badMsg)
+				e.call(t, "PUT", "/communities/acme-au/suppliers/"+otherUUID+"/"+tc.route+"/"+otherUUID, tc.body).want(t, http.StatusNotFound, "SUPPLIER_NOT_FOUND", "")
+				e.call(t, "PUT", "/communities/nope/suppliers/"+adminSupplierID+"/"+tc.route+"/"+otherUUID, tc.body).want(t, http.StatusNotFound, "COMMUNITY_NOT_FOUND", "")
+				e.call(t, "DELETE", "/communities/globex/suppliers/"+adminSupplierID+"/"+tc.route+"/"+otherUUID, "").want(t, http.StatusNotFound, "SUPPLIER_NOT_FOUND", "")
+				e.call(t, "DELETE", p, "").want(t, http.StatusNoContent, "", "")
+				e.call(t, "DELETE", p, "").want(t, http.StatusNotFound, "SUPPLIER_NOT_FOUND", "")
+			})
+		}
+	})
 }
 
 // A token's secret is in the 201 only; lists show neither it nor its
 // hash; a revoked token is refused by the supplier API at once.
 func TestAdminTokens(t *testing.T) {
-	e := newAdminEnv(t, httpapi.AdminOptions{})
-	e.community(t, "acme-au")
-	e.community(t, "globex")
-	a := e.call(t, "POST", "/communities/acme-au/tokens", `{"name": "erp", "scopes": ["suppliers:read"], "expires": "2099-01-01T00:00:00Z"}`)
-	a.want(t, http.StatusCreated, "", "")
-	m := a.json(t)
-	secret, id := e.secret(m["token"].(string)), m["id"].(string)
-	if m["name"] != "erp" || m["expires"] != "2099-01-01T00:00:00Z" {
-		t.Errorf("POST answered %s", a.body)
-	}
-	// A second token without expiry: expires null.
-	b := e.call(t, "POST", "/communities/acme-au/tokens", `{"scopes": ["suppliers:read"]}`)
-	b.want(t, http.StatusCreated, "", "")
-	e.secret(b.json(t)["token"].(string))
-	if b.json(t)["expires"] != nil || b.json(t)["token"] == secret {
-		t.Errorf("second token: %s", b.body)
-	}
+	forAdminStores(t, func(t *testing.T, e *adminEnv) {
+		e.community(t, "acme-au")
+		e.community(t, "globex")
+		a := e.call(t, "POST", "/communities/acme-au/tokens", `{"name": "erp", "scopes": ["suppliers:read"], "expires": "2099-01-01T00:00:00Z"}`)
+		a.want(t, http.StatusCreated, "", "")
+		m := a.json(t)
+		secret, id := e.secret(m["token"].(string)), m["id"].(string)
+		if m["name"] != "erp" || m["expires"] != "2099-01-01T00:00:00Z" {
+			t.Errorf("POST answered %s", a.body)
+		}
+		// A second token without expiry: expires null.
+		b := e.call(t, "POST", "/communities/acme-au/tokens", `{"scopes": ["suppliers:read"]}`)
+		b.want(t, http.StatusCreated, "", "")
+		e.secret(b.json(t)["token"].(string))
+		if b.json(t)["expires"] != nil || b.json(t)["token"] == secret {
+			t.Errorf("second token: %s", b.body)
+		}
 
-	list := e.call(t, "GET", "/communities/acme-au/tokens", "")
-	list.want(t, http.StatusOK, "", "")
-	hash := sha256.Sum256([]byte(secret))
-	if bytes.Contains(list.body, []byte(secret)) || bytes.Contains(list.body, []byte(hex.EncodeToString(hash[:]))) || bytes.Contains(list.body, []byte(`"token"`)) {
-		t.Errorf("the list shows a secret or a hash: %s", list.body)
-	}
-	var l struct {
-		Content []map[string]any `json:"content"`
-	}
-	if err := json.Unmarshal(list.body, &l); err != nil || len(l.Content) != 2 || l.Content[0]["id"] != id || l.Content[0]["lastUsedAt"] != nil {
-		t.Fatalf("list: %s", list.body)
-	}
-	// Use it: lastUsedAt is set, to the minute.
-	if status, body := e.publicGet(t, "/public/community/suppliers", "Authorization", "Bearer "+secret); status != http.StatusOK {
-		t.Fatalf("the token on the supplier API: %d %s", status, body)
-	}
-	list = e.call(t, "GET", "/communities/acme-au/tokens", "")
-	if err := json.Unmarshal(list.body, &l); err != nil || !regexp.MustCompile(`^20\d\d-\d\d-\d\dT\d\d:\d\d:00Z$`).MatchString(asString(l.Content[0]["lastUsedAt"])) {
-		t.Errorf("lastUsedAt after a use: %s", list.body)
-	}
-	// Other communities see none of it.
-	if g := e.call(t, "GET", "/communities/globex/tokens", ""); strings.TrimSpace(string(g.body)) != `{"content":[]}` {
-		t.Errorf("globex lists %s", g.body)
-	}
-	e.call(t, "DELETE", "/communities/globex/tokens/"+id, "").want(t, http.StatusNotFound, "CREDENTIAL_NOT_FOUND", "")
+		list := e.call(t, "GET", "/communities/acme-au/tokens", "")
+		list.want(t, http.StatusOK, "", "")
+		hash := sha256.Sum256([]byte(secret))
+		if bytes.Contains(list.body, []byte(secret)) || bytes.Contains(list.body, []byte(hex.EncodeToString(hash[:]))) || bytes.Contains(list.body, []byte(`"token"`)) {
+			t.Errorf("the list shows a secret or a hash: %s", list.body)
+		}
+		var l struct {
+			Content []map[string]any `json:"content"`
+		}
+		if err := json.Unmarshal(list.body, &l); err != nil || len(l.Content) != 2 || l.Content[0]["id"] != id || l.Content[0]["lastUsedAt"] != nil {
+			t.Fatalf("list: %s", list.body)
+		}
+		// Use it: lastUsedAt is set, to the minute.
+		if status, body := e.publicGet(t, "/public/community/suppliers", "Authorization", "Bearer "+secret); status != http.StatusOK {
+			t.Fatalf("the token on the supplier API: %d %s", status, body)
+		}
+		list = e.call(t, "GET", "/communities/acme-au/tokens", "")
+		if err := json.Unmarshal(list.body, &l); err != nil || !regexp.MustCompile(`^20\d\d-\d\d-\d\dT\d\d:\d\d:00Z$`).MatchString(asString(l.Content[0]["lastUsedAt"])) {
+			t.Errorf("lastUsedAt after a use: %s", list.body)
+		}
+		// Other communities see none of it.
+		if g := e.call(t, "GET", "/communities/globex/tokens", ""); strings.TrimSpace(string(g.body)) != `{"content":[]}` {
+			t.Errorf("globex lists %s", g.body)
+		}
+		e.call(t, "DELETE", "/communities/globex/tokens/"+id, "").want(t, http.StatusNotFound, "CREDENTIAL_NOT_FOUND", "")
 
-	e.call(t, "DELETE", "/communities/acme-au/tokens/"+id, "").want(t, http.StatusNoContent, "", "")
-	if status, _ := e.publicGet(t, "/public/community/suppliers", "Authorization", "Bearer "+secret); status != http.StatusUnauthorized {
-		t.Errorf("the revoked token: %d, want 401", status)
-	}
-	list = e.call(t, "GET", "/communities/acme-au/tokens", "")
-	if err := json.Unmarshal(list.body, &l); err != nil || l.Content[0]["revoked"] != true || l.Content[1]["revoked"] != false {
-		t.Errorf("list after revoke: %s", list.body)
-	}
-	e.call(t, "DELETE", "/communities/acme-au/tokens/"+id, "").want(t, http.StatusNoContent, "", "") // again: still revoked
-	e.call(t, "DELETE", "/communities/acme-au/tokens/no-such", "").want(t, http.StatusNotFound, "CREDENTIAL_NOT_FOUND", "")
-	e.call(t, "GET", "/communities/nope/tokens", "").want(t, http.StatusNotFound, "COMMUNITY_NOT_FOUND", "")
-	e.call(t, "POST", "/communities/nope/tokens", `{"scopes": ["suppliers:read"]}`).want(t, http.StatusNotFound, "COMMUNITY_NOT_FOUND", "")
+		e.call(t, "DELETE", "/communities/acme-au/tokens/"+id, "").want(t, http.StatusNoContent, "", "")
+		if status, _ := e.publicGet(t, "/public/community/suppliers", "Authorization", "Bearer "+secret); status != http.StatusUnauthorized {
+			t.Errorf("the revoked token: %d, want 401", status)
+		}
+		list = e.call(t, "GET", "/communities/acme-au/tokens", "")
+		if err := json.Unmarshal(list.body, &l); err != nil || l.Content[0]["revoked"] != true || l.Content[1]["revoked"] != false {
+			t.Errorf("list after revoke: %s", list.body)
+		}
+		e.call(t, "DELETE", "/communities/acme-au/tokens/"+id, "").want(t, http.StatusNoContent, "", "") // again: still revoked
+		e.call(t, "DELETE", "/communities/acme-au/tokens/no-such", "").want(t, http.StatusNotFound, "CREDENTIAL_NOT_FOUND", "")
+		e.call(t, "GET", "/communities/nope/tokens", "").want(t, http.StatusNotFound, "COMMUNITY_NOT_FOUND", "")
+		e.call(t, "POST", "/communities/nope/tokens", `{"scopes": ["suppliers:read"]}`).want(t, http.StatusNotFound, "COMMUNITY_NOT_FOUND", "")
 
-	for _, tc := range []struct{ body, msg string }{
-		{`{"name": "x"}`, `^scopes: is required`},
-		{`{"scopes": [""]}`, `^scopes\[0\]: must be 1 to 100 printable ASCII`},
-		{`{"scopes": ["a b"]}`, `^scopes\[0\]: must be 1 to 100 printable ASCII`},
-		{`{"scopes": ["suppliers:read"], "expires": "2001-01-01T00:00:00Z"}`, `^expires: must be in the future$`},
-		{`{"scopes": ["suppliers:read"], "name": "` + strings.Repeat("n", 256) + `"}`, `^name: must be valid text of at most 255 characters$`},
-	} {
-		e.call(t, "POST", "/communities/acme-au/tokens", tc.body).want(t, http.StatusBadRequest, "INVALID_FIELD", tc.msg)
-	}
-	e.call(t, "POST", "/communities/acme-au/tokens", `{"scopes": "suppliers:read"}`).want(t, http.StatusBadRequest, "MALFORMED_REQUEST", `^scopes: must be an array`)
+		for _, tc := range []struct{ body, msg string }{
+			{`{"name": "x"}`, `^scopes: is required`},
+			{`{"scopes": [""]}`, `^scopes\[0\]: must be 1 to 100 printable ASCII`},
+			{`{"scopes": ["a b"]}`, `^scopes\[0\]: must be 1 to 100 printable ASCII`},
+			{`{"scopes": ["suppliers:read"], "expires": "2001-01-01T00:00:00Z"}`, `^expires: must be in the future$`},
+			{`{"scopes": ["suppliers:read"], "name": "` + strings.Repeat("n", 256) + `"}`, `^name: must be valid text of at most 255 characters$`},
+		} {
+			e.call(t, "POST", "/communities/acme-au/tokens", tc.body).want(t, http.StatusBadRequest, "INVALID_FIELD", tc.msg)
+		}
+		e.call(t, "POST", "/communities/acme-au/tokens", `{"scopes": "suppliers:read"}`).want(t, http.StatusBadRequest, "MALFORMED_REQUEST", `^scopes: must be an array`)
+	})
 }
 
 func asString(v any) string {
@@ -719,118 +755,120 @@ func asString(v any) string {
 
 // Service accounts and keys: the rotation the spec advises, end to end.
 func TestAdminServiceAccounts(t *testing.T) {
-	e := newAdminEnv(t, httpapi.AdminOptions{})
-	e.community(t, "acme-au")
-	e.community(t, "globex")
-	base := "/communities/acme-au/service-accounts/erp"
+	forAdminStores(t, func(t *testing.T, e *adminEnv) {
+		e.community(t, "acme-au")
+		e.community(t, "globex")
+		base := "/communities/acme-au/service-accounts/erp"
 
-	a := e.call(t, "PUT", base, `{"allowedIPs": ["127.0.0.1", "10.0.0.0/8", "::1"]}`)
-	a.want(t, http.StatusOK, "", "")
-	if got := strings.TrimSpace(string(a.body)); got != `{"id":"erp","community":"acme-au","allowedIPs":["127.0.0.1/32","10.0.0.0/8","::1/128"],"keys":[]}` {
-		t.Errorf("PUT answered %s", got)
-	}
-	k1 := e.call(t, "POST", base+"/keys", "")
-	k1.want(t, http.StatusCreated, "", "")
-	k2 := e.call(t, "POST", base+"/keys", "{}")
-	k2.want(t, http.StatusCreated, "", "")
-	old, oldID := e.secret(k1.json(t)["key"].(string)), k1.json(t)["id"].(string)
-	neu, newID := e.secret(k2.json(t)["key"].(string)), k2.json(t)["id"].(string)
-	e.call(t, "POST", base+"/keys", `{"id": "mine"}`).want(t, http.StatusBadRequest, "INVALID_FIELD", `^id: is not a field of this body: the server makes the key and its id; send no body or \{\}$`)
+		a := e.call(t, "PUT", base, `{"allowedIPs": ["127.0.0.1", "10.0.0.0/8", "::1"]}`)
+		a.want(t, http.StatusOK, "", "")
+		if got := strings.TrimSpace(string(a.body)); got != `{"id":"erp","community":"acme-au","allowedIPs":["127.0.0.1/32","10.0.0.0/8","::1/128"],"keys":[]}` {
+			t.Errorf("PUT answered %s", got)
+		}
+		k1 := e.call(t, "POST", base+"/keys", "")
+		k1.want(t, http.StatusCreated, "", "")
+		k2 := e.call(t, "POST", base+"/keys", "{}")
+		k2.want(t, http.StatusCreated, "", "")
+		old, oldID := e.secret(k1.json(t)["key"].(string)), k1.json(t)["id"].(string)
+		neu, newID := e.secret(k2.json(t)["key"].(string)), k2.json(t)["id"].(string)
+		e.call(t, "POST", base+"/keys", `{"id": "mine"}`).want(t, http.StatusBadRequest, "INVALID_FIELD", `^id: is not a field of this body: the server makes the key and its id; send no body or \{\}$`)
 
-	use := func(key string) int {
-		status, _ := e.publicGet(t, "/v1/users/username/nobody", "Service-Account-ID", "erp", "Service-API-Key", key)
-		return status
-	}
-	// Authenticated, no such user: 404.
-	if s := use(old); s != http.StatusNotFound {
-		t.Fatalf("the first key: %d, want 404", s)
-	}
-	g := e.call(t, "GET", base, "")
-	g.want(t, http.StatusOK, "", "")
-	if bytes.Contains(g.body, []byte(old)) || bytes.Contains(g.body, []byte(neu)) || bytes.Contains(g.body, []byte(`"key"`)) {
-		t.Errorf("GET shows a secret: %s", g.body)
-	}
-	var acc struct {
-		Keys []map[string]any `json:"keys"`
-	}
-	if err := json.Unmarshal(g.body, &acc); err != nil || len(acc.Keys) != 2 || acc.Keys[0]["id"] != oldID || acc.Keys[1]["id"] != newID {
-		t.Fatalf("GET: %s", g.body)
-	}
-	if !regexp.MustCompile(`^20\d\d-\d\d-\d\dT\d\d:\d\d:00Z$`).MatchString(asString(acc.Keys[0]["lastUsedAt"])) || acc.Keys[1]["lastUsedAt"] != nil {
-		t.Errorf("lastUsedAt: used key %v, unused key %v", acc.Keys[0]["lastUsedAt"], acc.Keys[1]["lastUsedAt"])
-	}
-	// Callers move to the new key; the old one is deactivated: refused.
-	if s := use(neu); s != http.StatusNotFound {
-		t.Errorf("the second key: %d", s)
-	}
-	p := e.call(t, "PATCH", base+"/keys/"+oldID, `{"active": false}`)
-	p.want(t, http.StatusOK, "", "")
-	if p.json(t)["active"] != false || p.json(t)["id"] != oldID {
-		t.Errorf("PATCH answered %s", p.body)
-	}
-	if s := use(old); s != http.StatusUnauthorized {
-		t.Errorf("the deactivated key: %d, want 401", s)
-	}
-	if s := use(neu); s != http.StatusNotFound {
-		t.Errorf("the active key after the other's deactivation: %d", s)
-	}
-	e.call(t, "PATCH", base+"/keys/"+oldID, `{"active": true}`).want(t, http.StatusOK, "", "")
-	if s := use(old); s != http.StatusNotFound {
-		t.Errorf("the reactivated key: %d", s)
-	}
-	// The allowlist is enforced: without the caller's address, 401.
-	e.call(t, "PUT", base, `{"allowedIPs": ["203.0.113.0/24"]}`).want(t, http.StatusOK, "", "")
-	if s := use(neu); s != http.StatusUnauthorized {
-		t.Errorf("a key from outside the allowlist: %d, want 401", s)
-	}
-	if g := e.call(t, "GET", base, ""); !bytes.Contains(g.body, []byte(newID)) {
-		t.Errorf("the keys were not kept when the allowlist changed: %s", g.body)
-	}
-	e.call(t, "PUT", base, "").want(t, http.StatusOK, "", "") // no body: no allowlist
-	if s := use(neu); s != http.StatusNotFound {
-		t.Errorf("no allowlist: %d", s)
-	}
+		use := func(key string) int {
+			status, _ := e.publicGet(t, "/v1/users/username/nobody", "Service-Account-ID", "erp", "Service-API-Key", key)
+			return status
+		}
+		// Authenticated, no such user: 404.
+		if s := use(old); s != http.StatusNotFound {
+			t.Fatalf("the first key: %d, want 404", s)
+		}
+		g := e.call(t, "GET", base, "")
+		g.want(t, http.StatusOK, "", "")
+		if bytes.Contains(g.body, []byte(old)) || bytes.Contains(g.body, []byte(neu)) || bytes.Contains(g.body, []byte(`"key"`)) {
+			t.Errorf("GET shows a secret: %s", g.body)
+		}
+		var acc struct {
+			Keys []map[string]any `json:"keys"`
+		}
+		if err := json.Unmarshal(g.body, &acc); err != nil || len(acc.Keys) != 2 || acc.Keys[0]["id"] != oldID || acc.Keys[1]["id"] != newID {
+			t.Fatalf("GET: %s", g.body)
+		}
+		if !regexp.MustCompile(`^20\d\d-\d\d-\d\dT\d\d:\d\d:00Z$`).MatchString(asString(acc.Keys[0]["lastUsedAt"])) || acc.Keys[1]["lastUsedAt"] != nil {
+			t.Errorf("lastUsedAt: used key %v, unused key %v", acc.Keys[0]["lastUsedAt"], acc.Keys[1]["lastUsedAt"])
+		}
+		// Callers move to the new key; the old one is deactivated: refused.
+		if s := use(neu); s != http.StatusNotFound {
+			t.Errorf("the second key: %d", s)
+		}
+		p := e.call(t, "PATCH", base+"/keys/"+oldID, `{"active": false}`)
+		p.want(t, http.StatusOK, "", "")
+		if p.json(t)["active"] != false || p.json(t)["id"] != oldID {
+			t.Errorf("PATCH answered %s", p.body)
+		}
+		if s := use(old); s != http.StatusUnauthorized {
+			t.Errorf("the deactivated key: %d, want 401", s)
+		}
+		if s := use(neu); s != http.StatusNotFound {
+			t.Errorf("the active key after the other's deactivation: %d", s)
+		}
+		e.call(t, "PATCH", base+"/keys/"+oldID, `{"active": true}`).want(t, http.StatusOK, "", "")
+		if s := use(old); s != http.StatusNotFound {
+			t.Errorf("the reactivated key: %d", s)
+		}
+		// The allowlist is enforced: without the caller's address, 401.
+		e.call(t, "PUT", base, `{"allowedIPs": ["203.0.113.0/24"]}`).want(t, http.StatusOK, "", "")
+		if s := use(neu); s != http.StatusUnauthorized {
+			t.Errorf("a key from outside the allowlist: %d, want 401", s)
+		}
+		if g := e.call(t, "GET", base, ""); !bytes.Contains(g.body, []byte(newID)) {
+			t.Errorf("the keys were not kept when the allowlist changed: %s", g.body)
+		}
+		e.call(t, "PUT", base, "").want(t, http.StatusOK, "", "") // no body: no allowlist
+		if s := use(neu); s != http.StatusNotFound {
+			t.Errorf("no allowlist: %d", s)
+		}
 
-	e.call(t, "PUT", "/communities/globex/service-accounts/erp", `{}`).want(t, http.StatusConflict, "CONFLICT", `^conflict: `)
-	e.call(t, "GET", "/communities/globex/service-accounts/erp", "").want(t, http.StatusNotFound, "CREDENTIAL_NOT_FOUND", "")
-	e.call(t, "POST", "/communities/globex/service-accounts/erp/keys", "").want(t, http.StatusNotFound, "CREDENTIAL_NOT_FOUND", "")
-	e.call(t, "PATCH", "/communities/globex/service-accounts/erp/keys/"+oldID, `{"active": false}`).want(t, http.StatusNotFound, "CREDENTIAL_NOT_FOUND", "")
-	e.call(t, "PATCH", base+"/keys/no-such", `{"active": false}`).want(t, http.StatusNotFound, "CREDENTIAL_NOT_FOUND", "")
-	e.call(t, "PATCH", base+"/keys/"+oldID, `{}`).want(t, http.StatusBadRequest, "INVALID_FIELD", `^active: is required`)
-	e.call(t, "PATCH", base+"/keys/"+oldID, `{"active": "no"}`).want(t, http.StatusBadRequest, "MALFORMED_REQUEST", `^active: must be a boolean`)
-	e.call(t, "PUT", base, `{"allowedIPs": ["300.1.1.1"]}`).want(t, http.StatusBadRequest, "INVALID_FIELD", `^allowedIPs\[0\]: must be an IP address or a CIDR`)
-	e.call(t, "PUT", "/communities/acme-au/service-accounts/a%20b", `{}`).want(t, http.StatusBadRequest, "", "")
-	e.call(t, "PUT", "/communities/nope/service-accounts/x", `{}`).want(t, http.StatusNotFound, "COMMUNITY_NOT_FOUND", "")
-	e.call(t, "GET", "/communities/acme-au/service-accounts/nobody", "").want(t, http.StatusNotFound, "CREDENTIAL_NOT_FOUND", "")
+		e.call(t, "PUT", "/communities/globex/service-accounts/erp", `{}`).want(t, http.StatusConflict, "CONFLICT", `^conflict: `)
+		e.call(t, "GET", "/communities/globex/service-accounts/erp", "").want(t, http.StatusNotFound, "CREDENTIAL_NOT_FOUND", "")
+		e.call(t, "POST", "/communities/globex/service-accounts/erp/keys", "").want(t, http.StatusNotFound, "CREDENTIAL_NOT_FOUND", "")
+		e.call(t, "PATCH", "/communities/globex/service-accounts/erp/keys/"+oldID, `{"active": false}`).want(t, http.StatusNotFound, "CREDENTIAL_NOT_FOUND", "")
+		e.call(t, "PATCH", base+"/keys/no-such", `{"active": false}`).want(t, http.StatusNotFound, "CREDENTIAL_NOT_FOUND", "")
+		e.call(t, "PATCH", base+"/keys/"+oldID, `{}`).want(t, http.StatusBadRequest, "INVALID_FIELD", `^active: is required`)
+		e.call(t, "PATCH", base+"/keys/"+oldID, `{"active": "no"}`).want(t, http.StatusBadRequest, "MALFORMED_REQUEST", `^active: must be a boolean`)
+		e.call(t, "PUT", base, `{"allowedIPs": ["300.1.1.1"]}`).want(t, http.StatusBadRequest, "INVALID_FIELD", `^allowedIPs\[0\]: must be an IP address or a CIDR`)
+		e.call(t, "PUT", "/communities/acme-au/service-accounts/a%20b", `{}`).want(t, http.StatusBadRequest, "", "")
+		e.call(t, "PUT", "/communities/nope/service-accounts/x", `{}`).want(t, http.StatusNotFound, "COMMUNITY_NOT_FOUND", "")
+		e.call(t, "GET", "/communities/acme-au/service-accounts/nobody", "").want(t, http.StatusNotFound, "CREDENTIAL_NOT_FOUND", "")
+	})
 }
 
 func TestAdminBudgets(t *testing.T) {
-	e := newAdminEnv(t, httpapi.AdminOptions{})
-	e.community(t, "acme-au")
-	p := "/communities/acme-au/budgets/6100-100"
-	for _, tc := range []struct{ body, want string }{
-		{`{"budget": "1250.50"}`, `{"account":"6100-100","budget":"1250.5"}`},
-		{`{"budget": 99.95}`, `{"account":"6100-100","budget":"99.95"}`},
-		{`{"budget": "-20"}`, `{"account":"6100-100","budget":"-20"}`},
-	} {
-		a := e.call(t, "PUT", p, tc.body)
-		a.want(t, http.StatusOK, "", "")
-		if got := strings.TrimSpace(string(a.body)); got != tc.want {
-			t.Errorf("PUT %s answered %s, want %s", tc.body, got, tc.want)
+	forAdminStores(t, func(t *testing.T, e *adminEnv) {
+		e.community(t, "acme-au")
+		p := "/communities/acme-au/budgets/6100-100"
+		for _, tc := range []struct{ body, want string }{
+			{`{"budget": "1250.50"}`, `{"account":"6100-100","budget":"1250.5"}`},
+			{`{"budget": 99.95}`, `{"account":"6100-100","budget":"99.95"}`},
+			{`{"budget": "-20"}`, `{"account":"6100-100","budget":"-20"}`},
+		} {
+			a := e.call(t, "PUT", p, tc.body)
+			a.want(t, http.StatusOK, "", "")
+			if got := strings.TrimSpace(string(a.body)); got != tc.want {
+				t.Errorf("PUT %s answered %s, want %s", tc.body, got, tc.want)
+			}
 		}
-	}
-	for _, tc := range []struct{ body, code, msg string }{
-		{`{}`, "INVALID_FIELD", `^budget: is required`},
-		{`{"budget": null}`, "INVALID_FIELD", `^budget: is required`},
-		{`{"budget": "lots"}`, "INVALID_FIELD", `^budget: must be a decimal number such as 1250.00 \(got "lots"\)$`},
-		{`{"budget": true}`, "INVALID_FIELD", `^budget: must be a decimal number`},
-	} {
-		e.call(t, "PUT", p, tc.body).want(t, http.StatusBadRequest, tc.code, tc.msg)
-	}
-	e.call(t, "PUT", "/communities/nope/budgets/6100", `{"budget": "1"}`).want(t, http.StatusNotFound, "COMMUNITY_NOT_FOUND", "")
-	e.call(t, "DELETE", p, "").want(t, http.StatusNoContent, "", "")
-	e.call(t, "DELETE", p, "").want(t, http.StatusNotFound, "BUDGET_NOT_FOUND", "")
-	e.call(t, "DELETE", "/communities/nope/budgets/6100", "").want(t, http.StatusNotFound, "COMMUNITY_NOT_FOUND", "")
+		for _, tc := range []struct{ body, code, msg string }{
+			{`{}`, "INVALID_FIELD", `^budget: is required`},
+			{`{"budget": null}`, "INVALID_FIELD", `^budget: is required`},
+			{`{"budget": "lots"}`, "INVALID_FIELD", `^budget: must be a decimal number such as 1250.00 \(got "lots"\)$`},
+			{`{"budget": true}`, "INVALID_FIELD", `^budget: must be a decimal number`},
+		} {
+			e.call(t, "PUT", p, tc.body).want(t, http.StatusBadRequest, tc.code, tc.msg)
+		}
+		e.call(t, "PUT", "/communities/nope/budgets/6100", `{"budget": "1"}`).want(t, http.StatusNotFound, "COMMUNITY_NOT_FOUND", "")
+		e.call(t, "DELETE", p, "").want(t, http.StatusNoContent, "", "")
+		e.call(t, "DELETE", p, "").want(t, http.StatusNotFound, "BUDGET_NOT_FOUND", "")
+		e.call(t, "DELETE", "/communities/nope/budgets/6100", "").want(t, http.StatusNotFound, "COMMUNITY_NOT_FOUND", "")
+	})
 }
 
 // memImport is an ImportFunc over a memstore: it streams the file in,
@@ -926,20 +964,21 @@ func TestAdminImport(t *testing.T) {
 // Writes through the admin API reach the supplier API at once; the
 // request log names routes, never a secret.
 func TestAdminRequestLog(t *testing.T) {
-	e := newAdminEnv(t, httpapi.AdminOptions{})
-	e.community(t, "acme-au")
-	secret := e.token(t, "acme-au")
-	e.publicGet(t, "/public/community/suppliers", "Authorization", "Bearer "+secret)
-	logged := e.log.String()
-	for _, want := range []string{
-		`"route":"PUT /admin/v1/communities/{c}","status":200`,
-		`"route":"POST /admin/v1/communities/{c}/tokens","status":201`,
-		`"community":"acme-au"`,
-	} {
-		if !strings.Contains(logged, want) {
-			t.Errorf("the log lacks %s:\n%s", want, logged)
+	forAdminStores(t, func(t *testing.T, e *adminEnv) {
+		e.community(t, "acme-au")
+		secret := e.token(t, "acme-au")
+		e.publicGet(t, "/public/community/suppliers", "Authorization", "Bearer "+secret)
+		logged := e.log.String()
+		for _, want := range []string{
+			`"route":"PUT /admin/v1/communities/{c}","status":200`,
+			`"route":"POST /admin/v1/communities/{c}/tokens","status":201`,
+			`"community":"acme-au"`,
+		} {
+			if !strings.Contains(logged, want) {
+				t.Errorf("the log lacks %s:\n%s", want, logged)
+			}
 		}
-	}
+	})
 }
 
 // MountAdmin refuses a configuration it cannot serve safely.
