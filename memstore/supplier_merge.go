@@ -117,8 +117,16 @@ func (set *supplierSet) matches(lq string, q supplier.ListQuery, o int) baseMatc
 
 // mergeBufs recycles the filtered overlay lists of list.
 type mergeBufs struct {
-	delta []*deltaItem
-	dead  []int
+	delta  []*deltaItem
+	dead   []int
+	placed []placedItem
+}
+
+// placedItem is a delta item with its placed rank in one order, so that
+// sorting reads each item once.
+type placedItem struct {
+	at int32
+	it *deltaItem
 }
 
 var mergePool = sync.Pool{New: func() any { return new(mergeBufs) }}
@@ -388,14 +396,26 @@ func (f *overlayFilter) listDelta() {
 		return compareKeys(f.o, &x.key, &y.key)
 	}
 	if f.lq != "" {
+		o := f.o
 		prefixRange(&ov.terms, f.lq, func(t termRef) bool {
-			if t.item.key.mod >= f.th {
-				b.delta = append(b.delta, t.item)
+			if it := t.item; it.key.mod >= f.th {
+				b.placed = append(b.placed, placedItem{at: it.at[o], it: it})
 			}
 			return true
 		})
-		slices.SortFunc(b.delta, byOrder)
-		b.delta = slices.Compact(b.delta)
+		slices.SortFunc(b.placed, func(x, y placedItem) int {
+			if c := cmp.Compare(x.at, y.at); c != 0 {
+				return c
+			}
+			return byOrder(x.it, y.it)
+		})
+		for i, p := range b.placed {
+			if i == 0 || p.it != b.placed[i-1].it {
+				b.delta = append(b.delta, p.it)
+			}
+		}
+		clear(b.placed)
+		b.placed = b.placed[:0]
 		f.nDelta = len(b.delta)
 		return
 	}
@@ -467,7 +487,10 @@ func (f *overlayFilter) deltaIter(hi int) func() *deltaItem {
 		return ov.ord[f.o].iter(0, nil)
 	}
 	d := ov.ord[f.o].n
-	if !f.listed && f.lq != "" && f.th == 0 {
+	// Only the date orders scan: there a query's matches are spread
+	// through the delta, while in name order a name prefix's matches
+	// sit together, maybe at the far end of a scan.
+	if !f.listed && f.lq != "" && f.th == 0 && (f.o >= byCreatedAsc || deltaPlan == 1) {
 		scan := min(d, (hi+1)*d/f.nDelta)
 		list := f.nDelta * (log2(f.nDelta) + 1)
 		if deltaPlan == 1 || deltaPlan == 0 && scan < list {
