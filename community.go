@@ -9,7 +9,7 @@ import (
 	"unicode/utf8"
 )
 
-// Errors shared by every store's write side (docs: "Live data").
+// Errors shared by every store's write side (docs: live-data.md).
 var (
 	// ErrUnknownCommunity is matched by the error of a write or read that
 	// names a community the store does not hold. The admin API answers it
@@ -23,7 +23,7 @@ var (
 	ErrConflict = errors.New("conflict")
 )
 
-// Regions are the service's regional tenants (spec 1), in the order the
+// Regions are the service's regional tenants (docs: tenancy.md "Regions"), in the order the
 // documentation lists them.
 var Regions = []string{"AU", "NZ", "US", "DEMO"}
 
@@ -34,7 +34,7 @@ type Community struct {
 	Name   string `json:"name"`
 	Region string `json:"region"`
 	// AutoRoles are role codes added to every user created or updated
-	// through the user API (docs: "Users").
+	// through the user API (docs: users.md).
 	AutoRoles []string `json:"autoRoles"`
 }
 
@@ -44,7 +44,7 @@ const MaxCommunityIDLength = 100
 // Validate checks c: id required (at most 100 characters, no white space
 // or control characters, since it appears in paths), name at most 255
 // characters, region one of Regions, auto-roles non-empty and unique codes
-// of at most 255 characters (a role code's limit on a user, spec 2.9, and
+// of at most 255 characters (a role code's limit on a user, docs: users.md "The user object", and
 // in a data file). It returns nil or a *ValidationError naming the
 // field, with src as its Source.
 func (c *Community) Validate(src Source) error {

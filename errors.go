@@ -14,7 +14,7 @@ var ErrInvalid = errors.New("invalid input")
 // could not answer now but may soon: a database that is down, refuses
 // connections, or did not answer within its statement timeout. The HTTP
 // layer answers it with 503 UNAVAILABLE and a Retry-After header
-// (DECISIONS.md "Limits").
+// (docs: limits.md).
 var ErrUnavailable = errors.New("backend unavailable")
 
 // Source says where a field that broke a rule came from. The HTTP layer uses

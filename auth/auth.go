@@ -1,12 +1,12 @@
 // Package auth authenticates the callers of the two inbound APIs and
 // carries who they are in the request context.
 //
-// Interface A callers present a bearer token (spec 5.1); Interface B
-// callers present a service account id and API key (spec 5.2). Secrets are
+// Interface A callers present a bearer token (docs: suppliers.md "Authentication"); Interface B
+// callers present a service account id and API key (docs: users.md "Authentication"). Secrets are
 // never stored: stores keep the SHA-256 hash of each (Hash), and a secret
 // never appears in a log line or an error. Every failure to authenticate
 // matches ErrUnauthenticated, whatever part failed, so that responses do not
-// tell an attacker which part was wrong (DECISIONS.md).
+// tell an attacker which part was wrong (docs: users.md).
 package auth
 
 import (

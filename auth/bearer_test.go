@@ -109,7 +109,7 @@ func principal(token, community string, scopes ...string) auth.Principal {
 	return auth.Principal{Community: community, Scopes: scopes, Subject: "token:" + auth.HashSecret(token).String()[:12]}
 }
 
-// TestBearerRejects: DECISIONS.md "Interface A authentication": missing
+// TestBearerRejects: docs: suppliers.md "Authentication": missing
 // header, other scheme, empty, unknown, revoked or expired token are 401
 // (auth.ErrUnauthenticated), whatever part failed.
 func TestBearerRejects(t *testing.T) {

@@ -54,7 +54,7 @@ func TestAccountIDFingerprint(t *testing.T) {
 	}
 }
 
-// DECISIONS.md "Limits": a value PostgreSQL cannot hold (NUL, invalid
+// docs: limits.md: a value PostgreSQL cannot hold (NUL, invalid
 // UTF-8) is a 401 as on memstore, never a store error; the header is
 // refused before any lookup.
 func TestServiceKeyRefusesUnstorableAccountID(t *testing.T) {

@@ -10,7 +10,7 @@ import (
 )
 
 // ClientIP returns the address of the client that sent a request, by the
-// rule of DECISIONS.md "Interface B authentication":
+// rule of docs: users.md "Authentication":
 //
 //   - The client is the TCP peer (remoteAddr, as http.Request.RemoteAddr
 //     gives it: "host:port"; a bare address is accepted too).

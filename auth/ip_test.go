@@ -25,10 +25,10 @@ func TestClientIP(t *testing.T) {
 		want    string // "" means the zero Addr (unknown)
 	}{
 		{"peer, no header", "203.0.113.9:51000", nil, nil, "203.0.113.9"},
-		// DECISIONS.md: with no trusted proxies, X-Forwarded-For is ignored.
+		// docs: users.md: with no trusted proxies, X-Forwarded-For is ignored.
 		{"spoofed header without trusted proxies", "203.0.113.9:51000", []string{"198.51.100.1"}, nil, "203.0.113.9"},
 		{"spoofed header from an untrusted peer", "203.0.113.9:51000", []string{"198.51.100.1"}, proxies, "203.0.113.9"},
-		// DECISIONS.md: behind a trusted proxy, the right-most entry that is not a trusted proxy.
+		// docs: users.md: behind a trusted proxy, the right-most entry that is not a trusted proxy.
 		{"one trusted proxy", "10.0.0.5:443", []string{"198.51.100.1"}, proxies, "198.51.100.1"},
 		{"client-supplied entries left of the real one are ignored", "10.0.0.5:443", []string{"1.2.3.4, 198.51.100.1"}, proxies, "198.51.100.1"},
 		{"chain of trusted proxies", "10.0.0.5:443", []string{"198.51.100.1, 10.9.9.9, 10.8.8.8"}, proxies, "198.51.100.1"},

@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// ServiceAccount is a user-API caller (spec 5.2): a public id, one or more
+// ServiceAccount is a user-API caller (docs: users.md "Authentication"): a public id, one or more
 // keys (kept as hashes), and an optional IP allowlist.
 type ServiceAccount struct {
 	ID        string

@@ -15,14 +15,14 @@ import (
 	"unicode/utf8"
 )
 
-// The request headers of Interface B (spec 5.2).
+// The request headers of Interface B (docs: users.md "Authentication").
 const (
 	HeaderAccountID = "Service-Account-ID" // public id of the service account
 	HeaderAPIKey    = "Service-API-Key"    // the secret key
 )
 
 // ServiceKey authenticates user-API callers by service account id and API
-// key (spec 5.2, DECISIONS.md "Interface B authentication").
+// key (docs: users.md "Authentication").
 type ServiceKey struct {
 	// Accounts finds service accounts by id. Required.
 	Accounts KeyStore
@@ -54,7 +54,7 @@ func (a *ServiceKey) ClientIP(remoteAddr string, forwardedFor []string) netip.Ad
 // taken does not reveal which key matched, or how many keys exist before
 // it.
 //
-// The account id is public (spec 5.2), but a caller who swaps the two
+// The account id is public (docs: users.md "Authentication"), but a caller who swaps the two
 // headers sends the key as the account id, so an id that names no
 // account is never written into the error: the error carries only
 // AccountIDFingerprint of it (enough to tell repeated failures of one

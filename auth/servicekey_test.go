@@ -69,17 +69,17 @@ func TestServiceKeyAuthenticate(t *testing.T) {
 		wantReason    string // part of the error text (for the log)
 	}{
 		{"active key", "sa-open", keyActive, far, "c1", ""},
-		// DECISIONS.md: several active keys at once (rotation).
+		// docs: users.md: several active keys at once (rotation).
 		{"second active key", "sa-open", keyRotated, far, "c1", ""},
 		{"deactivated key", "sa-open", keyOld, far, "", "deactivated"},
 		{"wrong key", "sa-open", "fixture-key-wrong", far, "", "matches none"},
 		{"key of the same account in another case", "sa-open", strings.ToUpper(keyActive), far, "", "matches none"},
 		{"unknown account", "sa-nobody", keyActive, far, "", "unknown service account"},
 		{"account without keys", "sa-nokeys", keyActive, far, "", "matches none"},
-		// Spec 5.2: both headers are required.
+		// docs: users.md "Authentication": both headers are required.
 		{"missing key", "sa-open", "", far, "", "both required"},
 		{"missing account", "", keyActive, far, "", "both required"},
-		// Spec 5.2 rule 1: an allowlist rejects other addresses even with the right key.
+		// docs: users.md "Authentication" rule 1: an allowlist rejects other addresses even with the right key.
 		{"allowlisted address", "sa-locked", keyActive, netip.MustParseAddr("203.0.113.7"), "c2", ""},
 		{"allowlisted IPv6 range", "sa-locked", keyActive, netip.MustParseAddr("2001:db8:5::1"), "c2", ""},
 		{"allowlisted address, mapped", "sa-locked", keyActive, netip.MustParseAddr("::ffff:203.0.113.7"), "c2", ""},
@@ -99,7 +99,7 @@ func TestServiceKeyAuthenticate(t *testing.T) {
 				}
 				return
 			}
-			// DECISIONS.md: every failure is one and the same error.
+			// docs: users.md: every failure is one and the same error.
 			if !errors.Is(err, auth.ErrUnauthenticated) {
 				t.Fatalf("Authenticate = %+v, %v; want ErrUnauthenticated", p, err)
 			}

@@ -33,7 +33,7 @@ var (
 )
 
 // MaxMessageLength is the longest message, in characters, shown to a buyer
-// (DECISIONS.md: a longer one from a finance system is cut, not rejected).
+// (docs: account-codes.md: a longer one from a finance system is cut, not rejected).
 const MaxMessageLength = 255
 
 // MaxAmountLength bounds the text of an amount or a budget figure, so that
@@ -41,7 +41,7 @@ const MaxMessageLength = 255
 // real amount with room to spare.
 const MaxAmountLength = 50
 
-// Status is a finance system's verdict on one line (spec 2.10, 3).
+// Status is a finance system's verdict on one line (docs: account-codes.md "Request message"; account-codes.md "Verdicts").
 type Status string
 
 // The statuses, exactly as the exchange spells them (case matters).
@@ -64,7 +64,7 @@ func ParseStatus(s string) (Status, error) {
 }
 
 // MaxLines is the most lines one validation request may hold
-// (DECISIONS.md "Limits"): Request.Validate refuses more, and the
+// (docs: limits.md): Request.Validate refuses more, and the
 // connector answers a longer request 400.
 const MaxLines = 10_000
 
@@ -80,7 +80,7 @@ type Line struct {
 }
 
 // Request is one validation request: the lines of a requisition and the
-// optional context a finance system may use (spec 2.10: to check the user's
+// optional context a finance system may use (docs: account-codes.md "Request message": to check the user's
 // permission to purchase against the account and to select the budget
 // year). Empty optional fields are not sent.
 type Request struct {

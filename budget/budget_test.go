@@ -28,7 +28,7 @@ func line(tb testing.TB, n int, account, amt string) budget.Line {
 }
 
 func TestParseStatus(t *testing.T) {
-	// DECISIONS.md: Status is exactly Valid, Invalid or Warning.
+	// docs: account-codes.md: Status is exactly Valid, Invalid or Warning.
 	for _, s := range []string{"Valid", "Invalid", "Warning"} {
 		got, err := budget.ParseStatus(s)
 		if err != nil || string(got) != s {
@@ -66,7 +66,7 @@ func TestParseAmount(t *testing.T) {
 			t.Errorf("FormatAmount(ParseAmount(%q)) = %q; want %q", c.in, got, c.want)
 		}
 	}
-	// DECISIONS.md: an amount that is empty or not a decimal number is
+	// docs: account-codes.md: an amount that is empty or not a decimal number is
 	// rejected.
 	bad := []struct{ in, wantErr string }{
 		{"", "must not be empty"},
@@ -234,7 +234,7 @@ func TestCheckReply(t *testing.T) {
 	})
 
 	t.Run("long messages are cut to 255 characters", func(t *testing.T) {
-		// DECISIONS.md: a longer message is cut, not rejected; characters,
+		// docs: account-codes.md: a longer message is cut, not rejected; characters,
 		// not bytes: é is two bytes.
 		long := strings.Repeat("é", 300)
 		results := []budget.Result{r(1, budget.Warning, long), r(2, budget.Valid, "bad \xff byte"), r(5, budget.Valid, strings.Repeat("x", 255))}

@@ -1,5 +1,4 @@
-// Package budget implements account code validation (Interface C, spec
-// 2.10, 3 and 4.3; DECISIONS.md "Account code validation").
+// Package budget implements account code validation (Interface C; docs: account-codes.md).
 //
 // When a buyer checks out a requisition, the platform asks the customer's
 // finance system for a verdict on every line: Valid, Invalid or Warning. The

@@ -20,7 +20,7 @@ import (
 )
 
 // Outcome is what a checkout may do after the account code check
-// (spec 3, "Outcome of a validation result at requisition checkout").
+// (docs: account-codes.md "Verdicts", "Outcome of a validation result at requisition checkout").
 type Outcome uint8
 
 // The outcomes. The zero Outcome is no decision at all and, like every
@@ -125,7 +125,7 @@ type GateConfig struct {
 	Now func() time.Time
 }
 
-// Gate decides checkouts (DECISIONS.md "Checkout"). It is safe for
+// Gate decides checkouts (docs: account-codes.md "Checkout gate"). It is safe for
 // concurrent use.
 //
 // Precedence: any Invalid line is a hard stop; otherwise any Warning is a

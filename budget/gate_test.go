@@ -78,7 +78,7 @@ func requisition(tb testing.TB) budget.Request {
 }
 
 func TestGateOutcomes(t *testing.T) {
-	// DECISIONS.md "Checkout": all Valid proceeds; any Invalid is a hard
+	// docs: account-codes.md "Checkout gate": all Valid proceeds; any Invalid is a hard
 	// stop; otherwise any Warning is a soft stop.
 	warn := budget.Result{Status: budget.Warning, Message: "Account 6100-300 is nearly spent."}
 	bad := budget.Result{Status: budget.Invalid, Message: "Account 7200-100 is closed."}
@@ -139,7 +139,7 @@ func TestGateAcknowledgement(t *testing.T) {
 		if d.Outcome != budget.Proceed || !d.Acknowledged {
 			t.Fatalf("retry: %v (acknowledged %v); want proceed, acknowledged", d.Outcome, d.Acknowledged)
 		}
-		// DECISIONS.md: the retry is re-validated.
+		// docs: account-codes.md: the retry is re-validated.
 		if got := v.calls.Load() - before; got != 1 {
 			t.Errorf("the validator was called %d times on the retry; want 1", got)
 		}
@@ -169,7 +169,7 @@ func TestGateAcknowledgement(t *testing.T) {
 		})
 	}
 
-	// DECISIONS.md: the acknowledgement covers only the same lines and
+	// docs: account-codes.md: the acknowledgement covers only the same lines and
 	// amounts (and, here, the same context).
 	changed := []struct {
 		name   string
@@ -358,7 +358,7 @@ func TestGateRejectsBadAcknowledgements(t *testing.T) {
 }
 
 func TestGateUnavailable(t *testing.T) {
-	// DECISIONS.md: a finance system that times out, errors, or replies
+	// docs: account-codes.md: a finance system that times out, errors, or replies
 	// malformed never lets a checkout proceed.
 	req := requisition(t)
 	answerAll := func(status budget.Status) []budget.Result {

@@ -82,7 +82,7 @@ func TestGateRequisitionIDRequiredToAcknowledge(t *testing.T) {
 }
 
 func TestRequestMaxLines(t *testing.T) {
-	// DECISIONS.md "Limits": 10,000 lines per validation request.
+	// docs: limits.md: 10,000 lines per validation request.
 	lines := func(n int) budget.Request {
 		r := budget.Request{RequisitionID: "REQ-1", Lines: make([]budget.Line, n)}
 		for i := range r.Lines {

@@ -27,7 +27,7 @@ const (
 )
 
 // DefaultProcedureParams is the parameter list used when none is
-// configured: the lines and the three optional inputs of spec 2.10, in the
+// configured: the lines and the three optional inputs of docs: account-codes.md "Request message", in the
 // order the spec names them. With PostgreSQL the SQL reads them as $1..$4,
 // e.g. "SELECT check_budget($1, $2, $3, $4)"; with a driver that uses ?
 // placeholders, as ?, ?, ?, ?.
@@ -88,7 +88,7 @@ type ProcedureConfig struct {
 }
 
 // ProcedureValidator is the stored-procedure option of the connector
-// (spec 4.3; DECISIONS.md "Stored procedure option"): the customer's own
+// (docs: account-codes.md "Flow"; docs: account-codes.md "Stored procedure option"): the customer's own
 // logic, in its database, decides each line; budget figures never leave
 // the database.
 //

@@ -19,7 +19,7 @@ func TestAppendLinesJSON(t *testing.T) {
 		line(t, 3, "tab\tnew\nline\x01 \u2028 é \xff", "12345678901234567890.123456789"),
 	}
 	got := string(budget.AppendLinesJSON(nil, lines))
-	// DECISIONS.md "Stored procedure option": the lines as JSON text,
+	// docs: account-codes.md "Stored procedure option": the lines as JSON text,
 	// amounts as JSON numbers written exactly.
 	want := `[{"line_number":1,"account":"6100-200","amount":125.50},` +
 		`{"line_number":2,"account":"quote \" back \\ slash","amount":-0.005},` +

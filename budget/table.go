@@ -13,7 +13,7 @@ import (
 // duplicate account, a budget that is not a decimal number, no rows.
 var ErrBadTable = errors.New("bad budget table")
 
-// Table is a budget table (spec 2.10): the budget of each account. A Table
+// Table is a budget table (docs: account-codes.md "Request message"): the budget of each account. A Table
 // is immutable once built and safe for concurrent use. Budgets may be
 // negative. Account codes are compared exactly (case and inner spaces
 // matter); surrounding white space is trimmed when a table is read.
@@ -85,7 +85,7 @@ func overMessage(account string) string {
 }
 
 // Check returns the verdict on every line of req, in the order of its lines
-// (DECISIONS.md "Budget table option"). The amounts of the lines are summed
+// (docs: account-codes.md "Budget table option"). The amounts of the lines are summed
 // per account; every line of an account gets the verdict on its account's
 // sum: Invalid when the table does not have the account, Valid when the sum
 // is within the budget (sum <= budget), and overBudget (Invalid or Warning)

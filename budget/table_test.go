@@ -27,7 +27,7 @@ func testTable(tb testing.TB) *budget.Table {
 	t, err := budget.NewTable(map[string]decimal.Decimal{
 		"6100-200": amount(tb, "987.65"),
 		"6100-300": amount(tb, "4747.47"),
-		"7200-100": amount(tb, "-383.83"), // budgets may be negative (spec 2.10)
+		"7200-100": amount(tb, "-383.83"), // budgets may be negative (docs: account-codes.md "Request message")
 		"8000-000": amount(tb, "123456789012345678901234.9"),
 	})
 	if err != nil {
@@ -64,7 +64,7 @@ func TestTableCheck(t *testing.T) {
 		{"absent account", []budget.Line{line(t, 1, "9999-999", "1")}, budget.Warning, []want{absent("9999-999")}},
 		{"accounts compare exactly", []budget.Line{line(t, 1, "6100-200 ", "1"), line(t, 2, "6100 200", "1")}, "", []want{absent("6100-200 "), absent("6100 200")}},
 		{
-			// DECISIONS.md: lines are summed per account within one
+			// docs: account-codes.md: lines are summed per account within one
 			// request; every line of the account gets the sum's verdict.
 			"lines summed per account",
 			[]budget.Line{line(t, 1, "6100-200", "500"), line(t, 2, "6100-300", "1"), line(t, 3, "6100-200", "487.66")},
@@ -125,7 +125,7 @@ func TestTableCheck(t *testing.T) {
 			if diff := cmp.Diff(wantResults, got); diff != "" {
 				t.Errorf("Check (-want +got):\n%s", diff)
 			}
-			// DECISIONS.md: messages name the account, never the budget.
+			// docs: account-codes.md: messages name the account, never the budget.
 			for _, r := range got {
 				for _, digits := range budgetDigits {
 					if strings.Contains(r.Message, digits) {

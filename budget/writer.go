@@ -17,7 +17,7 @@ import (
 // community's table does not hold.
 var ErrNotFound = errors.New("budget not found")
 
-// Writer is the write side of a store's budget tables (docs: "Live data").
+// Writer is the write side of a store's budget tables (docs: live-data.md).
 // Every method returns an error matching procure.ErrUnknownCommunity for an
 // unknown community, is atomic, and is seen by the next check on the same
 // node (other nodes: within one second).

@@ -1,5 +1,5 @@
 // Package datafile reads the JSON data file that seeds a store
-// (DECISIONS.md "Data files"): communities with their bearer tokens,
+// (docs: datafile.md): communities with their bearer tokens,
 // service accounts, auto-roles, suppliers, users and budgets.
 //
 // Stream and StreamFile read a file, decoding and validating on all cores,
@@ -39,7 +39,7 @@ type File struct {
 	Communities []Community `json:"communities"`
 }
 
-// Region is one of the service's regional tenants (spec 1).
+// Region is one of the service's regional tenants (docs: tenancy.md "Regions").
 type Region string
 
 // The regions.

@@ -214,7 +214,7 @@ func (d *fastDecoder) array(elem func() bool) bool {
 
 // text decodes a string field; null leaves it as it is (encoding/json).
 // An empty string is left to encoding/json and supplier's MarkEmptyText,
-// which record it (docs: "Values round-trip exactly"): it is rare, and
+// which record it (docs: values.md "Round trip"): it is rare, and
 // knowing which field holds it needs the path this decoder does not keep.
 func (d *fastDecoder) text(p *string) bool {
 	if d.literal("null") {

@@ -89,7 +89,7 @@ func TestStreamEqualsParse(t *testing.T) {
 const sup1 = `{"id": "0f0f0f0f-0000-4000-8000-000000000001", "name": "Ann's", "profileType": "COMPANY",
    "modifiedDate": "2026-01-01T00:00:00.1234567+13:00", "createdDate": "2026-01-01T00:00:00Z"}`
 
-// DECISIONS.md "Data files" does not fix the order of a community's keys:
+// docs: datafile.md does not fix the order of a community's keys:
 // "suppliers" may come before "id", and keys a community does not have are
 // ignored (as Parse ignores them), at any level.
 func TestStreamAnyKeyOrder(t *testing.T) {

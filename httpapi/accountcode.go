@@ -20,7 +20,7 @@ import (
 )
 
 // AccountCodePath is where the connector serves the account code
-// validation exchange (DECISIONS.md "Account code validation").
+// validation exchange (docs: account-codes.md).
 const AccountCodePath = "/account-code-validation"
 
 // DefaultAccountCodeMaxBody is the largest request body the connector
@@ -42,7 +42,7 @@ type AccountCodeHandlerOptions struct {
 	MaxBodyBytes int64
 
 	// Token is the secret the platform sends as "Authorization: Bearer
-	// <Token>" (DECISIONS.md "The connector's callers"); it is compared in
+	// <Token>" (docs: account-codes.md "Connector callers"); it is compared in
 	// constant time and never logged. It is required unless
 	// InsecureNoAuth is set.
 	Token string

@@ -25,7 +25,7 @@ func (c *countingValidator) Validate(ctx context.Context, req budget.Request) ([
 	return echoValidator.Validate(ctx, req)
 }
 
-// DECISIONS.md "The connector's callers": Authorization: Bearer <secret>,
+// docs: account-codes.md "Connector callers": Authorization: Bearer <secret>,
 // an optional allowlist, and anything else a 401 with the XML error body.
 func TestAccountCodeHandlerAuthentication(t *testing.T) {
 	body := reqDoc(xmlLine("1", "6100-200", "10"))

@@ -43,14 +43,14 @@ type AccountCodeClientOptions struct {
 
 	// Token, when set, is sent as "Authorization: Bearer <Token>" on every
 	// request: the connector's secret (PROCURE_CONNECTOR_TOKEN,
-	// DECISIONS.md "The connector's callers"). It never appears in an
+	// docs: account-codes.md "Connector callers"). It never appears in an
 	// error, and it replaces any Authorization in Header.
 	Token string
 }
 
 // AccountCodeClient is the platform's side of Interface C: a
 // budget.Validator that asks the customer's finance system (or a
-// connector) over HTTP with the XML exchange of DECISIONS.md.
+// connector) over HTTP with the XML exchange of docs: account-codes.md.
 //
 // Validate POSTs an AccountCodeValidationRequest with Content-Type
 // application/xml; charset=utf-8 and reads the AccountCodeValidationResponse

@@ -131,7 +131,7 @@ func TestAccountCodeHandlerAccepts(t *testing.T) {
 		want        []budget.Result
 	}{
 		{
-			name:        "the layout of DECISIONS.md",
+			name:        "the layout of docs/account-codes.md",
 			contentType: "application/xml; charset=utf-8",
 			body: `<AccountCodeValidationRequest>
   <RequisitionId>REQ-1001</RequisitionId>
@@ -218,7 +218,7 @@ func TestAccountCodeHandlerAccepts(t *testing.T) {
 }
 
 func TestAccountCodeHandlerReplyBody(t *testing.T) {
-	// The exact reply layout of DECISIONS.md, in request order, every
+	// The exact reply layout of docs: account-codes.md, in request order, every
 	// Line with a Message element (empty when there is none).
 	v := budget.ValidatorFunc(func(_ context.Context, req budget.Request) ([]budget.Result, error) {
 		return []budget.Result{
@@ -255,7 +255,7 @@ func TestAccountCodeHandlerRejects(t *testing.T) {
 		code        string
 		message     string // the error message starts with this
 	}{
-		// DECISIONS.md: a malformed message, duplicate line numbers, a line
+		// docs: account-codes.md: a malformed message, duplicate line numbers, a line
 		// number that is not an integer, or an amount that is empty or not
 		// a decimal number: 400.
 		{"not XML", "POST", "application/xml", strings.NewReader("line_number=1"), 400, "MALFORMED_REQUEST", "the body is not an AccountCodeValidationRequest document"},
@@ -423,7 +423,7 @@ func TestAccountCodeRoundTrip(t *testing.T) {
 }
 
 func TestAccountCodeClientRequest(t *testing.T) {
-	// The exact outbound message of DECISIONS.md.
+	// The exact outbound message of docs: account-codes.md.
 	type seen struct {
 		method, path, contentType, accept, auth, body string
 	}
@@ -544,7 +544,7 @@ func stall(r *http.Request) {
 }
 
 func TestAccountCodeClientFaults(t *testing.T) {
-	// Spec 4.3 / DECISIONS.md: a finance system that times out, errors or
+	// docs: account-codes.md "Flow" / docs: account-codes.md: a finance system that times out, errors or
 	// replies malformed never lets a checkout proceed.
 	big := respDoc(respLine("1", "Valid", strings.Repeat("x", 3000)), respLine("2", "Valid", ""))
 	cases := []struct {

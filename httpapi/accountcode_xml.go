@@ -15,7 +15,7 @@ import (
 	"github.com/procurekit/procure/budget"
 )
 
-// The XML exchange of Interface C (DECISIONS.md "Account code validation").
+// The XML exchange of Interface C (docs: account-codes.md).
 // One codec serves both sides: the client writes requests and reads
 // replies, the connector handler reads requests and writes replies.
 //
@@ -217,7 +217,7 @@ func (x *xmlReader) text(el xml.Name) ([]byte, error) {
 }
 
 // MaxXMLDepth is the deepest element nesting the exchange reads
-// (DECISIONS.md "Limits"), the root element being at depth 1: unknown
+// (docs: limits.md), the root element being at depth 1: unknown
 // elements are skipped, but a document nesting them deeper is malformed,
 // so that a request cannot make the reader keep a stack of its choosing.
 const MaxXMLDepth = 64
@@ -466,7 +466,7 @@ func decodeRequestLines(x *xmlReader, linesEl xml.Name, v *procure.ValidationErr
 		if len(v.Fields) < maxFieldErrors {
 			v.Add(field, rule)
 		} else {
-			v.Omitted++ // counted, for "and N more" (DECISIONS.md "Limits")
+			v.Omitted++ // counted, for "and N more" (docs: limits.md)
 		}
 	}
 	for {

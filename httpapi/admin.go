@@ -55,7 +55,7 @@ type AdminStore interface {
 	budget.Writer
 }
 
-// ImportFunc upserts a data file read from r (docs: "Data files", "Live
+// ImportFunc upserts a data file read from r (docs: datafile.md, "Live
 // data") and returns how many entities of each kind it wrote, e.g.
 // {"communities": 1, "suppliers": 1000}. Errors that are the file's fault
 // match procure.ErrInvalid (datafile.Stream's do) and are answered 400
@@ -82,7 +82,7 @@ type AdminOptions struct {
 	Logger *slog.Logger
 }
 
-// MountAdmin registers the admin API (docs: "Admin API") on mux under
+// MountAdmin registers the admin API (docs: admin.md) on mux under
 // /admin/v1. Serve it on a listener of its own, never the public one.
 // Every route but GET /admin/v1/openapi.json needs the admin token;
 // failures are one 401 with `WWW-Authenticate: Bearer realm="admin"`.
@@ -269,7 +269,7 @@ func readBody(w http.ResponseWriter, r *http.Request, max int64, v any, emptyOK 
 		return newError(http.StatusBadRequest, CodeInvalidField, err.Error())
 	}
 	// A supplier, contact or address keeps the fields the body gives as ""
-	// (docs: "Values round-trip exactly").
+	// (docs: values.md "Round trip").
 	if m, ok := v.(interface{ MarkEmptyText([]byte) error }); ok {
 		if err := m.MarkEmptyText(body); err != nil {
 			return newError(http.StatusBadRequest, CodeMalformedRequest, "the request body is not valid JSON")

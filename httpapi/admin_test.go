@@ -32,7 +32,7 @@ import (
 	"github.com/procurekit/procure/user"
 )
 
-// The admin API (DECISIONS.md "Admin API") over real HTTP on memstore and
+// The admin API (docs: admin.md) over real HTTP on memstore and
 // on pgstore.
 // Every answer is validated against httpapi/openapi/admin.json: the
 // documented response of the route and status it belongs to (a status

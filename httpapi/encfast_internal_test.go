@@ -10,7 +10,7 @@ import (
 )
 
 // appendTime's UTC fast path must write what time.Time.MarshalJSON writes
-// (DECISIONS.md "Filters": RFC 3339 in UTC with a Z), for every instant of
+// (docs: filters.md: RFC 3339 in UTC with a Z), for every instant of
 // years 0 to 9999 and every precision of the fraction.
 func TestAppendTimeUTCMatchesMarshalJSON(t *testing.T) {
 	cases := []time.Time{

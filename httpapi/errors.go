@@ -47,8 +47,8 @@ const (
 	CodeNotImplemented     = "NOT_IMPLEMENTED"      // 501: the server was configured without this operation
 )
 
-// ErrorBody is the body of every error response (spec 7.1, the operation
-// error shape; DECISIONS.md "Errors").
+// ErrorBody is the body of every error response (docs: errors.md, the operation
+// error shape; docs: errors.md).
 type ErrorBody struct {
 	Code    string  `json:"code"`
 	Message string  `json:"message"`
@@ -122,7 +122,7 @@ const RetryAfterSeconds = 5
 func IsUnavailable(err error) bool { return unavailable(err) }
 
 // unavailable reports whether err says that the backend could not answer
-// now but may soon (DECISIONS.md "Limits"): it matches
+// now but may soon (docs: limits.md): it matches
 // procure.ErrUnavailable, or is one of the failures a database driver
 // reports for that, recognised by their shape so that this package needs
 // no driver:
@@ -160,8 +160,7 @@ func unavailable(err error) bool {
 	return errors.As(err, &retry) && retry.SafeToRetry()
 }
 
-// MaxErrorDetails is the most field errors one 400 names (DECISIONS.md
-// "Limits"); the message then ends "; and N more". maxDetailBytes bounds
+// MaxErrorDetails is the most field errors one 400 names (docs: limits.md); the message then ends "; and N more". maxDetailBytes bounds
 // each one's text (a rule may quote the value sent), so a 400 stays a few
 // kilobytes whatever the request.
 const (

@@ -10,7 +10,7 @@ import (
 	"github.com/procurekit/procure/internal/jsontext"
 )
 
-// Router-agnostic mounting (docs: "Routes").
+// Router-agnostic mounting (docs: routes.md).
 //
 // SupplierHandler, UserHandler, SCIMHandler and AdminHandler return each
 // API as a plain http.Handler

@@ -14,7 +14,7 @@ import (
 	"github.com/procurekit/procure/httpapi"
 )
 
-// Tests of DECISIONS.md "Limits" (issue 11): each bound at the limit and
+// Tests of docs: limits.md (issue 11): each bound at the limit and
 // one past it.
 
 // nested is n unknown elements nested in one another.
@@ -98,7 +98,7 @@ func manyLines(n int) string {
 }
 
 func TestAccountCodeMaxLines(t *testing.T) {
-	// DECISIONS.md "Limits": 10,000 lines per validation request; both
+	// docs: limits.md: 10,000 lines per validation request; both
 	// fit in the default 1 MiB body.
 	srv := newConnector(t, echoValidator, httpapi.AccountCodeHandlerOptions{})
 	url := srv.URL + httpapi.AccountCodePath
@@ -149,7 +149,7 @@ func TestAccountCodeClientMaxLines(t *testing.T) {
 }
 
 func TestUsersErrorDetailsBounded(t *testing.T) {
-	// DECISIONS.md "Limits": at most 20 field errors per 400, then
+	// docs: limits.md: at most 20 field errors per 400, then
 	// "and N more"; a list over 1,000 entries is one error.
 	s := newUserServer(t)
 	attrs := func(n int, entry string) string {
@@ -204,7 +204,7 @@ func TestUsersErrorDetailsBounded(t *testing.T) {
 }
 
 func TestUsersListLimits(t *testing.T) {
-	// DECISIONS.md "Limits": 1,000 entries per list, each list alike.
+	// docs: limits.md: 1,000 entries per list, each list alike.
 	s := newUserServer(t)
 	codes := func(prefix string, n int) string {
 		var b strings.Builder
@@ -265,7 +265,7 @@ func TestUsersListLimits(t *testing.T) {
 }
 
 func TestUsersUnstorableText(t *testing.T) {
-	// DECISIONS.md "Limits": text PostgreSQL cannot hold (NUL, invalid
+	// docs: limits.md: text PostgreSQL cannot hold (NUL, invalid
 	// UTF-8) is a 400 on every store, never a 500. JSON cannot carry
 	// invalid UTF-8 into a string (the decoder replaces it), but it can
 	// carry a NUL.
@@ -319,7 +319,7 @@ func TestAccountCodeDefaultMaxBody(t *testing.T) {
 }
 
 func TestAccountCodeErrorDetailsBounded(t *testing.T) {
-	// DECISIONS.md "Limits": at most 20 field errors per 400, then "and N
+	// docs: limits.md: at most 20 field errors per 400, then "and N
 	// more" (the connector collects 20 and counts the rest).
 	srv := newConnector(t, echoValidator, httpapi.AccountCodeHandlerOptions{})
 	var lines strings.Builder

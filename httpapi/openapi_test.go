@@ -20,8 +20,8 @@ import (
 	"github.com/procurekit/procure/supplier"
 )
 
-// DECISIONS.md "Routes": the document is served at
-// GET /public/community/openapi.json without authentication; spec 9: it is
+// docs: routes.md: the document is served at
+// GET /public/community/openapi.json without authentication; docs: routes.md: it is
 // OpenAPI 3.1.0, version 1.0.0.
 func TestOpenAPIServed(t *testing.T) {
 	ts := newServer(t, nil, nil)
@@ -181,7 +181,7 @@ func TestOpenAPISchemasMatchTypes(t *testing.T) {
 	}
 }
 
-// SupplierDetail is SupplierSummary plus five objects (spec 2.2): the two
+// SupplierDetail is SupplierSummary plus five objects (docs: suppliers.md "SupplierDetail"): the two
 // schemas agree on every shared field.
 func TestOpenAPIDetailExtendsSummary(t *testing.T) {
 	d := loadOpenAPI(t)
@@ -216,7 +216,7 @@ func TestOpenAPIEnums(t *testing.T) {
 			t.Errorf("%s (-Go +schema):\n%s", name, diff)
 		}
 	}
-	// Spec 2.5 types these two "string or null": inline enums with null.
+	// docs: suppliers.md "BankAccount" types these two "string or null": inline enums with null.
 	bank := d.Components.Schemas["BankAccount"].Properties
 	for prop, allowed := range map[string][]string{
 		"bankAccountType": supplier.BankAccountType("").Allowed(),
@@ -268,7 +268,7 @@ func TestOpenAPIErrorCodes(t *testing.T) {
 }
 
 // Every route is documented with its parameters and every status the
-// handlers answer with (spec 4.1, 7.1); the API requires bearerAuth with
+// handlers answer with (docs: suppliers.md "Endpoints"; errors.md); the API requires bearerAuth with
 // suppliers:read, the document itself nothing.
 func TestOpenAPIOperations(t *testing.T) {
 	d := loadOpenAPI(t)
@@ -326,7 +326,7 @@ func TestOpenAPIOperations(t *testing.T) {
 	}
 }
 
-// The parameters carry the limits of spec 4.1 and 8.
+// The parameters carry the limits of docs: suppliers.md "Endpoints"; limits.md.
 func TestOpenAPIParameterLimits(t *testing.T) {
 	doc := httpapi.SupplierOpenAPI()
 	tests := []struct {
@@ -386,7 +386,7 @@ func TestOpenAPISchemasReject(t *testing.T) {
 			t.Errorf("%s: %s accepted %s", tt.name, tt.schema, tt.body)
 		}
 	}
-	// Nullable fields accept null, as spec 2 allows.
+	// Nullable fields accept null, as docs: values.md allows.
 	checkSchema(t, doc, "SupplierContact", []byte(strings.Replace(okContact, `"name"`, `"email":null,"phone":{"prefix":null},"name"`, 1)))
 }
 

@@ -48,7 +48,7 @@ const SCIMBasePath = "/scim/v2"
 
 // SCIMExtensionSchema is the schema URN of the procure extension of the
 // SCIM User: organisation units, roles, buyer groups, approver groups and
-// attributes of spec 2.9.
+// attributes of docs: users.md "The user object".
 const SCIMExtensionSchema = "urn:procurekit:params:scim:schemas:extension:procure:2.0:User"
 
 // SCIM schema and message URNs (RFC 7643, RFC 7644).

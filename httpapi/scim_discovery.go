@@ -44,23 +44,23 @@ func sub(subs ...scimAttr) func(*scimAttr) {
 var (
 	codeAttrs = sub(attr("code", "string", "The code (at most 255 characters), unique within the list.", exact))
 	scimCore  = []scimAttr{
-		attr("userName", "string", "The username (spec 2.9 username): unique in the community, compared case-insensitively; at most 255 characters.",
+		attr("userName", "string", "The username (Interface B's username): unique in the community, compared case-insensitively; at most 255 characters.",
 			func(a *scimAttr) { a.Required, a.Uniqueness = true, "server" }),
-		attr("externalId", "string", "The identity provider's id of the user (spec 2.9 externalId).", exact),
+		attr("externalId", "string", "The identity provider's id of the user (Interface B's externalId).", exact),
 		attr("name", "complex", "The user's name; only givenName and familyName are held.", sub(
-			attr("givenName", "string", "First name (spec 2.9 firstName)."),
-			attr("familyName", "string", "Last name (spec 2.9 lastName)."))),
-		attr("displayName", "string", "Display name (spec 2.9 displayName)."),
-		attr("emails", "complex", "The user holds one e-mail address (spec 2.9 email): on input the primary one, else the first of type work, else the first; on output one entry of type work, primary.",
+			attr("givenName", "string", "First name (Interface B's firstName)."),
+			attr("familyName", "string", "Last name (Interface B's lastName)."))),
+		attr("displayName", "string", "Display name (Interface B's displayName)."),
+		attr("emails", "complex", "The user holds one e-mail address (Interface B's email): on input the primary one, else the first of type work, else the first; on output one entry of type work, primary.",
 			multi, sub(
 				attr("value", "string", "The address."),
 				attr("type", "string", "Always work on output."),
 				attr("primary", "boolean", "Always true on output."))),
-		attr("phoneNumbers", "complex", "The user holds one phone number (spec 2.9 phone): on input the primary one, else the first; on output one entry of type work.",
+		attr("phoneNumbers", "complex", "The user holds one phone number (Interface B's phone): on input the primary one, else the first; on output one entry of type work.",
 			multi, sub(
 				attr("value", "string", "The number."),
 				attr("type", "string", "Always work on output."))),
-		attr("active", "boolean", "Whether the user can log in (spec 2.9 enabled). Defaults to true on create; the strings \"True\" and \"False\" are accepted."),
+		attr("active", "boolean", "Whether the user can log in (Interface B's enabled). Defaults to true on create; the strings \"True\" and \"False\" are accepted."),
 	}
 	scimExtensionAttrs = []scimAttr{
 		attr("organisationUnits", "complex", "Organisation units of the user.", multi, codeAttrs),
@@ -90,7 +90,7 @@ type scimSchemaDoc struct {
 var scimSchemaDocs = []scimSchemaDoc{
 	{Schemas: []string{scimSchemaSchema}, ID: scimUserSchema, Name: "User", Description: "User account (the attributes a procure user holds)",
 		Attributes: scimCore, Meta: scimDocMeta{ResourceType: "Schema", Location: scimBaseMark + "/Schemas/" + scimUserSchema}},
-	{Schemas: []string{scimSchemaSchema}, ID: SCIMExtensionSchema, Name: "ProcureUser", Description: "The procurement attributes of a user (spec 2.9)",
+	{Schemas: []string{scimSchemaSchema}, ID: SCIMExtensionSchema, Name: "ProcureUser", Description: "The procurement attributes of a user",
 		Attributes: scimExtensionAttrs, Meta: scimDocMeta{ResourceType: "Schema", Location: scimBaseMark + "/Schemas/" + SCIMExtensionSchema}},
 }
 

@@ -12,11 +12,11 @@ import (
 )
 
 // The mapping between a SCIM User (RFC 7643 4.1 and the procure
-// extension) and the user of spec 2.9, written once: scimResource goes
+// extension) and the user of docs: users.md "The user object", written once: scimResource goes
 // out, scimInput comes in, and the attribute table below is what both
 // follow.
 //
-//	SCIM                                   user (spec 2.9)
+//	SCIM                                   user (docs: users.md "The user object")
 //	id                                     id
 //	userName                               username
 //	externalId                             externalId

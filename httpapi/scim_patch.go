@@ -80,7 +80,7 @@ func parsePatch(body []byte) ([]scimPatchOp, error) {
 	return req.Operations, nil
 }
 
-// maxPatchOps bounds the operations of one PATCH (DECISIONS.md "Limits":
+// maxPatchOps bounds the operations of one PATCH (docs: limits.md:
 // every input is bounded).
 const maxPatchOps = 1000
 

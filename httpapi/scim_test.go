@@ -268,7 +268,7 @@ func (s *scimServer) storedUser(tb testing.TB, community, id string) user.User {
 }
 
 // Authentication: the bearer key alone names the account; every failure
-// is one and the same 401 (DECISIONS.md "Interface B authentication").
+// is one and the same 401 (docs: users.md "Authentication").
 func TestSCIMAuthentication(t *testing.T) {
 	s := newSCIMServer(t)
 	var first []byte

@@ -122,7 +122,7 @@ func appendAddressPage(b []byte, p *paging.Page[supplier.RemittanceAddress]) ([]
 }
 
 // appendPage appends the page wrapper. Content is always an array: a store
-// that returns a nil slice still gives "content":[] (spec 2.8: content is
+// that returns a nil slice still gives "content":[] (docs: paging.md "Page object": content is
 // required), where encoding/json would write null.
 func appendPage[T any](b []byte, p *paging.Page[T], item func([]byte, *T) ([]byte, error)) ([]byte, error) {
 	var err error
@@ -441,7 +441,7 @@ func appendUUID(b []byte, id uuid.UUID) []byte {
 // with nanoseconds as needed, and an error for a year outside [0, 9999].
 func appendTime(b []byte, t time.Time) ([]byte, error) {
 	if t.Location() == time.UTC {
-		// Every time a store returns is UTC (DECISIONS.md "Filters": times
+		// Every time a store returns is UTC (docs: filters.md: times
 		// in responses are UTC with a Z), so this is the path a request
 		// takes; it writes the same bytes as AppendFormat(RFC3339Nano),
 		// which spends most of its time interpreting the layout.

@@ -76,7 +76,7 @@ func compareEncoding[T any](t *testing.T, i int, v *T, enc func([]byte, *T) ([]b
 	}
 }
 
-// A nil content still encodes as an array (spec 2.8: content is required).
+// A nil content still encodes as an array (docs: paging.md "Page object": content is required).
 func TestEncoderNilContentIsArray(t *testing.T) {
 	got, err := appendSummaryPage(nil, &paging.Page[supplier.Summary]{Page: paging.Metadata{Size: 20}})
 	if err != nil {

@@ -2,8 +2,7 @@ package httpapi
 
 import "time"
 
-// parseModifiedSince reads the modifiedSince parameter (DECISIONS.md
-// "Filters"). It returns the instant, or a rule in words when v is not
+// parseModifiedSince reads the modifiedSince parameter (docs: filters.md). It returns the instant, or a rule in words when v is not
 // accepted. Accepted:
 //
 //   - an RFC 3339 date-time with a UTC offset: 2026-05-01T09:30:00+12:00,

@@ -21,8 +21,8 @@ import (
 )
 
 // SupplierBasePath is the path under which MountSuppliers registers the
-// supplier read API (spec 5.1: every tenant's base address ends with it;
-// DECISIONS.md "Routes").
+// supplier read API (docs: suppliers.md "Authentication": every tenant's base address ends with it;
+// docs: routes.md).
 const SupplierBasePath = "/public/community"
 
 // SupplierOptions configure the supplier read API.
@@ -126,7 +126,7 @@ var (
 	// caches.
 	hdrNoStore = []string{"no-store"}
 	hdrNoSniff = []string{"nosniff"}
-	// DECISIONS.md "Interface A authentication": exactly "Bearer" on a 401.
+	// docs: suppliers.md "Authentication": exactly "Bearer" on a 401.
 	hdrBearer = []string{"Bearer"}
 	// RFC 6750 section 3.1: a valid token lacking a scope is a 403 that
 	// names the scope it needs.
@@ -211,7 +211,7 @@ func parseListQuery(q url.Values) (supplier.ListQuery, error) {
 			errs.add("query", "must be valid UTF-8 text")
 		case strings.IndexByte(v, 0) >= 0:
 			// No stored text holds a NUL (PostgreSQL cannot): refused
-			// like invalid UTF-8, on every store (DECISIONS.md "Limits").
+			// like invalid UTF-8, on every store (docs: limits.md).
 			errs.add("query", "must not contain NUL characters")
 		case utf8.RuneCountInString(v) > supplier.MaxQueryLength:
 			errs.add("query", "must be at most 255 characters (got "+strconv.Itoa(utf8.RuneCountInString(v))+")")
@@ -248,7 +248,7 @@ func (a *supplierAPI) listContacts(w http.ResponseWriter, r *http.Request, commu
 	if err != nil {
 		return err
 	}
-	// Spec 4.1: contacts take page and size only; sort, query and
+	// docs: suppliers.md "Endpoints": contacts take page and size only; sort, query and
 	// modifiedSince are ignored like any unknown parameter.
 	var errs fieldErrors
 	p := pageParams(q, supplier.ContactPaging, &errs)

@@ -216,7 +216,7 @@ var apiRoutes = []string{
 	base + "/suppliers/" + acmeOffice + "/remittance-addresses",
 }
 
-// DECISIONS.md "Interface A authentication": missing header, other scheme,
+// docs: suppliers.md "Authentication": missing header, other scheme,
 // empty, unknown, revoked or expired token is a 401 with
 // `WWW-Authenticate: Bearer`; "Tenancy": a token without suppliers:read is
 // a 403; the scheme word is case-insensitive.
@@ -274,7 +274,7 @@ func TestAuthentication(t *testing.T) {
 	}
 }
 
-// DECISIONS.md "Tenancy": a token sees only its community; a supplier of
+// docs: tenancy.md: a token sees only its community; a supplier of
 // another community (or its contacts and addresses) is a 404, never a 403.
 func TestTenancy(t *testing.T) {
 	ts := newServer(t, nil, nil)
@@ -296,7 +296,7 @@ func TestTenancy(t *testing.T) {
 	}
 }
 
-// Spec 4.1 and DECISIONS.md "Paging": default order by name, ascending,
+// docs: suppliers.md "Endpoints" and docs: paging.md: default order by name, ascending,
 // case-insensitively, nameless suppliers last in both directions; page and
 // size; a page past the end is 200 with empty content and the true totals.
 func TestListSuppliers(t *testing.T) {
@@ -334,7 +334,7 @@ func TestListSuppliers(t *testing.T) {
 		{"unknown parameters are ignored", "?colour=blue",
 			[]string{acmeLabs, acmeOffice, boltFreigh, cafeMuller, zoeNgata}, paging.Metadata{Size: 20, TotalElements: 5, TotalPages: 1}},
 
-		// DECISIONS.md "Filters": query is a case-insensitive starts-with on
+		// docs: filters.md: query is a case-insensitive starts-with on
 		// name, legal business name, keywords or supplierId.
 		{"query on name, any case", "?query=ACME",
 			[]string{acmeLabs, acmeOffice}, paging.Metadata{Size: 20, TotalElements: 2, TotalPages: 1}},
@@ -384,7 +384,7 @@ func TestListSuppliers(t *testing.T) {
 }
 
 // Paging through a list with every sort meets every supplier exactly once
-// (DECISIONS.md "Paging": ties break on id).
+// (docs: paging.md: ties break on id).
 func TestListSuppliersPagingMeetsEachOnce(t *testing.T) {
 	ts := newServer(t, nil, nil)
 	for _, sort := range []string{"name", "name,desc", "createdDate", "createdDate,desc", "modifiedDate", "modifiedDate,desc"} {
@@ -392,7 +392,7 @@ func TestListSuppliersPagingMeetsEachOnce(t *testing.T) {
 		for pg := 0; ; pg++ {
 			p := decodePage(t, ts.get(t, base+"/suppliers?size=2&sort="+sort+"&page="+itoa(pg), alphaToken))
 			seen = append(seen, p.ids()...)
-			// Spec 4.1: stop when page.number + 1 >= page.totalPages.
+			// docs: suppliers.md "Endpoints": stop when page.number + 1 >= page.totalPages.
 			if p.Page.Number+1 >= p.Page.TotalPages {
 				break
 			}
@@ -413,8 +413,7 @@ func unique(s []string) map[string]bool {
 	return m
 }
 
-// The contacts list: ordered by name, case-insensitively (DECISIONS.md
-// "Paging"); no sort, query or modifiedSince parameter (spec 4.1), so those
+// The contacts list: ordered by name, case-insensitively (docs: paging.md); no sort, query or modifiedSince parameter (docs: suppliers.md "Endpoints"), so those
 // are ignored rather than rejected.
 func TestListContacts(t *testing.T) {
 	ts := newServer(t, nil, nil)
@@ -481,7 +480,7 @@ func TestListRemittanceAddresses(t *testing.T) {
 }
 
 // Every rule a parameter breaks is a 400 INVALID_PARAMETER whose message
-// names the parameter and the rule (DECISIONS.md "Paging", "Filters").
+// names the parameter and the rule (docs: paging.md, "Filters").
 func TestParameterErrors(t *testing.T) {
 	ts := newServer(t, nil, nil)
 	list := base + "/suppliers"
@@ -595,7 +594,7 @@ func TestUnknownSupplier(t *testing.T) {
 	}
 }
 
-// DECISIONS.md "Routes": any other method on a known path is a 405 with an
+// docs: routes.md: any other method on a known path is a 405 with an
 // Allow header and the JSON error body; a path that is no route is a JSON
 // 404.
 func TestMethodsAndRoutes(t *testing.T) {
@@ -722,7 +721,7 @@ func (f failingStore) TokenByHash(context.Context, auth.Hash) (auth.Token, error
 	return auth.Token{}, f.fail()
 }
 
-// DECISIONS.md "Errors": a 500 never shows internals; the cause goes to
+// docs: errors.md: a 500 never shows internals; the cause goes to
 // slog. Store failures, store panics and token-store failures (which must
 // not pass for a bad token) all end the same way.
 func TestInternalErrors(t *testing.T) {
@@ -813,7 +812,7 @@ func (r *recordingStore) ListRemittanceAddresses(_ context.Context, _ string, _ 
 	return paging.NewPage[supplier.RemittanceAddress](nil, 0, q.Page), nil
 }
 
-// DECISIONS.md "Filters": the exact instant modifiedSince stands for, and
+// docs: filters.md: the exact instant modifiedSince stands for, and
 // the RFC 3339 grammar it must follow.
 func TestModifiedSinceParsing(t *testing.T) {
 	rec := &recordingStore{}

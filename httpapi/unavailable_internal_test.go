@@ -34,7 +34,7 @@ func (timeoutError) Timeout() bool   { return true }
 func (timeoutError) Temporary() bool { return true }
 
 func TestClassifyUnavailable(t *testing.T) {
-	// DECISIONS.md "Errors" and "Limits": a backend that is down or timed
+	// docs: errors.md and "Limits": a backend that is down or timed
 	// out is a 503 UNAVAILABLE, never a 500.
 	wrap := func(err error) error { return fmt.Errorf("pgstore: user: %w", err) }
 	unavailableErrs := map[string]error{

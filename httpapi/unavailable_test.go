@@ -13,7 +13,7 @@ import (
 	"github.com/procurekit/procure/user"
 )
 
-// DECISIONS.md "Errors" and "Limits": a backend that is down or timed out
+// docs: errors.md and "Limits": a backend that is down or timed out
 // is a 503 UNAVAILABLE with Retry-After, logged as a warning; whichever
 // store is behind (this test: a memstore whose calls fail as an
 // unavailable database would).

@@ -7,7 +7,7 @@ import (
 	"github.com/procurekit/procure/httpapi"
 )
 
-// DECISIONS.md "Users": usernames compare case-insensitively, under
+// docs: users.md: usernames compare case-insensitively, under
 // Unicode simple case folding (user.UsernameKey): two usernames that
 // strings.EqualFold calls equal cannot coexist, and the lookup folds.
 func TestUsernamesCaseFolded(t *testing.T) {

@@ -31,7 +31,7 @@ var userOpenAPI []byte
 func UserOpenAPI() []byte { return bytes.Clone(userOpenAPI) }
 
 // UserBasePath is the version segment every path of the user API starts
-// with (spec 9).
+// with (docs: routes.md).
 const UserBasePath = "/v1"
 
 // HeaderAutoRoles is the response header of GET
@@ -53,7 +53,7 @@ func encodeAutoRoles(roles []string) string {
 }
 
 // MaxUserBodyBytes is the largest request body the user API reads (1 MiB,
-// DECISIONS.md "Errors"); a larger one is a 413.
+// docs: errors.md); a larger one is a 413.
 const MaxUserBodyBytes = 1 << 20
 
 // UserOptions configure the user API.
@@ -265,7 +265,7 @@ func readUserInput(w http.ResponseWriter, r *http.Request) (user.Input, error) {
 	if !utf8.Valid(body) {
 		// RFC 8259: JSON is UTF-8. encoding/json would quietly turn the
 		// bad bytes into U+FFFD; refusing them keeps what is stored what
-		// was sent (DECISIONS.md "Limits").
+		// was sent (docs: limits.md).
 		return user.Input{}, newError(http.StatusBadRequest, CodeMalformedRequest,
 			"the request body is not valid UTF-8 (JSON must be UTF-8)")
 	}

@@ -249,14 +249,14 @@ func TestUsersGet(t *testing.T) {
 	}{
 		{name: "as stored", r: req{path: "/v1/users/username/Alice.Smith"}, status: 200, wantID: "a-0001",
 			rawWant: `{"id":"a-0001","username":"Alice.Smith","firstName":"Alice","email":"alice@example.com","enabled":true,"organisationUnits":[{"code":"OU-SCI"}],"roles":[{"code":"BUYER"}],"attributes":[{"name":"costCentre","value":"CC-1"}]}` + "\n"},
-		// DECISIONS.md "Users": the lookup is case-insensitive.
+		// docs: users.md: the lookup is case-insensitive.
 		{name: "other case", r: req{path: "/v1/users/username/ALICE.SMITH"}, status: 200, wantID: "a-0001"},
 		{name: "escaped slash and plus", r: req{path: "/v1/users/username/BOB%2Fops+1@example.com"}, status: 200, wantID: "a-0002"},
 		{name: "percent-encoded letters", r: req{path: "/v1/users/username/%41lice.Smith"}, status: 200, wantID: "a-0001"},
 		{name: "surrounding spaces trimmed", r: req{path: "/v1/users/username/%20alice.smith%20"}, status: 200, wantID: "a-0001"},
-		// Spec 4.2: 404 when no such user exists.
+		// docs: users.md "Endpoints": 404 when no such user exists.
 		{name: "unknown", r: req{path: "/v1/users/username/nobody"}, status: 404, code: httpapi.CodeUserNotFound},
-		// DECISIONS.md "Tenancy": another community's user is a 404.
+		// docs: tenancy.md: another community's user is a 404.
 		{name: "another community's user", r: req{path: "/v1/users/username/carol"}, status: 404, code: httpapi.CodeUserNotFound},
 		{name: "own user seen by the other community", r: req{path: "/v1/users/username/carol", account: accountB, key: keyB}, status: 200, wantID: "b-0001"},
 		{name: "alice is not B's", r: req{path: "/v1/users/username/alice.smith", account: accountB, key: keyB}, status: 404, code: httpapi.CodeUserNotFound},
@@ -307,9 +307,9 @@ func TestUsersCreate(t *testing.T) {
 		}
 		want := user.User{
 			ID: u.ID, Username: "dana.lee@example.com", FirstName: "Dana", Email: "dana.lee@example.com",
-			Enabled:           true,                            // DECISIONS.md: enabled defaults to true
+			Enabled:           true,                            // docs: users.md: enabled defaults to true
 			OrganisationUnits: user.Codes("OU-ENG"),            // the other spelling, answered as organisationUnits
-			Roles:             user.Codes("BUYER", "EMPLOYEE"), // DECISIONS.md: the response shows auto-roles
+			Roles:             user.Codes("BUYER", "EMPLOYEE"), // docs: users.md: the response shows auto-roles
 			Attributes:        []user.Attribute{{Name: "grade", Value: "7"}},
 		}
 		if diff := cmp.Diff(want, u, equateEmpty); diff != "" {
@@ -361,7 +361,7 @@ func TestUsersCreateErrors(t *testing.T) {
 		code    string
 		message string // exact message, when set
 	}{
-		// DECISIONS.md "Users": conflicts are 400 with their own code.
+		// docs: users.md: conflicts are 400 with their own code.
 		{name: "username taken, other case", r: req{body: `{"username":"alice.SMITH"}`}, status: 400, code: httpapi.CodeDuplicateUsername},
 		{name: "id taken in another community", r: req{body: `{"id":"b-0001","username":"new1"}`}, status: 400, code: httpapi.CodeDuplicateID},
 		{name: "no username", r: req{body: `{"firstName":"X"}`}, status: 400, code: httpapi.CodeInvalidField, message: "username: is required"},
@@ -371,7 +371,7 @@ func TestUsersCreateErrors(t *testing.T) {
 		{name: "both spellings differ", r: req{body: `{"username":"x","organisationUnits":[{"code":"A"}],"organisationsUnits":[{"code":"B"}]}`},
 			status: 400, code: httpapi.CodeInvalidField,
 			message: "organisationsUnits: must hold the same codes as organisationUnits when both are sent (they are two spellings of one field; send one)"},
-		// DECISIONS.md "Users": malformed JSON or a wrong JSON type is a 400.
+		// docs: users.md: malformed JSON or a wrong JSON type is a 400.
 		{name: "malformed JSON", r: req{body: "{\n  \"username\": \"x\",\n}"}, status: 400, code: httpapi.CodeMalformedRequest,
 			message: "the request body is not valid JSON: invalid character '}' looking for beginning of object key string (at line 3, column 1)"},
 		{name: "truncated JSON", r: req{body: `{"username":"x"`}, status: 400, code: httpapi.CodeMalformedRequest},
@@ -470,7 +470,7 @@ func TestUsersUpdate(t *testing.T) {
 		}
 	})
 	t.Run("disable and enable", func(t *testing.T) {
-		// Spec 3: enabled true -> false -> true; an omitted enabled keeps its value.
+		// docs: users.md "Enabled": enabled true -> false -> true; an omitted enabled keeps its value.
 		s := newUserServer(t)
 		steps := []struct {
 			body string
@@ -491,7 +491,7 @@ func TestUsersUpdate(t *testing.T) {
 		}
 	})
 	t.Run("rename", func(t *testing.T) {
-		// DECISIONS.md "Users": a username may change; the id stays.
+		// docs: users.md: a username may change; the id stays.
 		s := newUserServer(t)
 		u := put(s, t, `{"id":"a-0001","username":"alice.jones"}`, 200, "")
 		if u.ID != "a-0001" || u.Username != "alice.jones" {
@@ -512,9 +512,9 @@ func TestUsersUpdate(t *testing.T) {
 	t.Run("errors", func(t *testing.T) {
 		s := newUserServer(t)
 		put(s, t, `{"id":"nope","username":"x"}`, 404, httpapi.CodeUserNotFound)
-		// DECISIONS.md "Tenancy": another community's user is a 404.
+		// docs: tenancy.md: another community's user is a 404.
 		put(s, t, `{"id":"b-0001","username":"carol"}`, 404, httpapi.CodeUserNotFound)
-		// DECISIONS.md "Users": id and username required on update.
+		// docs: users.md: id and username required on update.
 		put(s, t, `{"username":"Alice.Smith"}`, 400, httpapi.CodeInvalidField)
 		put(s, t, `{"id":"a-0001"}`, 400, httpapi.CodeInvalidField)
 		put(s, t, `{"id":"a-0001","username":"Alice.Smith","email":"bad"}`, 400, httpapi.CodeInvalidField)
@@ -547,12 +547,12 @@ func TestUsersAuthentication(t *testing.T) {
 		{"unknown account", with("sa-nobody", keyA, nil)},
 		{"wrong key", with(accountA, "fixture-wrong-key", nil)},
 		{"another account's key", with(accountA, keyB, nil)},
-		// DECISIONS.md: a deactivated key is refused like any other.
+		// docs: users.md: a deactivated key is refused like any other.
 		{"deactivated key", with(accountA, keyAOld, nil)},
 		{"account id in another case", with(strings.ToUpper(accountA), keyA, nil)},
-		// Spec 5.2 rule 1: outside the allowlist, even with the correct key.
+		// docs: users.md "Authentication" rule 1: outside the allowlist, even with the correct key.
 		{"outside the allowlist", with(accountLock, keyLocked, nil)},
-		// DECISIONS.md: without trusted proxies X-Forwarded-For is ignored.
+		// docs: users.md: without trusted proxies X-Forwarded-For is ignored.
 		{"spoofed X-Forwarded-For", with(accountLock, keyLocked, map[string]string{"X-Forwarded-For": "203.0.113.7"})},
 		{"bearer token instead", with("-", "-", map[string]string{"Authorization": "Bearer " + keyA})},
 	}
@@ -561,7 +561,7 @@ func TestUsersAuthentication(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			got := s.do(t, tt.r)
 			checkUserResponse(t, tt.r, got, 401, httpapi.CodeUnauthorized)
-			// DECISIONS.md: one and the same body whichever part failed.
+			// docs: users.md: one and the same body whichever part failed.
 			if first == nil {
 				first = got.body
 			} else if !bytes.Equal(first, got.body) {
@@ -756,7 +756,7 @@ func TestUsersOpenAPIDocument(t *testing.T) {
 }
 
 func TestUsersConcurrentCreate(t *testing.T) {
-	// DECISIONS.md "Users": concurrent requests never produce two users with one username.
+	// docs: users.md: concurrent requests never produce two users with one username.
 	s := newUserServer(t)
 	const n = 64
 	statuses := make([]int, n)
@@ -811,7 +811,7 @@ func (failingAccounts) ServiceAccount(context.Context, string) (auth.ServiceAcco
 }
 
 func TestUsersInternalErrors(t *testing.T) {
-	// DECISIONS.md "Errors": a 500 never shows internals; the cause is logged.
+	// docs: errors.md: a 500 never shows internals; the cause is logged.
 	tests := []struct {
 		name   string
 		change func(*httpapi.UserOptions)

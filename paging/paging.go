@@ -1,7 +1,7 @@
 // Package paging parses and validates the page, size and sort query
 // parameters shared by every list of the supplier API, and defines the page
 // wrapper `{content, page{size, number, totalElements, totalPages}}` that
-// every list response uses (spec 2.8, DECISIONS.md "Paging").
+// every list response uses (docs: paging.md "Page object", docs: paging.md).
 //
 // Nothing is clamped: a value out of range is a *procure.ValidationError
 // naming the parameter and the rule it broke.
@@ -212,7 +212,7 @@ type Page[T any] struct {
 
 // NewPage wraps the items of page r out of total matching records. Content
 // is never nil, so it encodes as [] rather than null. Page.Size echoes the
-// requested size (DECISIONS.md); the number of items is len(Content).
+// requested size (docs: paging.md); the number of items is len(Content).
 func NewPage[T any](items []T, total int, r Request) Page[T] {
 	if items == nil {
 		items = []T{}

@@ -20,7 +20,7 @@ var supplierSpec = paging.Spec{
 }
 
 func TestParse(t *testing.T) {
-	// Spec 4.1 and 8; DECISIONS.md "Paging": page >= 0, 1 <= size <= 100,
+	// docs: suppliers.md "Endpoints"; limits.md; docs: paging.md: page >= 0, 1 <= size <= 100,
 	// defaults page 0 size 20, nothing clamped, sort field[,asc|desc].
 	tests := []struct {
 		name  string
@@ -56,7 +56,7 @@ func TestParse(t *testing.T) {
 }
 
 func TestParseErrors(t *testing.T) {
-	// DECISIONS.md "Paging": anything out of range is 400 - nothing is
+	// docs: paging.md: anything out of range is 400 - nothing is
 	// clamped; the message names the parameter and the rule.
 	tests := []struct {
 		name  string
@@ -118,7 +118,7 @@ func TestParseLongSort(t *testing.T) {
 }
 
 func TestParseNoSortField(t *testing.T) {
-	// The contacts list has no sort parameter (spec 4.1): one sent is
+	// The contacts list has no sort parameter (docs: suppliers.md "Endpoints"): one sent is
 	// ignored like any unknown parameter, and the default order is used.
 	spec := paging.Spec{DefaultSort: paging.Sort{Field: "name"}}
 	got, err := paging.Parse(url.Values{"sort": {"nonsense,sideways"}}, spec)
@@ -131,7 +131,7 @@ func TestParseNoSortField(t *testing.T) {
 }
 
 func TestNewPage(t *testing.T) {
-	// Spec 2.8 and DECISIONS.md "Paging": size echoes the requested size,
+	// docs: paging.md "Page object" and docs: paging.md: size echoes the requested size,
 	// totalPages = ceil(totalElements/size), 0 when there are none.
 	tests := []struct {
 		name  string

@@ -7,7 +7,7 @@ import (
 )
 
 // The direction is compared case-insensitively in ASCII only
-// (DECISIONS.md "Paging": "direction case-insensitive"); look-alike
+// (docs: paging.md: "direction case-insensitive"); look-alike
 // letters that Unicode case folding would match are a 400, not "asc".
 func TestParseSortDirectionFolding(t *testing.T) {
 	allowed := []string{"name"}

@@ -11,7 +11,7 @@ import (
 // TextPaths lists, by JSON path relative to the value that holds it, the
 // optional text fields of a supplier, contact or remittance address that
 // hold an explicit empty string. Go cannot tell "" from no value in a
-// string field, and the contract can (docs: "Values round-trip exactly": a
+// string field, and the contract can (docs: values.md "Round trip": a
 // field stored as "" is returned as "", only a field with no value is
 // omitted), so the few values that are "" on purpose are listed here.
 //

@@ -7,7 +7,7 @@ import (
 	"strings"
 )
 
-// ProfileType says whether a supplier is a company or a person (spec 2.1).
+// ProfileType says whether a supplier is a company or a person (docs: suppliers.md "SupplierSummary").
 type ProfileType string
 
 // The profile types.
@@ -31,7 +31,7 @@ const (
 // TinVerificationStatus is the outcome of the last tax-id check.
 type TinVerificationStatus string
 
-// The TIN verification statuses (spec 3).
+// The TIN verification statuses (docs: suppliers.md "Enumerations").
 const (
 	TinMatched    TinVerificationStatus = "MATCHED"
 	TinNotMatched TinVerificationStatus = "NOT_MATCHED"
@@ -42,7 +42,7 @@ const (
 // ConnectionState is the state of the community's link with a supplier.
 type ConnectionState string
 
-// The connection states (spec 3).
+// The connection states (docs: suppliers.md "Enumerations").
 const (
 	Connected    ConnectionState = "CONNECTED"
 	Pending      ConnectionState = "PENDING"

@@ -4,7 +4,7 @@
 // interface a backend implements to serve them.
 //
 // Types carry the spec's exact JSON names. Optional text fields are plain
-// strings that are omitted from JSON when empty (DECISIONS.md: a field the
+// strings that are omitted from JSON when empty (docs: values.md: a field the
 // spec marks "or null" may be absent when it has no value). Enums are typed
 // strings whose UnmarshalJSON rejects unknown values. Validate checks the
 // spec's lengths (in characters), email and enum rules with
@@ -26,10 +26,10 @@ import (
 
 // ErrNotFound is matched by the error a Store returns for a supplier that
 // does not exist in the caller's community (a supplier of another community
-// is not found either: DECISIONS.md "Tenancy").
+// is not found either: docs: tenancy.md).
 var ErrNotFound = errors.New("supplier not found")
 
-// Summary is SupplierSummary (spec 2.1): an item of the supplier list.
+// Summary is SupplierSummary (docs: suppliers.md "SupplierSummary"): an item of the supplier list.
 type Summary struct {
 	ID                      uuid.UUID             `json:"id"`
 	CommunitySupplierID     string                `json:"communitySupplierId,omitempty" validate:"max=255"`
@@ -57,7 +57,7 @@ type Summary struct {
 	EmptyText TextPaths `json:"-"`
 }
 
-// Detail is SupplierDetail (spec 2.2): a supplier in full.
+// Detail is SupplierDetail (docs: suppliers.md "SupplierDetail"): a supplier in full.
 type Detail struct {
 	Summary
 	DefaultContact           *Contact           `json:"defaultContact,omitempty"`
@@ -67,7 +67,7 @@ type Detail struct {
 	Settings                 *Settings          `json:"settings,omitempty"`
 }
 
-// Contact is SupplierContact (spec 2.3).
+// Contact is SupplierContact (docs: suppliers.md "SupplierContact").
 type Contact struct {
 	ID           uuid.UUID  `json:"id"`
 	Name         string     `json:"name" validate:"required,max=255"`
@@ -89,7 +89,7 @@ type Phone struct {
 	Extension string `json:"extension,omitempty" validate:"max=20"`
 }
 
-// RemittanceAddress is where payments to a supplier are sent (spec 2.4).
+// RemittanceAddress is where payments to a supplier are sent (docs: suppliers.md "RemittanceAddress").
 type RemittanceAddress struct {
 	ID           uuid.UUID  `json:"id"`
 	Code         string     `json:"code,omitempty" validate:"max=255"`
@@ -104,7 +104,7 @@ type RemittanceAddress struct {
 	EmptyText TextPaths `json:"-"`
 }
 
-// Address is a postal address (spec 2.4).
+// Address is a postal address (docs: suppliers.md "RemittanceAddress").
 type Address struct {
 	Line1    string  `json:"line1" validate:"required,max=200"`
 	Line2    string  `json:"line2,omitempty" validate:"max=200"`
@@ -121,7 +121,7 @@ type Region struct {
 	Code string `json:"code,omitempty" validate:"max=100"`
 }
 
-// BankAccount is the account a supplier is paid into (spec 2.5).
+// BankAccount is the account a supplier is paid into (docs: suppliers.md "BankAccount").
 type BankAccount struct {
 	ID                 uuid.UUID       `json:"id"`
 	Country            string          `json:"country" validate:"required,max=255"`
@@ -135,7 +135,7 @@ type BankAccount struct {
 	DepositFormat      DepositFormat   `json:"depositFormat,omitempty" validate:"omitempty,enum"`
 }
 
-// Emails are the addresses a supplier receives each kind of mail at (spec 2.6).
+// Emails are the addresses a supplier receives each kind of mail at (docs: suppliers.md "Emails").
 type Emails struct {
 	DefaultEmailAddress          string `json:"defaultEmailAddress,omitempty" validate:"omitempty,max=255,email"`
 	RemittanceEmailAddress       string `json:"remittanceEmailAddress,omitempty" validate:"omitempty,max=255,email"`
@@ -147,7 +147,7 @@ type Emails struct {
 	CustomerCommentsEmailAddress string `json:"customerCommentsEmailAddress,omitempty" validate:"omitempty,max=255,email"`
 }
 
-// Settings are a supplier's commercial settings (spec 2.7).
+// Settings are a supplier's commercial settings (docs: suppliers.md "SupplierSettings").
 type Settings struct {
 	PaymentTerm *PaymentTerm `json:"paymentTerm,omitempty"`
 	BuyerGroups []BuyerGroup `json:"buyerGroups,omitempty" validate:"dive"`
@@ -235,7 +235,7 @@ func (r *Record) Validate() error {
 
 // Normalize puts every date-time of r in UTC, truncated to microseconds
 // (what PostgreSQL keeps), so that a value read back from any store compares
-// equal and encodes as RFC 3339 with a Z (DECISIONS.md "Filters").
+// equal and encodes as RFC 3339 with a Z (docs: filters.md).
 //
 // It also cleans every EmptyText list of r (Detail.CleanEmptyText).
 func (r *Record) Normalize() {
@@ -274,8 +274,8 @@ func (r *Record) Normalize() {
 // NormalizeTime returns t in UTC truncated to microseconds.
 func NormalizeTime(t time.Time) time.Time { return t.UTC().Truncate(time.Microsecond) }
 
-// Sort fields and default orders of the three lists (spec 4.1,
-// DECISIONS.md "Paging").
+// Sort fields and default orders of the three lists (docs: suppliers.md "Endpoints",
+// docs: paging.md).
 var (
 	ListPaging = paging.Spec{
 		SortFields:  []string{"name", "createdDate", "modifiedDate"},
@@ -317,7 +317,7 @@ type AddressQuery struct {
 
 // Store is the read side of the supplier API, scoped by community.
 //
-// Ordering (DECISIONS.md "Paging"), which every implementation follows
+// Ordering (docs: paging.md), which every implementation follows
 // exactly: string keys compare case-insensitively (lower-cased, then byte
 // order); null or empty values sort after all others in both directions;
 // ties break on id ascending (in both directions), so paging through a list

@@ -87,7 +87,7 @@ func TestValidateValid(t *testing.T) {
 }
 
 func TestValidate(t *testing.T) {
-	// Spec 2.1-2.7 limits count characters, not bytes: "é" is two bytes
+	// docs: suppliers.md "SupplierSummary"-2.7 limits count characters, not bytes: "é" is two bytes
 	// and "東" three, but one character each.
 	e255, e256 := strings.Repeat("é", 255), strings.Repeat("é", 256)
 	cjk255 := strings.Repeat("東", 255)

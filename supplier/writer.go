@@ -12,7 +12,7 @@ import (
 )
 
 // Writer is the write side of the supplier store, scoped by community
-// (docs: "Live data"). memstore and pgstore implement it; the admin API and
+// (docs: live-data.md). memstore and pgstore implement it; the admin API and
 // the data-file import are its callers.
 //
 // Every method:

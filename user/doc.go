@@ -1,5 +1,5 @@
 // Package user implements the rules of the user synchronisation API
-// (Interface B, spec 2.9, 3 and 4.2; DECISIONS.md "Users"), independent of
+// (Interface B; docs: users.md), independent of
 // HTTP and of any database.
 //
 // The pieces, in the order a request meets them:

@@ -9,7 +9,7 @@ import (
 	"github.com/procurekit/procure/user"
 )
 
-// DECISIONS.md "Users": usernames compare case-insensitively. The key is
+// docs: users.md: usernames compare case-insensitively. The key is
 // Unicode simple case folding: equal keys exactly when strings.EqualFold.
 
 func TestUsernameKeyIsSimpleCaseFolding(t *testing.T) {

@@ -115,7 +115,7 @@ func setList[T any](dst *[]T, src *[]T, copyList bool) {
 }
 
 // Fields lists the JSON names of the fields present in in, in the order of
-// spec 2.9.
+// docs: users.md "The user object".
 func (in Input) Fields() []string {
 	var out []string
 	add := func(present bool, name string) {

@@ -41,7 +41,7 @@ func TestParseInput(t *testing.T) {
 			},
 		},
 		{
-			// DECISIONS.md "Users": an update replaces only what is present.
+			// docs: users.md: an update replaces only what is present.
 			name: "omitted fields are absent",
 			body: `{"username":"jdoe"}`,
 			want: user.Input{Username: new("jdoe")},
@@ -63,13 +63,13 @@ func TestParseInput(t *testing.T) {
 			want: user.Input{Username: new(""), Phone: new(""), BuyerGroups: codes()},
 		},
 		{
-			// DECISIONS.md "Users": unknown JSON fields are ignored.
+			// docs: users.md: unknown JSON fields are ignored.
 			name: "unknown fields ignored",
 			body: `{"username":"jdoe","nickname":"JD","roles":[{"code":"R","label":"x"}],"extra":{"a":[1,2]}}`,
 			want: user.Input{Username: new("jdoe"), Roles: codes("R")},
 		},
 		{
-			// DECISIONS.md "Users": both spellings are accepted on input.
+			// docs: users.md: both spellings are accepted on input.
 			name: "spec table spelling organisationsUnits",
 			body: `{"organisationsUnits":[{"code":"OU1"},{"code":"OU2"}]}`,
 			want: user.Input{OrganisationUnits: codes("OU1", "OU2")},
@@ -159,7 +159,7 @@ func TestParseInputErrors(t *testing.T) {
 	})
 
 	t.Run("both spellings differ", func(t *testing.T) {
-		// DECISIONS.md "Users": both present and different is a 400 naming both.
+		// docs: users.md: both present and different is a 400 naming both.
 		for _, body := range []string{
 			`{"organisationUnits":[{"code":"A"}],"organisationsUnits":[{"code":"B"}]}`,
 			`{"organisationUnits":[{"code":"A"},{"code":"B"}],"organisationsUnits":[{"code":"B"},{"code":"A"}]}`,
@@ -212,7 +212,7 @@ func TestUserJSON(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		// DECISIONS.md "Users": every response includes enabled, and uses
+		// docs: users.md: every response includes enabled, and uses
 		// organisationUnits; empty optional fields are omitted, never null.
 		want := `{"id":"u-1","username":"jdoe","enabled":false,"organisationUnits":[{"code":"OU1"}]}`
 		if string(b) != want {

@@ -11,7 +11,7 @@ import (
 	"github.com/procurekit/procure/user"
 )
 
-// Tests of DECISIONS.md "Limits" (issue 11) on the user rules.
+// Tests of docs: limits.md (issue 11) on the user rules.
 
 func TestValidateUnstorableText(t *testing.T) {
 	// NUL and invalid UTF-8 cannot be stored by PostgreSQL: every store

@@ -10,7 +10,7 @@ import (
 	"github.com/procurekit/procure"
 )
 
-// Service applies the rules of the user API (DECISIONS.md "Users") on top
+// Service applies the rules of the user API (docs: users.md) on top
 // of a Store: it normalises and validates every request before the store
 // is called, generates ids, defaults enabled, and adds the community's
 // auto-roles. The HTTP handlers of httpapi call it; a program may call it
@@ -84,7 +84,7 @@ func (s *Service) Create(ctx context.Context, community string, in Input) (User,
 //
 // in is normalised and validated for OpUpdate (id and username required).
 // Every field present in in replaces the stored one; omitted fields keep
-// their value, an omitted enabled included (spec 3: updating enabled to
+// their value, an omitted enabled included (docs: users.md "Enabled": updating enabled to
 // false prevents the user from logging in, back to true lets them in
 // again). The username may change to one not taken by another user of the
 // community (ErrDuplicateUsername), or to another case of itself. An id

@@ -54,15 +54,15 @@ func TestServiceCreate(t *testing.T) {
 		if err != nil {
 			t.Fatalf("Create: %v", err)
 		}
-		// DECISIONS.md "Users": an omitted id becomes a new UUID.
+		// docs: users.md: an omitted id becomes a new UUID.
 		id, err := uuid.Parse(got.ID)
 		if err != nil || id.Version() != 4 || id.String() != got.ID {
 			t.Errorf("generated id %q is not a canonical version 4 UUID", got.ID)
 		}
 		want := user.User{
 			ID: got.ID, Username: "dana.lee", FirstName: "Dana",
-			Enabled: true, // DECISIONS.md: enabled defaults to true
-			// DECISIONS.md: auto-roles added, without duplicating EMPLOYEE.
+			Enabled: true, // docs: users.md: enabled defaults to true
+			// docs: users.md: auto-roles added, without duplicating EMPLOYEE.
 			Roles: user.Codes("BUYER", "EMPLOYEE", "REQUESTER"),
 		}
 		if diff := cmp.Diff(want, got, equateEmpty); diff != "" {
@@ -98,7 +98,7 @@ func TestServiceCreate(t *testing.T) {
 		want      error
 	}{
 		{"username taken in another case", commA, user.Input{Username: new("ALICE")}, user.ErrDuplicateUsername},
-		// DECISIONS.md "Users": a given id must be unique across the whole service.
+		// docs: users.md: a given id must be unique across the whole service.
 		{"id of another community's user", commA, user.Input{ID: new("b-1"), Username: new("new")}, user.ErrDuplicateID},
 		{"invalid", commA, user.Input{Username: new("x"), Email: new("nope")}, procure.ErrInvalid},
 		{"no username", commA, user.Input{FirstName: new("x")}, procure.ErrInvalid},
@@ -127,7 +127,7 @@ func TestServiceUpdate(t *testing.T) {
 		want func(u *user.User)
 	}{
 		{
-			// DECISIONS.md "Users": present fields replace, omitted ones keep their value.
+			// docs: users.md: present fields replace, omitted ones keep their value.
 			name: "present fields replace, omitted keep",
 			in:   user.Input{ID: new("a-1"), Username: new("Alice"), FirstName: new("Alice"), Phone: new(" 555 ")},
 			want: func(u *user.User) {
@@ -144,7 +144,7 @@ func TestServiceUpdate(t *testing.T) {
 			},
 		},
 		{
-			// Spec 3: enabled true -> false.
+			// docs: users.md "Enabled": enabled true -> false.
 			name: "disable",
 			in:   user.Input{ID: new("a-1"), Username: new("Alice"), Enabled: new(false)},
 			want: func(u *user.User) {
@@ -153,7 +153,7 @@ func TestServiceUpdate(t *testing.T) {
 			},
 		},
 		{
-			// DECISIONS.md "Users": auto-roles are added on update too, even when roles are replaced.
+			// docs: users.md: auto-roles are added on update too, even when roles are replaced.
 			name: "roles replaced, auto-roles kept",
 			in:   user.Input{ID: new("a-1"), Username: new("Alice"), Roles: codes("REQUESTER", "APPROVER")},
 			want: func(u *user.User) { u.Roles = user.Codes("REQUESTER", "APPROVER", "EMPLOYEE") },
@@ -167,7 +167,7 @@ func TestServiceUpdate(t *testing.T) {
 			},
 		},
 		{
-			// DECISIONS.md "Users": a user may change the case of its own username.
+			// docs: users.md: a user may change the case of its own username.
 			name: "case of own username",
 			in:   user.Input{ID: new("a-1"), Username: new("ALICE")},
 			want: func(u *user.User) {
@@ -197,12 +197,12 @@ func TestServiceUpdate(t *testing.T) {
 
 	t.Run("enable again keeps enabled when omitted", func(t *testing.T) {
 		svc, _ := newService(t)
-		// Spec 3: enabled false -> true.
+		// docs: users.md "Enabled": enabled false -> true.
 		u, err := svc.Update(ctx, commA, user.Input{ID: new("a-2"), Username: new("bob"), Enabled: new(true)})
 		if err != nil || !u.Enabled {
 			t.Fatalf("enable = %+v, %v", u, err)
 		}
-		// DECISIONS.md: an omitted enabled keeps its current value.
+		// docs: users.md: an omitted enabled keeps its current value.
 		u, err = svc.Update(ctx, commA, user.Input{ID: new("a-2"), Username: new("bob"), FirstName: new("Bob")})
 		if err != nil || !u.Enabled {
 			t.Fatalf("update without enabled = %+v, %v; want still enabled", u, err)
@@ -216,7 +216,7 @@ func TestServiceUpdate(t *testing.T) {
 		want      error
 	}{
 		{"unknown id", commA, user.Input{ID: new("nope"), Username: new("x")}, user.ErrNotFound},
-		// DECISIONS.md "Tenancy": another community's user is not found.
+		// docs: tenancy.md: another community's user is not found.
 		{"another community's user", commB, user.Input{ID: new("a-1"), Username: new("Alice")}, user.ErrNotFound},
 		{"username of another user", commA, user.Input{ID: new("a-2"), Username: new("ALICE")}, user.ErrDuplicateUsername},
 		{"no id", commA, user.Input{Username: new("Alice")}, procure.ErrInvalid},

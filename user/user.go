@@ -23,16 +23,16 @@ var (
 	ErrVersionMismatch = errors.New("user version does not match")
 )
 
-// Maximum lengths, in characters after trimming (spec 2.9).
+// Maximum lengths, in characters after trimming (docs: users.md "The user object").
 const (
 	MaxTextLength      = 255 // id, username, names, email, phone and every code
 	MaxAttributeLength = 20  // attribute name and attribute value
 )
 
-// User is a buyer of a community (spec 2.9) as stored and as returned.
+// User is a buyer of a community (docs: users.md "The user object") as stored and as returned.
 //
 // Lists are omitted from JSON when empty; enabled is always present
-// (DECISIONS.md "Users"). Decoding accepts both spellings of the
+// (docs: users.md). Decoding accepts both spellings of the
 // organisation units field (see UnmarshalJSON); encoding always writes
 // organisationUnits.
 type User struct {
@@ -108,7 +108,7 @@ func cloneList[T any](s []T) []T {
 
 // UsernameKey is the form in which usernames are compared: two usernames
 // are the same user's when their keys are equal. It is the username under
-// Unicode simple case folding (DECISIONS.md "Users": compared
+// Unicode simple case folding (docs: users.md: compared
 // case-insensitively): two valid UTF-8 usernames have one key exactly
 // when strings.EqualFold calls them equal, so "JDoe", "jdoe" and "JDOE"
 // are one username, and so are "Kate" and "Kate" (with the Kelvin sign),
@@ -197,7 +197,7 @@ type Store interface {
 
 // AutoRoler is an optional capability of a Store, found by type assertion
 // (or set as Service.AutoRoles): the role codes a community adds to every
-// user created or updated through the API (DECISIONS.md "Users").
+// user created or updated through the API (docs: users.md).
 type AutoRoler interface {
 	// AutoRoles returns the community's auto-role codes in the order they
 	// are to be added, each non-empty, trimmed and at most 255 characters,

@@ -106,8 +106,8 @@ func (in Input) Prepare(op Op) (Input, error) {
 	return in, nil
 }
 
-// Validate checks the fields present in in against the rules of spec 2.9
-// and DECISIONS.md "Users", as they stand: call Normalize first, since
+// Validate checks the fields present in in against the rules of docs: users.md "The user object"
+// and docs: users.md, as they stand: call Normalize first, since
 // lengths count characters after trimming. The rules:
 //
 //   - username is required (present and not empty), and for OpUpdate so
@@ -153,7 +153,7 @@ func (u User) Validate() error {
 
 // MaxListEntries is the most entries each list of a user (organisation
 // units, roles, buyer groups, attributes, approver groups) may hold
-// (DECISIONS.md "Limits"). It bounds what a request sends: the
+// (docs: limits.md). It bounds what a request sends: the
 // community's auto-roles, added by Service after the check, may take the
 // stored roles a few entries past it (decided so, since a request cannot
 // know them; a user read back and sent again whole is then refused until
@@ -163,7 +163,7 @@ const MaxListEntries = 1000
 
 // ruleStorable is the rule a text with NUL or invalid UTF-8 breaks:
 // PostgreSQL cannot store either, so both stores refuse them alike
-// (DECISIONS.md "Limits").
+// (docs: limits.md).
 const ruleStorable = "must be UTF-8 text without NUL characters"
 
 // Storable reports whether s can be stored as text by every store: valid
@@ -338,7 +338,7 @@ func uniqueAttributes(ve *procure.ValidationError, as []Attribute) {
 	}
 }
 
-// fieldRank orders the top-level fields as spec 2.9 lists them.
+// fieldRank orders the top-level fields as docs: users.md "The user object" lists them.
 var fieldRank = map[string]int{
 	"id": 1, "username": 2, "externalId": 3, "firstName": 4, "lastName": 5,
 	"displayName": 6, "email": 7, "phone": 8, "enabled": 9,

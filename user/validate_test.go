@@ -66,7 +66,7 @@ func TestValidate(t *testing.T) {
 		{name: "minimal create", op: user.OpCreate, in: user.Input{Username: new("jdoe")}},
 		{name: "minimal update", op: user.OpUpdate, in: user.Input{ID: new("u-1"), Username: new("jdoe")}},
 		{
-			// DECISIONS.md "Users": username required on create.
+			// docs: users.md: username required on create.
 			name: "create without username", op: user.OpCreate, in: user.Input{FirstName: new("Jane")},
 			want: []procure.FieldError{{Field: "username", Rule: "is required"}},
 		},
@@ -75,7 +75,7 @@ func TestValidate(t *testing.T) {
 			want: []procure.FieldError{{Field: "username", Rule: "is required"}},
 		},
 		{
-			// DECISIONS.md "Users": id and username required on update.
+			// docs: users.md: id and username required on update.
 			name: "update without id or username", op: user.OpUpdate, in: user.Input{Email: new("j@example.com")},
 			want: []procure.FieldError{
 				{Field: "id", Rule: "is required to identify the user to update"},
@@ -87,7 +87,7 @@ func TestValidate(t *testing.T) {
 			in: user.Input{Username: &longChars, DisplayName: &longChars, Roles: codes(longChars)},
 		},
 		{
-			// Spec 2.9: every text field and code at most 255 characters.
+			// docs: users.md "The user object": every text field and code at most 255 characters.
 			name: "256 characters", op: user.OpUpdate,
 			in: user.Input{
 				ID: &long, Username: &long, ExternalID: &long, FirstName: &long, LastName: &long,
@@ -105,7 +105,7 @@ func TestValidate(t *testing.T) {
 			},
 		},
 		{
-			// DECISIONS.md "Users": email, when present, must be valid.
+			// docs: users.md: email, when present, must be valid.
 			name: "invalid email", op: user.OpCreate, in: user.Input{Username: new("a"), Email: new("not an address")},
 			want: []procure.FieldError{{Field: "email", Rule: "must be a valid email address"}},
 		},
@@ -115,7 +115,7 @@ func TestValidate(t *testing.T) {
 		},
 		{name: "empty email clears", op: user.OpCreate, in: user.Input{Username: new("a"), Email: new("")}},
 		{
-			// Spec 2.9: attribute name and value at most 20 characters.
+			// docs: users.md "The user object": attribute name and value at most 20 characters.
 			name: "attribute lengths", op: user.OpCreate,
 			in: user.Input{Username: new("a"), Attributes: &[]user.Attribute{
 				{Name: strings.Repeat("n", 20), Value: strings.Repeat("v", 20)},
@@ -138,7 +138,7 @@ func TestValidate(t *testing.T) {
 			},
 		},
 		{
-			// DECISIONS.md "Users": entries unique by code, attribute names unique.
+			// docs: users.md: entries unique by code, attribute names unique.
 			name: "duplicates", op: user.OpCreate,
 			in: user.Input{
 				Username:          new("a"),
@@ -193,7 +193,7 @@ func TestValidate(t *testing.T) {
 }
 
 func TestPrepareTrimsBeforeChecking(t *testing.T) {
-	// DECISIONS.md "Users": lengths are checked after trimming.
+	// docs: users.md: lengths are checked after trimming.
 	padded := "  " + strings.Repeat("x", 255) + "  "
 	in, err := user.Input{Username: &padded, Roles: codes(" A", "A ")}.Prepare(user.OpCreate)
 	var ve *procure.ValidationError

@@ -14,7 +14,7 @@
 //	}
 //
 // Besides the contracts written on those interfaces, the suite pins these
-// decisions (docs: "Live data", "Admin API", "Limits"):
+// decisions (docs: live-data.md, admin.md, limits.md):
 //   - a credential is authenticated (auth.Bearer, auth.ServiceKey) on
 //     another node as soon as the write that issued it returns, and refused
 //     there as soon as the write that revoked or deactivated it returns -

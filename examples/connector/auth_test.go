@@ -37,7 +37,7 @@ func post(tb testing.TB, url, authz string) (int, string) {
 	return resp.StatusCode, string(b)
 }
 
-// DECISIONS.md "The connector's callers".
+// docs: account-codes.md "Connector callers".
 func TestConnectorAuthenticatesCallers(t *testing.T) {
 	cases := []struct {
 		name  string

@@ -12,7 +12,7 @@ import (
 	"time"
 )
 
-// DECISIONS.md "Limits", as the connector applies them: each bound at the
+// docs: limits.md, as the connector applies them: each bound at the
 // limit and one past it.
 
 // rawPost sends a POST whose head is padded to headSize bytes (0: no

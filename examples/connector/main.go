@@ -1,7 +1,7 @@
 // Command connector is the customer-side connector of account code
 // validation (Interface C): it answers the platform's XML requests at
 // POST /account-code-validation from a budget table or a stored procedure
-// (DECISIONS.md "Data files", last bullet).
+// (docs: datafile.md, last bullet).
 //
 //	go run ./examples/connector -table budgets.csv
 //	go run ./examples/connector -table budgets.csv -over-budget warning
@@ -26,7 +26,7 @@
 // Warning with -over-budget warning; an account absent from the table is
 // Invalid.
 //
-// Callers (DECISIONS.md "The connector's callers"): every request must
+// Callers (docs: account-codes.md "Connector callers"): every request must
 // carry "Authorization: Bearer <secret>", the secret taken from the
 // environment variable PROCURE_CONNECTOR_TOKEN (compared in constant
 // time, never printed or logged); -allow CIDR,... restricts the callers'
@@ -219,7 +219,7 @@ func overBudgetStatus(s string) (budget.Status, error) {
 // run is the whole program: it checks the configuration, serves until ctx
 // is done, then shuts down gracefully. Tests call it directly.
 // maxHeaderBytes bounds the request line and headers of a request
-// (DECISIONS.md "Limits"): a caller sends a few short headers. net/http
+// (docs: limits.md): a caller sends a few short headers. net/http
 // allows 4 KiB over it before answering 431.
 const maxHeaderBytes = 16 << 10
 

@@ -1,5 +1,5 @@
 // Command gendata writes a realistic, deterministic data file in the format
-// of DECISIONS.md "Data files" (package datafile): communities with bearer
+// of docs: datafile.md (package datafile): communities with bearer
 // tokens, service accounts, auto-roles, suppliers in full detail with their
 // keywords, contacts and remittance addresses, users and budget tables.
 //
@@ -282,7 +282,7 @@ type ManifestSample struct {
 	// SupplierID is a supplier with exactly two contacts (empty if none).
 	SupplierID string `json:"supplierId,omitempty"`
 	// Query is a lower-case name prefix; QueryMatches suppliers match it
-	// (DECISIONS.md "Filters": case-insensitive starts-with on name,
+	// (docs: filters.md: case-insensitive starts-with on name,
 	// legalBusinessName, keywords or supplierId).
 	Query        string `json:"query"`
 	QueryMatches int    `json:"queryMatches"`

@@ -74,8 +74,8 @@ func parsed(tb testing.TB) ([]byte, *Manifest, *datafile.File) {
 	return parsedRaw, parsedMan, parsedFile
 }
 
-// DECISIONS.md "Data files": the output is a data file that datafile.Parse
-// accepts (it validates every supplier against spec 2.1-2.8) and that
+// docs: datafile.md: the output is a data file that datafile.Parse
+// accepts (it validates every supplier against docs: suppliers.md "SupplierSummary"-2.8) and that
 // memstore loads.
 func TestOutputIsAValidDataFile(t *testing.T) {
 	raw, m, f := parsed(t)
@@ -117,7 +117,7 @@ func TestOutputIsAValidDataFile(t *testing.T) {
 	}
 }
 
-// The file exercises every enum value of spec 2.1-2.7 and section 3.
+// The file exercises every enum value of docs: suppliers.md "SupplierSummary"-2.7 and section 3.
 func TestEveryEnumValueOccurs(t *testing.T) {
 	_, _, f := parsed(t)
 	seen := map[string]map[string]bool{}
@@ -263,7 +263,7 @@ func isASCII(s string) bool {
 }
 
 // The manifest's expected counts agree with an independent reading of the
-// file (DECISIONS.md "Filters": case-insensitive starts-with on name,
+// file (docs: filters.md: case-insensitive starts-with on name,
 // legalBusinessName, keywords or supplierId; modifiedSince inclusive), and
 // its sample ids exist, so a load test can check a server's answers.
 func TestManifestMatchesTheFile(t *testing.T) {
@@ -598,7 +598,7 @@ func TestStoreServesGeneratedData(t *testing.T) {
 		return
 	}
 	for _, mu := range mc.Sample.Users[:10] {
-		// DECISIONS.md "Users": the lookup is case-insensitive.
+		// docs: users.md: the lookup is case-insensitive.
 		u, err := us.UserByUsername(context.Background(), mc.ID, strings.ToUpper(mu.Username))
 		if err != nil || u.ID != mu.ID {
 			t.Errorf("UserByUsername(%s) = %s, %v; want id %s", mu.Username, u.ID, err, mu.ID)

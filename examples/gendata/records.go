@@ -95,7 +95,7 @@ func (g *generator) supplier(i int) {
 		firstShape = g.shape(0, 20)
 		lastShape = firstShape
 	}
-	// The sample query's expected count (DECISIONS.md "Filters").
+	// The sample query's expected count (docs: filters.md).
 	matched := nameShape == present && hasPrefixFold(name, c.query) ||
 		legalShape == present && hasPrefixFold(legal, c.query)
 	domain := slug + "-" + strconv.Itoa(c.index) + "-" + strconv.Itoa(i) + ".example"
@@ -525,7 +525,7 @@ func (g *generator) user(i int) ManifestUser {
 	if g.chance(85) {
 		id = string(appendUUID(nil, g.uuid())[1:37])
 	} else {
-		// Ids from an older HR system: any string is allowed (spec 2.9).
+		// Ids from an older HR system: any string is allowed (docs: users.md "The user object").
 		id = "EMP-" + strconv.Itoa(c.index) + "-" + pad(i, 6)
 	}
 	username := fw.slug + "." + lw.slug + strconv.Itoa(i)

@@ -62,7 +62,7 @@ var commands = []*command{
 		summary: "Remove an account code from the community's budget table."},
 
 	{group: "import", args: "FILE|-", run: importFile,
-		summary: "Upsert a data file (DECISIONS.md \"Data files\") of any size: streamed to the server, with a progress bar when\n" +
+		summary: "Upsert a data file (docs/datafile.md) of any size: streamed to the server, with a progress bar when\n" +
 			"standard error is a terminal, then a summary of what was written."},
 }
 

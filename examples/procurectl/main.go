@@ -1,5 +1,5 @@
 // Command procurectl operates a running procure server through its admin
-// API (docs: "Admin API"): communities, suppliers with their contacts and
+// API (docs: admin.md): communities, suppliers with their contacts and
 // remittance addresses, bearer tokens, service accounts and their keys,
 // budgets, and the bulk import of a data file.
 //

@@ -397,7 +397,7 @@ func TestAdminServerOnPostgres(t *testing.T) {
 
 // Two nodes on one database: a token issued on one works on the other; a
 // revoked token and a deactivated key are refused on the other too
-// (DECISIONS.md "Live data": within one second; the bound itself is
+// (docs: live-data.md: within one second; the bound itself is
 // pgstore's to prove, so this test waits longer before it fails and
 // logs how long it took).
 func TestAdminTwoNodesOnPostgres(t *testing.T) {

@@ -74,7 +74,7 @@ type checkoutConfig struct {
 	FinanceURL string
 	// FinanceToken is the connector's secret (PROCURE_CONNECTOR_TOKEN),
 	// sent as "Authorization: Bearer <FinanceToken>" to FinanceURL
-	// (DECISIONS.md "The connector's callers"); empty sends none, which
+	// (docs: account-codes.md "Connector callers"); empty sends none, which
 	// only a connector started with -insecure-no-auth accepts.
 	FinanceToken string
 	// OverBudget is the in-memory tables' status for a sum over budget;
@@ -269,7 +269,7 @@ func (in *checkoutRequest) budgetRequest() (budget.Request, error) {
 		return req, errors.New("lines: at least one line is required")
 	}
 	if len(in.Lines) > budget.MaxLines {
-		// DECISIONS.md "Limits": refused before any line is converted.
+		// docs: limits.md: refused before any line is converted.
 		return req, fmt.Errorf("lines: at most %d lines per request (got %d)", budget.MaxLines, len(in.Lines))
 	}
 	seen := make(map[int]bool, len(in.Lines))
@@ -306,7 +306,7 @@ func (in *checkoutRequest) budgetRequest() (budget.Request, error) {
 	return req, nil
 }
 
-// boundedError keeps a 400 short (DECISIONS.md "Limits"): a validation
+// boundedError keeps a 400 short (docs: limits.md): a validation
 // error naming more than httpapi.MaxErrorDetails fields names the first
 // ones and counts the rest.
 func boundedError(err error) error {

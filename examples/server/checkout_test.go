@@ -133,7 +133,7 @@ func TestCheckoutDemoDecisions(t *testing.T) {
 	})
 
 	t.Run("hard stop", func(t *testing.T) {
-		// spec 3: an account absent from the table is Invalid.
+		// docs: suppliers.md "Enumerations": an account absent from the table is Invalid.
 		a := post("north-token", checkoutBody("", "1 6100-200 1", "2 9999-999 1", "3 6100-300 51"))
 		want := checkoutResponse{Decision: "hard_stop", Message: budget.HardStopMessage, Lines: []checkoutResult{
 			{1, "Valid", ""},
@@ -327,7 +327,7 @@ func TestMountCheckoutDemoConfig(t *testing.T) {
 }
 
 func TestCheckoutDemoLimits(t *testing.T) {
-	// DECISIONS.md "Limits": 10,000 lines per request; a 400 names at most
+	// docs: limits.md: 10,000 lines per request; a 400 names at most
 	// 20 field errors.
 	url := checkoutServer(t, checkoutConfig{})
 	lines := func(n int, account string) string {

@@ -94,7 +94,7 @@ var hostileCases = []struct {
 	{"modifiedSince with a NUL", "GET", "/public/community/suppliers?modifiedSince=2026-01-01%00", []string{"Authorization", "Bearer " + demoToken}, "", 400},
 	{"supplier id with a NUL", "GET", "/public/community/suppliers/e7420bd2-2732-5444-91f0-e275c82ebc64%00", []string{"Authorization", "Bearer " + demoToken}, "", 400},
 	// Paging: the largest page with a filter must not overflow. It is in
-	// range (DECISIONS.md "Paging": page >= 0), so it is a page past the
+	// range (docs: paging.md: page >= 0), so it is a page past the
 	// end: 200 with empty content and the true totals (emptyPage below).
 	{"page max int64 with a filter", "GET", "/public/community/suppliers?query=a&page=9223372036854775807", []string{"Authorization", "Bearer " + demoToken}, "", 200},
 	{"page max int64 with modifiedSince", "GET", "/public/community/suppliers?modifiedSince=2020-01-01&page=9223372036854775807&size=100", []string{"Authorization", "Bearer " + demoToken}, "", 200},

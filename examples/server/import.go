@@ -21,7 +21,7 @@ import (
 )
 
 // streamImporter is a store that upserts a data file read as a stream
-// (docs: "Live data": the import is an upsert): pgstore.
+// (docs: live-data.md: the import is an upsert): pgstore.
 type streamImporter interface {
 	ImportStream(ctx context.Context, r io.Reader) (map[string]int, error)
 }

@@ -9,7 +9,7 @@ import (
 	"github.com/procurekit/procure/httpapi"
 )
 
-// DECISIONS.md "Limits", as the example server applies them: each bound
+// docs: limits.md, as the example server applies them: each bound
 // at the limit and one past it.
 
 // padFor returns the padding that makes a request's head (request line,
@@ -83,6 +83,6 @@ func TestBodyLimits(t *testing.T) {
 		})
 	}
 	if got := strconv.Itoa(httpapi.MaxUserBodyBytes); got != "1048576" {
-		t.Errorf("MaxUserBodyBytes = %s; DECISIONS.md says 1 MiB", got)
+		t.Errorf("MaxUserBodyBytes = %s; docs/limits.md says 1 MiB", got)
 	}
 }

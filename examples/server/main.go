@@ -17,10 +17,10 @@
 // acme-au (AU) and globex-us (US), with about fifty suppliers, bearer
 // tokens, service accounts, users and budgets. On start the server prints
 // its address and the demo credentials. A -data file has the same format
-// (DECISIONS.md "Data files"); a bad one stops the server with an error
+// (docs: datafile.md); a bad one stops the server with an error
 // naming the file and the offending entry.
 //
-// The admin API (docs: "Admin API") is off unless -admin-addr is given; it
+// The admin API (docs: admin.md) is off unless -admin-addr is given; it
 // never shares the public listener. Its token comes from the environment
 // variable PROCURE_ADMIN_TOKEN, or is generated at start and printed once.
 //
@@ -117,7 +117,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	// Loopback by default: the demo tokens are public, so the demo must not
 	// be reachable from the network unless asked for (-addr :8080).
 	fs.StringVar(&cfg.addr, "addr", "127.0.0.1:8080", "listen `address` (host:port; :8080 listens on every interface)")
-	fs.StringVar(&cfg.data, "data", "", "data `file` to serve instead of the built-in demo data (JSON, DECISIONS.md \"Data files\")")
+	fs.StringVar(&cfg.data, "data", "", "data `file` to serve instead of the built-in demo data (JSON, docs/datafile.md)")
 	fs.StringVar(&cfg.postgres, "postgres", "", "PostgreSQL `URL` to keep the data in (postgres://user:pass@host:5432/db); the schema is created or migrated at start and the data (-data, or the demo data) is imported, idempotently")
 	fs.StringVar(&cfg.financeURL, "finance-url", "", "finance system `URL` the demo checkout asks over the XML exchange (e.g. http://127.0.0.1:8090/account-code-validation from examples/connector); empty uses the stored budget tables")
 	fs.StringVar(&cfg.adminAddr, "admin-addr", "", "listen `address` of the admin API (host:port; off when empty). Its token is PROCURE_ADMIN_TOKEN, or one generated and printed at start")

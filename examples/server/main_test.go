@@ -28,7 +28,7 @@ import (
 	"github.com/procurekit/procure/supplier"
 )
 
-// The embedded demo data parses, validates and loads (DECISIONS.md "Data
+// The embedded demo data parses, validates and loads (docs: errors.md "Data
 // files"; issue 2 part 8).
 func TestDemoDataLoads(t *testing.T) {
 	f, err := datafile.Parse(bytes.NewReader(demoData))
@@ -583,7 +583,7 @@ func TestReadmeMatchesDemoData(t *testing.T) {
 
 // The banner's user API example works: the demo service account reads a
 // user (case-insensitively), and the retired key of the same account is
-// refused (DECISIONS.md "Interface B authentication").
+// refused (docs: users.md "Authentication").
 func TestRunServesUserAPI(t *testing.T) {
 	r := start(t)
 	do := func(key string) (int, []byte) {
@@ -602,7 +602,7 @@ func TestRunServesUserAPI(t *testing.T) {
 }
 
 // The demo checkout route is mounted: an account absent from the demo
-// budgets is a hard stop (spec 3: absent accounts are Invalid).
+// budgets is a hard stop (docs: suppliers.md "Enumerations": absent accounts are Invalid).
 func TestRunServesCheckoutDemo(t *testing.T) {
 	r := start(t)
 	status, body := send(t, http.MethodPost, r.base+"/demo/checkout",

@@ -15,8 +15,7 @@ import (
 )
 
 // Issue 11: a statement that hits the statement timeout, or a database
-// that is down, is a 503 UNAVAILABLE with Retry-After (DECISIONS.md
-// "Limits"); other requests go on being served, and the server recovers
+// that is down, is a 503 UNAVAILABLE with Retry-After (docs: limits.md); other requests go on being served, and the server recovers
 // by itself when the database is back.
 
 // expectStatus sends a GET with the header pairs and checks the status;

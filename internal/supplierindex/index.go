@@ -1,5 +1,5 @@
 // Package supplierindex keeps one community's suppliers indexed for every
-// list the supplier API serves (docs: "Paging", "Filters"), and takes writes
+// list the supplier API serves (docs: paging.md, "Filters"), and takes writes
 // while it serves reads. memstore keeps its suppliers in it; pgstore keeps
 // one per community as a per-node cache that follows the database's
 // changes in commit order.
@@ -151,7 +151,7 @@ func matches[P any](e *Entry[P], lq string, since time.Time) bool {
 	return slices.ContainsFunc(e.Keywords, has)
 }
 
-// Compare orders two summaries as the supplier list does (docs: "Paging"):
+// Compare orders two summaries as the supplier list does (docs: paging.md):
 // text keys lower-cased then in byte order, empty values last in both
 // directions, dates as instants, ties on id ascending in both directions.
 func Compare(a, b *supplier.Summary, s paging.Sort) int {

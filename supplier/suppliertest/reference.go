@@ -13,7 +13,7 @@ import (
 )
 
 // The reference implementation: a filter over the fixture and
-// sort.SliceStable with the documented comparator (DECISIONS.md "Paging"
+// sort.SliceStable with the documented comparator (docs: paging.md
 // and "Filters"). It is meant to be obviously correct, not fast.
 
 // compareText compares string sort keys: lower-cased, then byte order;
@@ -65,7 +65,7 @@ func compareSummary(a, b *supplier.Summary, s paging.Sort) int {
 	return compareID(a.ID, b.ID)
 }
 
-// matches is DECISIONS.md "Filters": query is a case-insensitive
+// matches is docs: filters.md: query is a case-insensitive
 // starts-with on name, legalBusinessName, any keyword or supplierId;
 // modifiedSince is inclusive.
 func matches(r *supplier.Record, q supplier.ListQuery) bool {

@@ -3,7 +3,7 @@
 // test failures (STYLE.md "Tests").
 //
 // Run builds its own fixture (Fixture): two communities whose suppliers
-// exercise each rule of DECISIONS.md "Paging" and "Filters" - names that
+// exercise each rule of docs: paging.md and "Filters" - names that
 // differ only in case, empty names, Unicode names, equal names and equal
 // dates (the id tie-break), keywords, supplierIds, fractional seconds and
 // dates in other zones. Results are compared, as full id sequences, with a
@@ -184,7 +184,7 @@ func (h *harness) checkAppend(tb testing.TB, community string, q supplier.ListQu
 	h.appendBuf = h.appendBuf[:len(got.Content)]
 }
 
-// checkMeta checks the page object (spec 2.8, DECISIONS.md "Paging":
+// checkMeta checks the page object (docs: paging.md "Page object", docs: paging.md:
 // size echoes the size used, totalPages = ceil(total/size), 0 when empty).
 func checkMeta(tb testing.TB, what string, got paging.Metadata, r paging.Request, total int) {
 	tb.Helper()
@@ -220,7 +220,7 @@ func describe(q supplier.ListQuery) string {
 	return b.String()
 }
 
-// checkOrder checks DECISIONS.md "Paging" on every pair of neighbours,
+// checkOrder checks docs: paging.md on every pair of neighbours,
 // independently of the reference: string keys lower-cased then byte order,
 // empty keys last in both directions, equal keys in id order.
 func checkOrder(tb testing.TB, items []supplier.Summary, s paging.Sort) {
@@ -292,7 +292,7 @@ func (h *harness) testPaging(t *testing.T) {
 		checkMeta(t, "last page", got.Page, r, n)
 	})
 	t.Run("past the end", func(t *testing.T) {
-		// DECISIONS.md "Paging": a page past the end is empty with the
+		// docs: paging.md: a page past the end is empty with the
 		// true totals.
 		for _, p := range []int{(n + 19) / 20, 1000, math.MaxInt / 200} {
 			r := paging.Request{Page: p, Size: 20, Sort: paging.Sort{Field: "name"}}
@@ -547,7 +547,7 @@ func (h *harness) testTenancy(t *testing.T) {
 	}
 	for _, tt := range notFound {
 		t.Run(tt.name, func(t *testing.T) {
-			// DECISIONS.md "Tenancy": another community's supplier is
+			// docs: tenancy.md: another community's supplier is
 			// 404, never 403, so existence does not leak.
 			if _, err := h.st.Supplier(ctx, tt.community, tt.id); !errors.Is(err, supplier.ErrNotFound) {
 				t.Errorf("Supplier: err = %v, want one matching supplier.ErrNotFound", err)
@@ -586,7 +586,7 @@ func dates(d *supplier.Detail) map[string]time.Time {
 	return m
 }
 
-// checkUTC checks DECISIONS.md "Filters": date-times in UTC, at most
+// checkUTC checks docs: filters.md: date-times in UTC, at most
 // microsecond precision.
 func checkUTC(tb testing.TB, what string, m map[string]time.Time) {
 	tb.Helper()

@@ -25,7 +25,7 @@ type WriteStore interface {
 }
 
 // RunWriter checks that a store meets the supplier.Writer contract
-// (DECISIONS.md "Live data"): creates, replaces and deletes are visible to
+// (docs: live-data.md): creates, replaces and deletes are visible to
 // every read; lists after writes equal the reference over the records
 // written (order, paging, filters, totals); modifiedDate stamps are UTC,
 // whole microseconds and strictly increasing in a community, createdDate
@@ -929,7 +929,7 @@ func (w *writerHarness) testAliasing(t *testing.T) {
 	}
 }
 
-// testEmptyText checks DECISIONS.md "Values round-trip exactly" on
+// testEmptyText checks docs: values.md "Round trip" on
 // writes: a text field written as "" (listed in EmptyText) reads back as
 // "", unlisted or non-empty paths are dropped, and "" versus no value is
 // a change.

@@ -185,12 +185,12 @@ func testUserByUsername(t *testing.T, s user.Store) {
 		wantID    string // "" means ErrNotFound
 	}{
 		{"as stored", CommunityA, "Alice.Smith@example.com", aliceID},
-		// DECISIONS.md "Users": the lookup is case-insensitive.
+		// docs: users.md: the lookup is case-insensitive.
 		{"lower case", CommunityA, "alice.smith@example.com", aliceID},
 		{"upper case", CommunityA, "ALICE.SMITH@EXAMPLE.COM", aliceID},
 		{"mixed case", CommunityA, "aLiCe.SmItH@eXaMpLe.CoM", aliceID},
 		{"disabled users are found", CommunityA, "BOB", bobID},
-		// DECISIONS.md "Tenancy": a community sees only its own users.
+		// docs: tenancy.md: a community sees only its own users.
 		{"same username, other community", CommunityB, "ALICE.smith@example.com", aliceB},
 		{"another community's user", CommunityA, "carol", ""},
 		{"another community's user, reversed", CommunityB, "bob", ""},
@@ -305,10 +305,10 @@ func testCreateUser(t *testing.T, newStore func(*testing.T) user.Store) {
 		// create ("" when the rejected user's value is taken anyway).
 		absentID, absentUsername string
 	}{
-		// DECISIONS.md "Users": usernames unique per community, case-insensitively.
+		// docs: users.md: usernames unique per community, case-insensitively.
 		{"username taken", user.User{ID: "new-1", Username: "bob"}, user.ErrDuplicateUsername, "new-1", ""},
 		{"username taken in another case", user.User{ID: "new-1", Username: "ALICE.SMITH@EXAMPLE.COM"}, user.ErrDuplicateUsername, "new-1", ""},
-		// DECISIONS.md "Users": ids unique across the whole service.
+		// docs: users.md: ids unique across the whole service.
 		{"id taken in the community", user.User{ID: bobID, Username: "new-name"}, user.ErrDuplicateID, "", "new-name"},
 		{"id taken in another community", user.User{ID: carolID, Username: "new-name"}, user.ErrDuplicateID, "", "new-name"},
 		{"id and username taken: id first", user.User{ID: carolID, Username: "bob"}, user.ErrDuplicateID, "", ""},
@@ -410,7 +410,7 @@ func testUpdateUser(t *testing.T, s user.Store) {
 		wantUser(t, s, CommunityA, want)
 	})
 	t.Run("re-enable", func(t *testing.T) {
-		// Spec 3: enabled false -> true through an update.
+		// docs: users.md "Enabled": enabled false -> true through an update.
 		got, err := s.UpdateUser(ctx, CommunityA, aliceID, func(u *user.User) error { u.Enabled = true; return nil })
 		if err != nil || !got.Enabled {
 			t.Fatalf("UpdateUser = %+v, %v; want enabled", got, err)
@@ -446,7 +446,7 @@ func testUpdateUserNotFound(t *testing.T, s user.Store) {
 		id        string
 	}{
 		{"unknown id", CommunityA, "no-such-id"},
-		// DECISIONS.md "Tenancy": another community's user is not found.
+		// docs: tenancy.md: another community's user is not found.
 		{"another community's user", CommunityB, aliceID},
 		{"another community's user, reversed", CommunityA, carolID},
 	}
@@ -496,7 +496,7 @@ func testRename(t *testing.T, newStore func(*testing.T) user.Store) {
 		return s.UpdateUser(ctx, community, id, func(u *user.User) error { u.Username = to; return nil })
 	}
 	t.Run("to a free username", func(t *testing.T) {
-		// DECISIONS.md "Users": a username may change to one not taken; the id stays.
+		// docs: users.md: a username may change to one not taken; the id stays.
 		s := newStore(t)
 		got, err := rename(s, CommunityA, bobID, "Robert")
 		if err != nil {
@@ -529,7 +529,7 @@ func testRename(t *testing.T, newStore func(*testing.T) user.Store) {
 		wantUser(t, s, CommunityA, fixtureUser(t, aliceID))
 	})
 	t.Run("case of its own username", func(t *testing.T) {
-		// DECISIONS.md "Users": a user may change the case of its own username.
+		// docs: users.md: a user may change the case of its own username.
 		s := newStore(t)
 		got, err := rename(s, CommunityA, aliceID, "ALICE.SMITH@EXAMPLE.COM")
 		if err != nil {
@@ -617,7 +617,7 @@ func tally(tb testing.TB, errs []error, want error) (ok, matched int) {
 }
 
 func testConcurrentCreateSameUsername(t *testing.T, s user.Store) {
-	// DECISIONS.md "Users": concurrent requests never produce two users with one username.
+	// docs: users.md: concurrent requests never produce two users with one username.
 	ctx := context.Background()
 	errs := race(func(i int) error {
 		// Different cases of one username, different ids.
@@ -644,7 +644,7 @@ func testConcurrentCreateSameUsername(t *testing.T, s user.Store) {
 }
 
 func testConcurrentCreateSameID(t *testing.T, s user.Store) {
-	// DECISIONS.md "Users": concurrent requests never produce two users with one id,
+	// docs: users.md: concurrent requests never produce two users with one id,
 	// whichever community they come from.
 	ctx := context.Background()
 	community := func(i int) string {

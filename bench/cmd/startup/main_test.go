@@ -10,7 +10,7 @@ import (
 	"testing"
 )
 
-// A two-supplier data file in the format of DECISIONS.md "Data files".
+// A two-supplier data file in the format of docs: datafile.md.
 const smallFile = `{"communities":[{"id":"c1","name":"C One","region":"NZ",
  "tokens":[{"token":"demo-token-startup-test","scopes":["suppliers:read"]}],
  "suppliers":[
