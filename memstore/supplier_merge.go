@@ -199,7 +199,8 @@ func (ov *overlay) list(q supplier.ListQuery, dst []supplier.Summary) ([]supplie
 		bufs = mergePool.Get().(*mergeBufs)
 		defer func() {
 			clear(bufs.delta)
-			bufs.delta, bufs.dead = bufs.delta[:0], bufs.dead[:0]
+			clear(bufs.placed)
+			bufs.delta, bufs.dead, bufs.placed = bufs.delta[:0], bufs.dead[:0], bufs.placed[:0]
 			mergePool.Put(bufs)
 		}()
 		f := ov.filter(lq, th, o, bufs)
@@ -486,6 +487,9 @@ func (f *overlayFilter) deltaIter(hi int) func() *deltaItem {
 	if f.all {
 		return ov.ord[f.o].iter(0, nil)
 	}
+	if !f.listed && f.lq != "" && f.th == 0 && deltaPlan == 0 {
+		return f.topDelta(hi)
+	}
 	d := ov.ord[f.o].n
 	// Only the date orders scan: there a query's matches are spread
 	// through the delta, while in name order a name prefix's matches
@@ -506,6 +510,45 @@ func (f *overlayFilter) deltaIter(hi int) func() *deltaItem {
 		}
 		j++
 		return delta[j-1]
+	}
+}
+
+// topDelta returns an iterator over the first hi of the delta's query
+// matches in order o: one pass over the query's range of the term index,
+// which holds each item's placed ranks, keeping the hi smallest; only
+// items placed at the same base rank are compared by their keys.
+func (f *overlayFilter) topDelta(hi int) func() *deltaItem {
+	o, b := f.o, f.bufs
+	top := b.placed[:0]
+	less := func(x, y *placedItem) bool {
+		if x.at != y.at {
+			return x.at < y.at
+		}
+		return compareKeys(o, &x.it.key, &y.it.key) < 0
+	}
+	prefixRange(&f.ov.terms, f.lq, func(t termRef) bool {
+		c := placedItem{at: t.at[o], it: t.item}
+		if len(top) == hi && !less(&c, &top[hi-1]) {
+			return true
+		}
+		i := sort.Search(len(top), func(i int) bool { return !less(&top[i], &c) })
+		if i < len(top) && top[i].it == c.it {
+			return true // another term of the same item
+		}
+		top = slices.Insert(top, i, c)
+		if len(top) > hi {
+			top = top[:hi]
+		}
+		return true
+	})
+	b.placed = top
+	j := 0
+	return func() *deltaItem {
+		if j == len(top) {
+			return nil
+		}
+		j++
+		return top[j-1].it
 	}
 }
 

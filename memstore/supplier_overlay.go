@@ -230,7 +230,7 @@ func (ov *overlay) put(it *deltaItem) {
 		ov.ord[o].insert(it)
 	}
 	for _, t := range it.terms {
-		ov.terms.insert(termRef{term: t, item: it})
+		ov.terms.insert(termRef{term: t, item: it, at: it.at})
 	}
 	for _, t := range it.pairs {
 		ov.pairs.insert(termRef{term: t, item: it})
@@ -245,7 +245,7 @@ func (ov *overlay) remove(id uuid.UUID) {
 			ov.ord[o].remove(old)
 		}
 		for _, t := range old.terms {
-			ov.terms.remove(termRef{term: t, item: old})
+			ov.terms.remove(termRef{term: t, item: old, at: old.at})
 		}
 		for _, t := range old.pairs {
 			ov.pairs.remove(termRef{term: t, item: old})
@@ -435,6 +435,9 @@ type termRef struct {
 	term  string
 	item  *deltaItem
 	deads int32
+	// at is item.at, copied so that a query's first matches are chosen
+	// reading the index alone (topDelta).
+	at [numOrders]int32
 }
 
 func compareTermRefs(a, b termRef) int {
