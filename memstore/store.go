@@ -54,26 +54,30 @@
 // tables and a few block moves.
 //
 // Figures at 1,000,000 suppliers (BenchmarkSupplierWrite and
-// BenchmarkListWriteRatio, 2 cores shared with other work, load average
-// 5-15; CPU times are the benchmark thread's, wall times include the
-// machine's preemption):
+// BenchmarkListWriteRatio, on 2 cores shared with other work; CPU times
+// are the benchmark thread's, wall times include preemption by the
+// machine's other load):
 //
 //   - a write (PutSupplier replacing a supplier, validation included):
-//     CPU p50 44 us, p99 158 us; wall p50 44 us, p99 3.4 ms (preemption
-//     by the machine's other load; the thread's CPU p99 is 158 us);
-//   - memory: 1,529 heap bytes per supplier loaded, 1,602 after 30,000
-//     writes (overlay of 55,000 changes);
-//   - lists with an overlay of 60,000-80,000 changes while writes run,
-//     against the unchanged community (CPU per page): default page 1.1
-//     to 1.9 us (1.8x), page 1,000 1.0 to 1.9 us (2.0x), sorted by
-//     createdDate desc 1.7x, modifiedSince 2.9 to 4.2 us (1.5x), sorted
-//     by modifiedDate 2.1x; deep filtered pages and broad queries pay
-//     for the overlay's matches: modifiedSince page 100 2.9 to 70 us,
-//     query=ma 2.9 to 260 us (1,300 delta matches walked, a cache miss
-//     each). The 1.5x target is met for modifiedSince and missed
-//     elsewhere; the remedies are a smaller overlay (compactAt: more
-//     compaction CPU, about 15 s of one core per rebuild at 1,000,000)
-//     or per-order term indexes in the overlay.
+//     CPU p50 53 us, p99 157 us; wall p50 52 us, p99 312 us (3.4 ms on a
+//     busier run), max 47 ms;
+//   - memory: 1,529 heap bytes per supplier loaded, 1,606 after 30,000
+//     writes (an overlay of 55,000 changes);
+//   - list pages while 900 writes/s run over an overlay of 60,000-66,000
+//     changes, against the unchanged community (CPU per page): default
+//     1.10 to 1.92 us (1.75x), page 1,000 0.98 to 1.89 us (1.9x), sorted
+//     by createdDate desc 1.9x, modifiedSince 2.9 to 4.0 us (1.4x),
+//     modifiedSince by modifiedDate 1.75x, query=tot 2.5 to 16 us (6.5x),
+//     query=ma 2.9 to 37 us (13x: a pass over the overlay's 2,500
+//     matching terms), modifiedSince page 100 2.9 to 71 us (24x: the
+//     dead matches are listed and sorted).
+//
+// So the 1.5x target is met for modifiedSince only. Unfiltered pages pay
+// the O(log n log d) merge (about 0.8 us); filtered ones pay for the
+// overlay's matches. The remedies are a smaller overlay (compactAt: more
+// compaction CPU, an estimated 15 s of one core per rebuild at 1,000,000
+// suppliers, from the load profile) or per-order indexes of the
+// overlay's terms and dead suppliers.
 package memstore
 
 import (
