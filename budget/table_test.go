@@ -224,10 +224,18 @@ func TestReadCSV(t *testing.T) {
 	}
 }
 
+// writeFile writes a file as an operator's tool should replace one that is
+// being watched: a temporary file renamed over it, so that a refresh never
+// reads it half written (a truncated file would be a refresh failure of
+// its own, racing the one a test provokes).
 func writeFile(tb testing.TB, dir, name, content string) string {
 	tb.Helper()
 	path := filepath.Join(dir, name)
-	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, []byte(content), 0o600); err != nil {
+		tb.Fatal(err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
 		tb.Fatal(err)
 	}
 	return path
@@ -297,7 +305,8 @@ func TestTableValidatorCSVRefresh(t *testing.T) {
 	// A broken file keeps the last good table, and the failure is logged.
 	writeFile(t, dir, "budgets.csv", "account,budget\n6100-200,oops\n")
 	eventually(t, "the refresh failure in the log", func() bool {
-		return strings.Contains(logs.String(), "budget table refresh failed")
+		return strings.Contains(logs.String(), "budget table refresh failed") &&
+			strings.Contains(logs.String(), `budgets.csv:2: budget: must be a decimal number`)
 	})
 	if got := validate(t, v, line(t, 1, "6100-200", "150"))[0].Status; got != budget.Valid {
 		t.Fatalf("after a failed refresh: %v; want the last good table's Valid", got)
