@@ -159,34 +159,11 @@ func (ov *overlay) list(q supplier.ListQuery, dst []supplier.Summary) ([]supplie
 		nDead      int
 		liveStart  func(i int) int // the match index of the i-th live base match
 	)
-	var bufs *mergeBufs
 	if !filtered {
-		n := base.size()
-		bm = baseMatches{total: n, cnt: func(x int) int { return x }}
-		bm.each = func(m int, yield func(int) bool) {
-			for x := m; x < n; x++ {
-				if !yield(x) {
-					return
-				}
-			}
-		}
-		l := &ov.ord[o]
-		nDelta, deltaAt, deltaEach = l.n, l.at, l.each
-		nDead = len(ov.deads)
-		if nDead > 0 {
-			f := ov.deadBy[o]
-			deadBefore = f.before
-			liveStart = func(i int) int {
-				if i >= n-nDead {
-					return n
-				}
-				return f.selectUnmarked(i)
-			}
-		} else {
-			deadBefore = func(int) int { return 0 }
-			liveStart = func(i int) int { return i }
-		}
-	} else {
+		return ov.listAll(dst, o, r)
+	}
+	var bufs *mergeBufs
+	{
 		lq := q.Query
 		if lq != "" {
 			lq = strings.ToLower(lq)
@@ -242,10 +219,13 @@ func (ov *overlay) list(q supplier.ListQuery, dst []supplier.Summary) ([]supplie
 		return nil, total
 	}
 	// j is the number of delta items before the page.
-	j := sort.Search(nDelta, func(j int) bool {
-		b := int(deltaAt(j).at[o])
-		return j+bm.cnt(b)-deadBefore(b) >= lo
-	})
+	j := 0 // the first page (the most asked for) needs no search
+	if lo > 0 {
+		j = sort.Search(nDelta, func(j int) bool {
+			b := int(deltaAt(j).at[o])
+			return j+bm.cnt(b)-deadBefore(b) >= lo
+		})
+	}
 	out := pageBuf(dst, hi-lo)
 	need := hi - lo
 	var next *deltaItem // the next delta item, or nil
@@ -560,4 +540,67 @@ func matchesTerms(terms []string, lq string) bool {
 		}
 	}
 	return false
+}
+
+// listAll is list without filters, written out without closures (this
+// is the most asked-for list: a page allocates nothing but its items).
+func (ov *overlay) listAll(dst []supplier.Summary, o int, r paging.Request) ([]supplier.Summary, int) {
+	base := ov.base
+	n, l := base.size(), &ov.ord[o]
+	d, nDead := l.n, len(ov.deads)
+	total := n - nDead + d
+	lo, hi := paging.Window(total, r)
+	if lo >= hi {
+		return nil, total
+	}
+	f := ov.deadBy[o]
+	deadBefore := func(x int) int {
+		if nDead == 0 {
+			return 0
+		}
+		return f.before(x)
+	}
+	// j: the delta items before the page; x: the base rank to go on from.
+	j := 0
+	if lo > 0 {
+		j = sort.Search(d, func(j int) bool {
+			b := int(l.at(j).at[o])
+			return j+b-deadBefore(b) >= lo
+		})
+	}
+	x := lo - j
+	switch {
+	case nDead == 0:
+	case x >= n-nDead:
+		x = n
+	default:
+		x = f.selectUnmarked(x)
+	}
+	idx := base.orders[o]
+	out := pageBuf(dst, hi-lo)
+	need := hi - lo
+	var next *deltaItem
+	if j < d {
+		next = l.at(j)
+	}
+	for len(out) < need {
+		if next != nil && (x >= n || int(next.at[o]) <= x) {
+			out = append(out, next.rec.detail.Summary)
+			j++
+			next = nil
+			if j < d {
+				next = l.at(j)
+			}
+			continue
+		}
+		if x >= n {
+			break
+		}
+		p := int(idx[x])
+		x++
+		if !ov.isDead(p) {
+			out = append(out, base.rec(p).detail.Summary)
+		}
+	}
+	return out, total
 }
