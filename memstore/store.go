@@ -63,21 +63,24 @@
 //     busier run), max 47 ms;
 //   - memory: 1,529 heap bytes per supplier loaded, 1,606 after 30,000
 //     writes (an overlay of 55,000 changes);
-//   - list pages while 900 writes/s run over an overlay of 60,000-66,000
+//   - list pages while 450-650 writes/s run (as many as the busy
+//     machine allowed of the 1,000 asked) over an overlay of 60,000-70,000
 //     changes, against the unchanged community (CPU per page): default
-//     1.10 to 1.92 us (1.75x), page 1,000 0.98 to 1.89 us (1.9x), sorted
-//     by createdDate desc 1.9x, modifiedSince 2.9 to 4.0 us (1.4x),
-//     modifiedSince by modifiedDate 1.75x, query=tot 2.5 to 16 us (6.5x),
-//     query=ma 2.9 to 37 us (13x: a pass over the overlay's 2,500
-//     matching terms), modifiedSince page 100 2.9 to 71 us (24x: the
-//     dead matches are listed and sorted).
+//     1.14 to 1.23 us (1.09x), page 1,000 1.02 to 1.50 us (1.47x), sorted
+//     by createdDate desc 1.36x, modifiedSince 2.8 to 4.1 us (1.48x);
+//     modifiedSince by modifiedDate 1.1 to 2.6 us (2.3x), query=tot 2.4
+//     to 21 us (8x), query=ma 2.8 to 45 us (16x: a pass over the
+//     overlay's 2,500 matching terms), modifiedSince page 100 2.9 to 77
+//     us (27x: the dead matches are listed and sorted).
 //
-// So the 1.5x target is met for modifiedSince only. Unfiltered pages pay
-// the O(log n log d) merge (about 0.8 us); filtered ones pay for the
-// overlay's matches. The remedies are a smaller overlay (compactAt: more
-// compaction CPU, an estimated 15 s of one core per rebuild at 1,000,000
-// suppliers, from the load profile) or per-order indexes of the
-// overlay's terms and dead suppliers.
+// So the 1.5x target is met for unfiltered pages (first, deep, sorted)
+// and modifiedSince by name; filtered pages that merge the overlay's
+// matches one by one miss it. The remedies are a smaller overlay
+// (compactAt: more compaction CPU, an estimated 15 s of one core per
+// rebuild at 1,000,000 suppliers, from the load profile), per-order
+// indexes of the overlay's terms and dead suppliers, and the filtered
+// path written without closures as the unfiltered one is (their
+// allocations cost as much as the merge while writes keep the GC busy).
 package memstore
 
 import (
