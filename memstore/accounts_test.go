@@ -48,13 +48,13 @@ func TestServiceAccountsLoad(t *testing.T) {
 	}
 	want := auth.ServiceAccount{
 		ID: "sa-1", Community: "c1",
-		// DECISIONS.md "Tenancy": secrets are kept only as SHA-256 hashes.
+		// docs: tenancy.md: secrets are kept only as SHA-256 hashes.
 		// A file's key gets the id of its hash.
 		Keys: []auth.Key{
 			{ID: auth.KeyID(auth.HashSecret(demoKeyOld)), Hash: auth.HashSecret(demoKeyOld), Active: false},
 			{ID: auth.KeyID(auth.HashSecret(demoKeyNew)), Hash: auth.HashSecret(demoKeyNew), Active: true},
 		},
-		// DECISIONS.md "Interface B authentication": a single address is a /32 or /128.
+		// docs: users.md "Authentication": a single address is a /32 or /128.
 		AllowedIPs: []netip.Prefix{
 			netip.MustParsePrefix("203.0.113.7/32"),
 			netip.MustParsePrefix("198.51.100.0/24"),

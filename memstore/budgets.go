@@ -55,7 +55,7 @@ var emptyTable = func() *budget.Table {
 
 // BudgetTable returns the budget table of community. A community with no
 // budgets, or an unknown one, has an empty table: every account is absent
-// from it, so every line is Invalid (spec 3).
+// from it, so every line is Invalid (docs: account-codes.md "Verdicts").
 func (s *Store) BudgetTable(community string) *budget.Table {
 	s.budgets.mu.RLock()
 	t := s.budgets.byCommunity[community]

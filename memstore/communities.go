@@ -13,7 +13,7 @@ import (
 var _ procure.CommunityStore = (*Store)(nil)
 
 // communities is the registry of the store's communities: every write
-// under a community id checks it (docs: "Live data"). A community's
+// under a community id checks it (docs: live-data.md). A community's
 // auto-roles live with the users (users.autoRoles), which apply them.
 type communities struct {
 	mu   sync.RWMutex

@@ -16,7 +16,7 @@ import (
 	"github.com/procurekit/procure/budget"
 )
 
-// The write side of credentials and budgets (docs: "Live data", "Admin
+// The write side of credentials and budgets (docs: live-data.md, "Admin
 // API"). Each write takes its part's lock, so the next lookup sees it.
 
 var (

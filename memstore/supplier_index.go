@@ -517,7 +517,7 @@ func commonPrefix(a, b string) int {
 }
 
 // buildOrder returns the ascending and descending orders of n items
-// (DECISIONS.md "Paging"): by key, null keys (isNull, may be nil) after all
+// (docs: paging.md): by key, null keys (isNull, may be nil) after all
 // others in both directions, ties broken by tie ascending in both
 // directions. The descending order reverses the groups of equal keys, not
 // the items within a group.

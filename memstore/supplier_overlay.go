@@ -31,7 +31,7 @@ func keyOf(rec *supplierRec) orderKey {
 }
 
 // compareKeys orders a and b in order o exactly as buildOrder does
-// (DECISIONS.md "Paging"): empty names last in both directions, equal keys
+// (docs: paging.md): empty names last in both directions, equal keys
 // by id ascending in both directions.
 func compareKeys(o int, a, b *orderKey) int {
 	var c int
@@ -148,8 +148,7 @@ func newDeltaItem(base *supplierSet, rec *supplierRec) *deltaItem {
 }
 
 // place returns how many of n base suppliers come before a key in the
-// ascending and in the descending order of one field (DECISIONS.md
-// "Paging"). The base's keys by ascending rank are compared with the key
+// ascending and in the descending order of one field (docs: paging.md). The base's keys by ascending rank are compared with the key
 // by cmpAt over the ranks [0, nonNull) that have one; the keyless ranks
 // follow, in id order. null says the key is absent. idLess(r) reports
 // whether the supplier at ascending rank r has a smaller id: equal keys

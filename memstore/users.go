@@ -55,8 +55,7 @@ type newUsers struct {
 }
 
 // build checks the auto-roles and copies the users, without touching x.
-// Users are kept as they are (no auto-roles, no trimming: DECISIONS.md
-// "Users"); check requires an id and a username, unique as the Store
+// Users are kept as they are (no auto-roles, no trimming: docs: users.md); check requires an id and a username, unique as the Store
 // rules require.
 func (x *users) build(c *datafile.Community) (newUsers, error) {
 	roles, err := checkAutoRoles(c.AutoRoles)
