@@ -25,7 +25,6 @@ const testAdminToken = "server-test-admin-token-0123456789" // a test fixture
 type adminRun struct {
 	*running
 	admin  string // the admin listener's base URL
-	upsert bool   // the store's import is an upsert (PostgreSQL), not add-only (memory)
 
 	mu       sync.Mutex
 	requests int
@@ -189,8 +188,8 @@ func operate(t *testing.T, a *adminRun) {
 		t.Errorf("the active key: %d", s)
 	}
 
-	// The bulk import: an upsert on PostgreSQL (importing again changes
-	// nothing); memory adds new communities only (importing again: 409).
+	// The bulk import: an upsert on both stores (importing again changes
+	// nothing).
 	file := `{"communities": [{"id": "ops-import", "name": "Imported", "region": "AU",
 		"tokens": [{"token": "ops-import-token", "scopes": ["suppliers:read"]}],
 		"suppliers": [{"id": "0f0f0f0f-0000-4000-8000-0000000000aa", "name": "Imported Supplies", "profileType": "COMPANY",
@@ -211,14 +210,7 @@ func operate(t *testing.T, a *adminRun) {
 		t.Errorf("the import did not keep the file's dates: %s", body)
 	}
 	status, body = a.adminDo(t, http.MethodPost, "/import", file)
-	if a.upsert {
-		mustStatus(t, "importing again", status, http.StatusOK, body)
-	} else {
-		mustStatus(t, "importing again into memory", status, http.StatusConflict, body)
-		if msg, _ := field(t, body, "message").(string); !strings.Contains(msg, `community "ops-import" exists`) {
-			t.Errorf("importing again: %s", body)
-		}
-	}
+	mustStatus(t, "importing again", status, http.StatusOK, body)
 	status, body = a.adminDo(t, http.MethodPost, "/import", "{\"communities\": [\n  {\"id\": \"x\",, }]}")
 	mustStatus(t, "a malformed file", status, http.StatusBadRequest, body)
 	if msg, _ := field(t, body, "message").(string); !strings.HasPrefix(msg, "line 2:") {
@@ -269,7 +261,7 @@ func checkLog(t *testing.T, a *adminRun) {
 		}
 	}
 	// Each import logs its start, its progress and its end.
-	if msgs["admin import started"] != 3 || msgs["admin import progress"] == 0 || msgs["admin import"] != 1+boolInt(a.upsert) || msgs["admin import failed"] != 2-boolInt(a.upsert) {
+	if msgs["admin import started"] != 3 || msgs["admin import progress"] == 0 || msgs["admin import"] != 2 || msgs["admin import failed"] != 1 {
 		t.Errorf("import log lines: %v", msgs)
 	}
 	if requests != a.requests {
@@ -292,13 +284,6 @@ func checkLog(t *testing.T, a *adminRun) {
 			t.Errorf("a secret (%.14s...) or its hash is in the log", s)
 		}
 	}
-}
-
-func boolInt(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // Issue 10 on memstore: the admin API on its own listener, the credential
@@ -391,7 +376,6 @@ func TestAdminServerOnPostgres(t *testing.T) {
 	pgAdmin(t)
 	t.Setenv(adminTokenEnv, testAdminToken)
 	a := startAdmin(t, "-postgres", pgtest.NewDatabase(t))
-	a.upsert = true
 	operate(t, a)
 }
 

@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -13,43 +12,28 @@ import (
 	"sync"
 	"time"
 
-	"github.com/procurekit/procure"
 	"github.com/procurekit/procure/datafile"
 	"github.com/procurekit/procure/httpapi"
 	"github.com/procurekit/procure/pgstore"
-	"github.com/procurekit/procure/supplier"
 )
 
 // streamImporter is a store that upserts a data file read as a stream
-// (docs: live-data.md: the import is an upsert): pgstore.
+// (docs: live-data.md: the import is an upsert): memstore and pgstore.
 type streamImporter interface {
 	ImportStream(ctx context.Context, r io.Reader) (map[string]int, error)
 }
 
-// streamLoader is a store that adds whole new communities from a stream
-// (memstore's Loader).
-type streamLoader interface {
-	Loader() datafile.Handler
-	Community(ctx context.Context, id string) (procure.Community, error)
-}
-
 // importFunc serves POST /admin/v1/import from the store's streaming
-// upsert; for a store that can only add communities (memstore), from its
-// loader, refusing a community it holds already with 409; nil (the route
-// answers 501) when the store has neither.
+// upsert; nil (the route answers 501) for a store without one.
 func importFunc(store backend, log *slog.Logger) httpapi.ImportFunc {
-	var imp func(ctx context.Context, r io.Reader) (map[string]int, error)
-	switch s := store.(type) {
-	case streamImporter:
-		imp = func(ctx context.Context, r io.Reader) (map[string]int, error) {
-			// An import streams for as long as its body does:
-			// PostgreSQL's statement timeout must not cut it.
-			return s.ImportStream(pgstore.WithoutStatementTimeout(ctx), r)
-		}
-	case streamLoader:
-		imp = func(ctx context.Context, r io.Reader) (map[string]int, error) { return loadNew(ctx, s, r) }
-	default:
+	s, ok := store.(streamImporter)
+	if !ok {
 		return nil
+	}
+	imp := func(ctx context.Context, r io.Reader) (map[string]int, error) {
+		// An import streams for as long as its body does: PostgreSQL's
+		// statement timeout must not cut it.
+		return s.ImportStream(pgstore.WithoutStatementTimeout(ctx), r)
 	}
 	return func(ctx context.Context, r io.Reader) (map[string]int, error) {
 		start := time.Now()
@@ -143,75 +127,3 @@ func importData(ctx context.Context, cfg config, log *slog.Logger) (loaded, back
 	// The banner of a -data file tells the counts only.
 	return loaded{file: &datafile.File{Communities: make([]datafile.Community, counts["communities"])}, suppliers: counts["suppliers"]}, pg, pg.Close, nil
 }
-
-// loadNew streams a data file into s, community by community, as
-// memstore loads a -data file at start. memstore has no upsert of a whole
-// data file, so a community it holds already is refused (409 CONFLICT,
-// naming it) instead of being half merged: run the server on -postgres
-// for the upsert, or change such a community through the admin API's
-// writes. Communities before the refused one stay added. Memory holds one
-// community's suppliers while they are read, which the store keeps anyway.
-func loadNew(ctx context.Context, s streamLoader, r io.Reader) (map[string]int, error) {
-	h := &newOnly{ctx: ctx, store: s, next: s.Loader(), counts: map[string]int{
-		"communities": 0, "suppliers": 0, "contacts": 0, "remittanceAddresses": 0,
-		"tokens": 0, "serviceAccounts": 0, "users": 0, "budgets": 0,
-	}}
-	if err := datafile.Stream(r, h); err != nil {
-		return nil, err
-	}
-	return h.counts, nil
-}
-
-// newOnly passes a stream to memstore's loader, counting what it adds and
-// refusing communities the store holds.
-type newOnly struct {
-	ctx    context.Context
-	store  streamLoader
-	next   datafile.Handler
-	counts map[string]int
-	// Counts of the community being read, added once it is.
-	contacts, addresses int
-}
-
-func (h *newOnly) Supplier(ci, si int, rec *supplier.Record) error {
-	if err := h.ctx.Err(); err != nil {
-		return err
-	}
-	h.contacts += len(rec.Contacts)
-	h.addresses += len(rec.RemittanceAddresses)
-	return h.next.Supplier(ci, si, rec)
-}
-
-func (h *newOnly) Community(ci int, c *datafile.Community, n int) error {
-	contacts, addresses := h.contacts, h.addresses
-	h.contacts, h.addresses = 0, 0
-	_, err := h.store.Community(h.ctx, c.ID)
-	switch {
-	case err == nil:
-		return conflictError(fmt.Sprintf("communities[%d].id: community %q exists, and this server (in memory) imports only new communities; change it with the admin API's writes, or run on -postgres for an upsert", ci, c.ID))
-	case !errors.Is(err, procure.ErrUnknownCommunity):
-		return err
-	}
-	if err := h.next.Community(ci, c, n); err != nil {
-		// The file's credentials or suppliers collide with what the
-		// store holds (a token, a key or an account id of another
-		// community).
-		return conflictError(err.Error())
-	}
-	h.counts["communities"]++
-	h.counts["suppliers"] += n
-	h.counts["contacts"] += contacts
-	h.counts["remittanceAddresses"] += addresses
-	h.counts["tokens"] += len(c.Tokens)
-	h.counts["serviceAccounts"] += len(c.ServiceAccounts)
-	h.counts["users"] += len(c.Users)
-	h.counts["budgets"] += len(c.Budgets)
-	return nil
-}
-
-// conflictError is a refusal that matches procure.ErrConflict (409) with
-// its own words only.
-type conflictError string
-
-func (e conflictError) Error() string        { return string(e) }
-func (e conflictError) Is(target error) bool { return target == procure.ErrConflict }
