@@ -269,16 +269,19 @@ func bucketOrd(s paging.Sort) int {
 // bucketLookupSQL finds the bucket that holds the entry at offset $3 of
 // the order ($2) in the direction given: its first key, the next bucket's
 // (NULL for the last), the entries before it in that direction, and how
-// many keys all buckets hold.
+// many keys all buckets hold. One window order serves both directions
+// (in descending order, the entries before a bucket are those of the
+// buckets after it), so the buckets are read once, in index order.
 func bucketLookupSQL(desc bool) string {
-	dir := ""
+	before := "cum - n"
 	if desc {
-		dir = " DESC"
+		before = "total - cum"
 	}
-	return `SELECT lo, hi, cum - n, total FROM (
-			SELECT lo, n, lead(lo) OVER (ORDER BY lo) AS hi, sum(n) OVER (ORDER BY lo` + dir + `) AS cum, sum(n) OVER () AS total
-			FROM supplier_buckets WHERE community_id = $1 AND ord = $2) x
-		WHERE cum > $3 ORDER BY lo` + dir + ` LIMIT 1`
+	return `SELECT lo, hi, ` + before + `, total FROM (
+			SELECT lo, n, lead(lo) OVER w AS hi, sum(n) OVER w AS cum, sum(n) OVER () AS total
+			FROM supplier_buckets WHERE community_id = $1 AND ord = $2
+			WINDOW w AS (ORDER BY lo)) x
+		WHERE ` + before + ` <= $3 AND ` + before + ` + n > $3 LIMIT 1`
 }
 
 // rebuildAllBuckets computes the buckets of every community.
