@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"path"
 	"slices"
 	"strconv"
@@ -41,7 +42,14 @@ type Option func(*options)
 type options struct {
 	maxConns         int32
 	statementTimeout *time.Duration
+	log              *slog.Logger
 }
+
+// WithLogger has Open log, at Info, each migration it applies (version,
+// name and duration) and the schema version it ends at, so that an
+// operator sees what a start did to the database. Without it Open logs
+// nothing.
+func WithLogger(l *slog.Logger) Option { return func(o *options) { o.log = l } }
 
 // DefaultStatementTimeout bounds every statement of a store made by Open,
 // unless WithStatementTimeout or the DSN says otherwise (DECISIONS.md
@@ -195,7 +203,7 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("pgstore: connect: %w", err)
 	}
-	s, err := New(ctx, pool)
+	s, err := newStore(ctx, pool, o.log)
 	if err != nil {
 		pool.Close()
 		return nil, err
@@ -210,7 +218,11 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*Store, error) {
 // in its RuntimeParams (Open's DefaultStatementTimeout is a sane value),
 // since New cannot add the bound to connections already made.
 func New(ctx context.Context, pool *pgxpool.Pool) (*Store, error) {
-	if err := migrate(ctx, pool); err != nil {
+	return newStore(ctx, pool, nil)
+}
+
+func newStore(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger) (*Store, error) {
+	if err := migrate(ctx, pool, log); err != nil {
 		return nil, fmt.Errorf("pgstore: %w", err)
 	}
 	return &Store{pool: pool}, nil
@@ -267,12 +279,18 @@ func migrations(fsys fs.FS) ([]migration, error) {
 // transaction under an advisory lock: a node that starts while another
 // migrates waits, then finds the work done. A failed migration leaves the
 // database as it was.
-func migrate(ctx context.Context, pool *pgxpool.Pool) error {
+func migrate(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger) error {
 	ms, err := migrations(migrationFiles)
 	if err != nil {
 		return err
 	}
-	return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+	type done struct {
+		m    migration
+		took time.Duration
+	}
+	var ran []done
+	err = pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+		ran = ran[:0]
 		// Migrations (and waiting for another node's) may take long: the
 		// statement timeout does not apply to them.
 		if _, err := tx.Exec(ctx, "SET LOCAL statement_timeout = 0"); err != nil {
@@ -302,6 +320,7 @@ func migrate(ctx context.Context, pool *pgxpool.Pool) error {
 			if slices.Contains(applied, m.version) {
 				continue
 			}
+			start := time.Now()
 			// Without arguments pgx uses the simple protocol, which runs a
 			// file of several statements.
 			if _, err := tx.Exec(ctx, m.sql); err != nil {
@@ -315,9 +334,21 @@ func migrate(ctx context.Context, pool *pgxpool.Pool) error {
 			if _, err := tx.Exec(ctx, "INSERT INTO schema_migrations (version, name) VALUES ($1, $2)", m.version, m.name); err != nil {
 				return fmt.Errorf("migration %s: %w", m.name, err)
 			}
+			ran = append(ran, done{m, time.Since(start)})
 		}
 		return nil
 	})
+	if err != nil || log == nil {
+		return err
+	}
+	// Logged once the transaction has committed: what is logged is done.
+	for _, d := range ran {
+		log.InfoContext(ctx, "migration applied", "version", d.m.version, "name", d.m.name, "duration", d.took.Round(time.Millisecond))
+	}
+	if len(ms) > 0 {
+		log.InfoContext(ctx, "schema", "version", ms[len(ms)-1].version, "migrations_applied", len(ran))
+	}
+	return nil
 }
 
 // SchemaVersion returns the highest migration version applied to the

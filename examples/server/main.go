@@ -265,7 +265,7 @@ func openData(ctx context.Context, cfg config, log *slog.Logger) (loaded, backen
 	if err != nil {
 		return loaded{}, nil, nil, err
 	}
-	store, closeStore, err := openBackend(ctx, cfg, f)
+	store, closeStore, err := openBackend(ctx, cfg, f, log)
 	if err != nil {
 		return loaded{}, nil, nil, err
 	}
@@ -297,7 +297,7 @@ func (b *bannerLoader) Community(i int, c *datafile.Community, n int) error {
 // when cfg.postgres is set (the schema is migrated and data imported, which
 // changes nothing when the database already holds it). The returned func
 // releases the store.
-func openBackend(ctx context.Context, cfg config, data *datafile.File) (backend, func(), error) {
+func openBackend(ctx context.Context, cfg config, data *datafile.File, log *slog.Logger) (backend, func(), error) {
 	if cfg.postgres == "" {
 		store, err := memstore.Load(data)
 		if err != nil {
@@ -305,7 +305,7 @@ func openBackend(ctx context.Context, cfg config, data *datafile.File) (backend,
 		}
 		return store, func() {}, nil
 	}
-	pg, err := pgstore.Open(ctx, cfg.postgres)
+	pg, err := pgstore.Open(ctx, cfg.postgres, pgstore.WithLogger(log))
 	if err != nil {
 		return nil, nil, err
 	}

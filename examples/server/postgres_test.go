@@ -77,7 +77,11 @@ func TestRunImportsDataFileOnPostgres(t *testing.T) {
 		r.cancel()
 		<-r.done
 		log := r.stderr.String()
-		for _, want := range []string{"msg=\"import started\"", "msg=\"import progress\"", "percent=", "msg=\"import done\"", "suppliers=300", "communities=1"} {
+		wantMigrations := "migrations_applied=0"
+		if i == 0 {
+			wantMigrations = "msg=\"migration applied\" version=1 name=0001_init.sql"
+		}
+		for _, want := range []string{wantMigrations, "msg=schema", "msg=\"import started\"", "msg=\"import progress\"", "percent=", "msg=\"import done\"", "suppliers=300", "communities=1"} {
 			if !strings.Contains(log, want) {
 				t.Errorf("start %d: the log has no %s:\n%s", i, want, log)
 			}
