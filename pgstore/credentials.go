@@ -20,7 +20,7 @@ import (
 	"github.com/procurekit/procure/auth"
 )
 
-// The write side of credentials (docs: "Live data", "Admin API"). Every
+// The write side of credentials (docs: live-data.md, "Admin API"). Every
 // write is committed when it returns, and every authentication reads the
 // database (tokens.go: no cache), so a token issued or revoked, or a key
 // added or deactivated, on one node is seen by the next request on every

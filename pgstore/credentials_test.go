@@ -275,17 +275,33 @@ func TestImportedCredentialIDs(t *testing.T) {
 	if _, err := s.SetKeyActive(ctx, "c1", "sa-1", k1.ID, false); err != nil {
 		t.Fatalf("deactivating an imported key by its derived id: %v", err)
 	}
-	// Re-importing with another key at that position: a new key.
+	// Re-importing the same file, which lists the token and the key as
+	// live: an import never un-revokes nor reactivates (docs:
+	// datafile.md "Import").
+	if err := s.Import(ctx, f); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := (&auth.Bearer{Tokens: s}).Authenticate(ctx, "Bearer file-token"); err == nil {
+		t.Error("a re-import brought a revoked token back")
+	}
+	if _, err := (&auth.ServiceKey{Accounts: s}).Authenticate(ctx, "sa-1", "file-key-1", netipLocal); err == nil {
+		t.Error("a re-import reactivated a deactivated key")
+	}
+	// Re-importing with another key: keys are upserted by secret, so the
+	// new one is added and the old one kept (still deactivated).
 	f.Communities[0].ServiceAccounts[0].Keys[0].Key = "file-key-2"
 	if err := s.Import(ctx, f); err != nil {
 		t.Fatal(err)
 	}
 	accounts, err = s.ServiceAccounts(ctx, "c1")
-	if err != nil || len(accounts) != 1 || len(accounts[0].Keys) != 1 {
+	if err != nil || len(accounts) != 1 || len(accounts[0].Keys) != 2 {
 		t.Fatalf("ServiceAccounts after re-import = %+v, %v", accounts, err)
 	}
-	if k2 := accounts[0].Keys[0]; k2.ID != auth.KeyID(auth.HashSecret("file-key-2")) || !k2.Active || !k2.LastUsedAt.IsZero() || k2.CreatedAt.Before(k1.CreatedAt) {
-		t.Errorf("the replaced key = %+v; want file-key-2's id, active, never used, created after %v", k2, k1.CreatedAt)
+	if old := accounts[0].Keys[0]; old.ID != k1.ID || old.Active {
+		t.Errorf("the first key after the re-import = %+v; want %s kept, deactivated", old, k1.ID)
+	}
+	if k2 := accounts[0].Keys[1]; k2.ID != auth.KeyID(auth.HashSecret("file-key-2")) || !k2.Active || !k2.LastUsedAt.IsZero() || k2.CreatedAt.Before(k1.CreatedAt) {
+		t.Errorf("the added key = %+v; want file-key-2's id, active, never used, created after %v", k2, k1.CreatedAt)
 	}
 	if _, err := (&auth.ServiceKey{Accounts: s}).Authenticate(ctx, "sa-1", "file-key-2", netipLocal); err != nil {
 		t.Errorf("the re-imported key: %v", err)

@@ -12,7 +12,7 @@
 //
 // Behaviour is that of memstore, which the conformance suites
 // (supplier/suppliertest, user/usertest) check for both stores: the same
-// ordering (DECISIONS.md "Paging": case-insensitive, empty values last in
+// ordering (docs: paging.md: case-insensitive, empty values last in
 // both directions, ties on id ascending), the same prefix query, the same
 // errors. Uniqueness of user ids and of usernames per community is enforced
 // by unique indexes, so concurrent creates on several nodes never produce a

@@ -19,7 +19,7 @@ import (
 	"github.com/procurekit/procure/supplier"
 )
 
-// Import upserts the data file f into the store (DECISIONS.md "Live
+// Import upserts the data file f into the store (docs: limits.md "Live
 // data": every entity of the file is created or replaced, keeping the
 // file's dates; entities not in the file are left alone; importing the
 // same file twice changes nothing). It is ImportStream on a file already
@@ -67,7 +67,7 @@ type ImportOptions struct {
 	Progress func(bytesRead int64)
 }
 
-// ImportStream upserts the data file read from r (DECISIONS.md "Data
+// ImportStream upserts the data file read from r (docs: limits.md "Data
 // files" and "Live data") and returns how many entities of each kind the
 // file held, all of which are now stored as the file has them: keys
 // "communities", "suppliers", "contacts", "remittanceAddresses", "tokens",
@@ -96,7 +96,8 @@ type ImportOptions struct {
 // upserted with their keywords, and their contacts and remittance
 // addresses upserted by id (a contact or address stored but not in the
 // file is kept); tokens are upserted by secret; service accounts by id,
-// with their allowlist and keys replaced by the file's; budgets by
+// with their allowlist replaced and keys upserted by secret (an import
+// never un-revokes a token nor reactivates a key); budgets by
 // account; users by id.
 func (s *Store) ImportStream(ctx context.Context, r io.Reader) (map[string]int, error) {
 	return s.ImportStreamWith(ctx, r, ImportOptions{})
@@ -469,9 +470,12 @@ func importTokens(ctx context.Context, tx pgx.Tx, at string, c *datafile.Communi
 		if t.Expires != nil {
 			expires = *t.Expires
 		}
+		// An import never un-revokes (docs: datafile.md "Import"): a
+		// token revoked through the admin API stays revoked whatever an
+		// older file says.
 		b.Queue(`INSERT INTO tokens (hash, community_id, scopes, expires, revoked) VALUES ($1, $2, $3, $4, $5)
-			ON CONFLICT (hash) DO UPDATE SET scopes = excluded.scopes, expires = excluded.expires, revoked = excluded.revoked
-			WHERE `+distinct("tokens", []string{"scopes", "expires", "revoked"}),
+			ON CONFLICT (hash) DO UPDATE SET scopes = excluded.scopes, expires = excluded.expires, revoked = tokens.revoked OR excluded.revoked
+			WHERE `+distinct("tokens", []string{"scopes", "expires"})+` OR (excluded.revoked AND NOT tokens.revoked)`,
 			hashes[i], c.ID, scopes, expires, t.Revoked)
 	}
 	return sendBatch(ctx, tx, b, func(i int, err error) error {
@@ -508,20 +512,33 @@ func importAccounts(ctx context.Context, tx pgx.Tx, at string, c *datafile.Commu
 			ON CONFLICT (id) DO UPDATE SET allowed_ips = excluded.allowed_ips
 			WHERE service_accounts.allowed_ips IS DISTINCT FROM excluded.allowed_ips`, a.ID, c.ID, ips)
 		fields = append(fields, aat)
-		// The account's keys become the file's.
+		// Keys are upserted by secret (docs: datafile.md "Import"): a
+		// key the file does not name stays (one added through the admin
+		// API, say), a new one is added after the account's others, and
+		// an import never reactivates a deactivated key. A secret that
+		// another account holds is a conflict.
 		hashes := make([][]byte, len(a.Keys))
-		ords := make([]int32, len(a.Keys))
 		active := make([]bool, len(a.Keys))
 		for ki, k := range a.Keys {
 			h := auth.HashSecret(k.Key)
-			hashes[ki], ords[ki], active[ki] = h[:], int32(ki), k.Active
+			hashes[ki], active[ki] = h[:], k.Active
 		}
-		b.Queue(`DELETE FROM service_account_keys WHERE account_id = $1 AND ord >= $2`, a.ID, int32(len(a.Keys)))
+		var other int
+		err := tx.QueryRow(ctx, `SELECT coalesce(min(u.i), 0) FROM unnest($2::bytea[]) WITH ORDINALITY AS u(h, i)
+			JOIN service_account_keys k ON k.hash = u.h WHERE k.account_id <> $1`, a.ID, hashes).Scan(&other)
+		if err != nil {
+			return fmt.Errorf("%s.keys: %w", aat, err)
+		}
+		if other > 0 {
+			return fmt.Errorf("%s.keys[%d].key: the secret belongs to another service account: %w", aat, other-1, procure.ErrConflict)
+		}
+		b.Queue(`UPDATE service_account_keys k SET active = false FROM unnest($2::bytea[], $3::bool[]) AS u(h, a)
+			WHERE k.account_id = $1 AND k.hash = u.h AND k.active AND NOT u.a`, a.ID, hashes, active)
 		fields = append(fields, aat+".keys")
 		b.Queue(`INSERT INTO service_account_keys (account_id, ord, hash, active)
-			SELECT $1, u.o, u.h, u.a FROM unnest($2::int4[], $3::bytea[], $4::bool[]) AS u(o, h, a)
-			ON CONFLICT (account_id, ord) DO UPDATE SET hash = excluded.hash, active = excluded.active
-			WHERE `+distinct("service_account_keys", []string{"hash", "active"}), a.ID, ords, hashes, active)
+			SELECT $1, coalesce((SELECT max(ord) FROM service_account_keys WHERE account_id = $1), -1) + u.i, u.h, u.a
+			FROM unnest($2::bytea[], $3::bool[]) WITH ORDINALITY AS u(h, a, i)
+			WHERE NOT EXISTS (SELECT 1 FROM service_account_keys k WHERE k.account_id = $1 AND k.hash = u.h)`, a.ID, hashes, active)
 		fields = append(fields, aat+".keys")
 	}
 	return sendBatch(ctx, tx, b, func(i int, err error) error {

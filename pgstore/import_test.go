@@ -56,7 +56,7 @@ func TestImportTwiceChangesNothing(t *testing.T) {
 	}
 }
 
-// The import is an upsert (DECISIONS.md "Live data"): every entity of the
+// The import is an upsert (docs: live-data.md): every entity of the
 // file is created or replaced, with the file's dates - a supplier or user
 // changed since through the API gets the file's version back - and
 // entities not in the file are left alone; other communities are

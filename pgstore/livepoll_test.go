@@ -18,7 +18,7 @@ import (
 	"github.com/procurekit/procure/supplier"
 )
 
-// The proof of DECISIONS.md "Live data"'s stamping rule on a shared
+// The proof of docs: live-data.md's stamping rule on a shared
 // database: two nodes (two stores, two pools) run concurrent writers -
 // creates, replaces, contact writes and deletes of suppliers - while a
 // client polls one of them with modifiedSince = the largest modifiedDate

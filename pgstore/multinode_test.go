@@ -74,7 +74,7 @@ func call(tb testing.TB, srv *httptest.Server, method, path string, body any) ap
 
 // Two nodes on one database: of 50 concurrent creates of one new username,
 // spread across both, exactly one succeeds and the others are 400
-// DUPLICATE_USERNAME (DECISIONS.md "Users": concurrent requests never
+// DUPLICATE_USERNAME (docs: users.md: concurrent requests never
 // produce two users with one username); a rename on one node is visible on
 // the other at once.
 func TestMultiNode(t *testing.T) {

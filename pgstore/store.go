@@ -52,8 +52,7 @@ type options struct {
 func WithLogger(l *slog.Logger) Option { return func(o *options) { o.log = l } }
 
 // DefaultStatementTimeout bounds every statement of a store made by Open,
-// unless WithStatementTimeout or the DSN says otherwise (DECISIONS.md
-// "Limits": every database call is bounded; a request that hits the bound
+// unless WithStatementTimeout or the DSN says otherwise (docs: limits.md: every database call is bounded; a request that hits the bound
 // is a 503). Five seconds is far above any query of the API on good
 // indexes and far below the example server's write timeout, so a
 // statement that hits it fails before its request would hang.

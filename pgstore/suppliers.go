@@ -88,7 +88,7 @@ func collectSummary(row pgx.CollectableRow) (supplier.Summary, error) {
 
 // orderBy returns the ORDER BY list of a sort of the supplier list over
 // the columns of the table aliased t (suppliers or supplier_terms, whose
-// id column is idCol), exactly as DECISIONS.md "Paging" defines it: each
+// id column is idCol), exactly as docs: paging.md defines it: each
 // (field, direction) has its own index of the same keys.
 func orderBy(s paging.Sort, t, idCol string) (string, error) {
 	dir := " ASC"

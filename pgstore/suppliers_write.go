@@ -17,7 +17,7 @@ import (
 
 var _ supplier.Writer = (*Store)(nil)
 
-// How writes are stamped (DECISIONS.md "Live data"): every write of a
+// How writes are stamped (docs: live-data.md): every write of a
 // supplier, contact or remittance address runs in one transaction that
 // first locks its community's row (SELECT ... FOR UPDATE) and then reads
 // the stamp greatest(clock_timestamp(), communities.last_modified + 1 µs)

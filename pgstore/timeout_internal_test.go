@@ -14,8 +14,7 @@ import (
 	"github.com/procurekit/procure/user"
 )
 
-// Issue 11: a statement timeout on every pgstore call (DECISIONS.md
-// "Limits").
+// Issue 11: a statement timeout on every pgstore call (docs: limits.md).
 
 func openWith(tb testing.TB, dsn string, opts ...Option) *Store {
 	tb.Helper()

@@ -21,7 +21,7 @@ var (
 // matching auth.ErrUnknown (auth.TokenStore): what authentication needs
 // (community, scopes, expiry, revocation); Tokens lists the rest. It reads
 // the database on every call - there is no cache - so a token revoked on
-// any node is refused by the next request on this one (DECISIONS.md "Live
+// any node is refused by the next request on this one (docs: limits.md "Live
 // data" allows a second).
 func (s *Store) TokenByHash(ctx context.Context, h auth.Hash) (auth.Token, error) {
 	t := auth.Token{Hash: h}

@@ -8,7 +8,7 @@ import (
 	"github.com/procurekit/procure/auth"
 )
 
-// usageMinutes is a node's memory of lastUsedAt (docs: "Admin API"): for
+// usageMinutes is a node's memory of lastUsedAt (docs: admin.md): for
 // each credential it has seen authenticate, the latest minute it has
 // claimed for writing. A request whose minute is claimed already costs a
 // read lock and an atomic load, and no database call; so each node writes a

@@ -12,8 +12,7 @@ import (
 	"github.com/procurekit/procure/user"
 )
 
-// Usernames compare under Unicode simple case folding (DECISIONS.md
-// "Users"; user.UsernameKey): two usernames that strings.EqualFold calls
+// Usernames compare under Unicode simple case folding (docs: users.md; user.UsernameKey): two usernames that strings.EqualFold calls
 // equal cannot coexist, and lookups fold.
 
 // atVersion3 makes a database as a build with migrations 1 to 3 left it,

@@ -196,7 +196,7 @@ func (s *Store) UpdateUser(ctx context.Context, community, id string, apply func
 }
 
 // AutoRoles returns the role codes the community adds to every user
-// created or updated through the user API (DECISIONS.md "Users"), in the
+// created or updated through the user API (docs: users.md), in the
 // order of the data file; none for an unknown community.
 func (s *Store) AutoRoles(ctx context.Context, community string) ([]string, error) {
 	var roles []string

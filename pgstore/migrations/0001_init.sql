@@ -2,7 +2,7 @@
 --
 -- Tenancy: every row carries community_id and every query filters on it.
 --
--- Ordering (DECISIONS.md "Paging"): string sort keys are lower-cased by the
+-- Ordering (docs: paging.md): string sort keys are lower-cased by the
 -- application (Go's strings.ToLower, as memstore does, independent of the
 -- database's locale), compared in byte order (COLLATE "C"), NULL when the
 -- value is empty so that NULLS LAST puts them after all others in both

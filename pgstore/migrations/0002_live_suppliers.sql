@@ -1,4 +1,4 @@
--- 0002: live suppliers (DECISIONS.md "Live data").
+-- 0002: live suppliers (docs: live-data.md).
 --
 -- Suppliers, contacts and remittance addresses are now written one by one
 -- at runtime (supplier.Writer), so the per-order positions that 0001
@@ -6,7 +6,7 @@
 --
 --   * each of the six orders of the supplier list (name, createdDate,
 --     modifiedDate; asc and desc) has its own index, keyed exactly as the
---     order is defined (DECISIONS.md "Paging": name_key is the lower-cased
+--     order is defined (docs: paging.md: name_key is the lower-cased
 --     name, NULL when the name is empty, so NULLS LAST puts it after all
 --     others in both directions; ties on id ascending in both directions,
 --     which is why a descending order cannot reuse the ascending index
@@ -26,7 +26,7 @@
 --     keys (supplier_buckets).
 --
 -- Optional text columns become nullable: NULL is "no value", '' is an
--- explicit empty string (DECISIONS.md "Values round-trip exactly"). 0001
+-- explicit empty string (docs: values.md "Round trip"). 0001
 -- could not tell the two apart, so its '' become NULL. empty_text lists
 -- the JSON paths of optional text fields held as "" that live inside the
 -- JSON documents (supplier.TextPaths).

@@ -1,5 +1,5 @@
 -- Usernames compare under Unicode simple case folding (user.UsernameKey;
--- DECISIONS.md "Users"), no longer under lower-casing: username_key is
+-- docs: users.md), no longer under lower-casing: username_key is
 -- recomputed by the application for every username that is not plain
 -- ASCII (for ASCII both are the same), in the Go hook of this migration
 -- (foldUsernameKeys): SQL has no simple case folding. The unique index

@@ -1,4 +1,4 @@
--- 0005: the credential lifecycle (DECISIONS.md "Live data", "Admin API").
+-- 0005: the credential lifecycle (docs: live-data.md, "Admin API").
 --
 -- Tokens and service-account keys are now issued, revoked, deactivated
 -- and listed at runtime (auth.TokenWriter, auth.KeyWriter), so each gets
