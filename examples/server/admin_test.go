@@ -24,7 +24,7 @@ const testAdminToken = "server-test-admin-token-0123456789" // a test fixture
 // search the log for).
 type adminRun struct {
 	*running
-	admin  string // the admin listener's base URL
+	admin string // the admin listener's base URL
 
 	mu       sync.Mutex
 	requests int
