@@ -160,7 +160,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	log := newLogger(cfg, stderr)
+	lw := newLogWriter(stderr, 100*time.Millisecond)
+	defer lw.Close()
+	log := newLogger(cfg, lw)
 	log.Info("store", "kind", storeKind(cfg), "data", dataName(cfg.data))
 
 	data, store, closeStore, err := openData(ctx, cfg, log)
