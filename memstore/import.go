@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/netip"
 	"slices"
 	"time"
 
@@ -99,7 +98,7 @@ func (im *importer) Community(_ int, c *datafile.Community, _ int) error {
 // upsertCommunity applies the file's entry c, with its suppliers recs, to
 // a community the store holds.
 func (s *Store) upsertCommunity(ctx context.Context, c *datafile.Community, recs []supplier.Record) error {
-	if err := s.importConflicts(ctx, c); err != nil {
+	if err := s.importConflicts(c); err != nil {
 		return err
 	}
 	if _, err := s.PutCommunity(ctx, procure.Community{ID: c.ID, Name: c.Name, Region: string(c.Region), AutoRoles: c.AutoRoles}); err != nil {
@@ -125,7 +124,7 @@ func (s *Store) upsertCommunity(ctx context.Context, c *datafile.Community, recs
 
 // importConflicts refuses, before anything changes, a token, key, service
 // account or user of c that another community holds.
-func (s *Store) importConflicts(ctx context.Context, c *datafile.Community) error {
+func (s *Store) importConflicts(c *datafile.Community) error {
 	at := func(kind string, i int) string { return fmt.Sprintf("communities[id %s].%s[%d]", c.ID, kind, i) }
 	s.tokens.mu.RLock()
 	for i, t := range c.Tokens {
@@ -149,34 +148,14 @@ func (s *Store) importConflicts(ctx context.Context, c *datafile.Community) erro
 		}
 	}
 	s.accounts.mu.RUnlock()
+	s.users.mu.RLock()
+	defer s.users.mu.RUnlock()
 	for i, u := range c.Users {
-		if u.ID == "" {
-			continue
-		}
-		if _, err := s.UserByID(ctx, c.ID, u.ID); err == nil {
-			continue
-		}
-		if s.userIDTaken(u.ID) {
+		if e := s.users.byID[u.ID]; u.ID != "" && e != nil && e.community != c.ID {
 			return fmt.Errorf("%s.id: the user id belongs to another community: %w", at("users", i), procure.ErrConflict)
 		}
 	}
 	return nil
-}
-
-// userIDTaken reports whether any community holds a user with id.
-func (s *Store) userIDTaken(id string) bool {
-	s.communities.mu.RLock()
-	ids := make([]string, 0, len(s.communities.byID))
-	for cid := range s.communities.byID {
-		ids = append(ids, cid)
-	}
-	s.communities.mu.RUnlock()
-	for _, cid := range ids {
-		if _, err := s.UserByID(context.Background(), cid, id); err == nil {
-			return true
-		}
-	}
-	return false
 }
 
 // importSuppliers replaces the suppliers of recs in community, keeping
@@ -277,25 +256,20 @@ func (s *Store) importTokens(c *datafile.Community) {
 // replaced, keys are upserted by secret (a key stored but not in the file
 // is kept). An import never reactivates a deactivated key.
 func (s *Store) importAccounts(ctx context.Context, c *datafile.Community) error {
-	for i, a := range c.ServiceAccounts {
-		prefixes := make([]netip.Prefix, 0, len(a.AllowedIPs))
-		for _, ip := range a.AllowedIPs {
-			p, err := datafile.ParsePrefix(ip)
-			if err != nil {
-				return fmt.Errorf("serviceAccounts[%d].allowedIPs: %w", i, err)
-			}
-			prefixes = append(prefixes, p)
-		}
-		sa, err := s.PutServiceAccount(ctx, c.ID, a.ID, prefixes)
+	built, err := s.accounts.build(c) // parsed allowlists, hashed keys
+	if err != nil {
+		return err
+	}
+	for _, a := range built {
+		sa, err := s.PutServiceAccount(ctx, c.ID, a.ID, a.AllowedIPs)
 		if err != nil {
 			return err
 		}
 		for _, k := range a.Keys {
-			h := auth.HashSecret(k.Key)
-			j := slices.IndexFunc(sa.Keys, func(o auth.Key) bool { return o.Hash == h })
+			j := slices.IndexFunc(sa.Keys, func(o auth.Key) bool { return o.Hash == k.Hash })
 			switch {
 			case j < 0:
-				if _, err := s.AddKey(ctx, c.ID, a.ID, auth.Key{Hash: h, Active: k.Active}); err != nil {
+				if _, err := s.AddKey(ctx, c.ID, a.ID, auth.Key{Hash: k.Hash, Active: k.Active}); err != nil {
 					return err
 				}
 			case sa.Keys[j].Active && !k.Active:

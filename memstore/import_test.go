@@ -177,6 +177,12 @@ func TestImportStreamConflicts(t *testing.T) {
 	if !errors.Is(err, procure.ErrConflict) || !strings.Contains(err.Error(), "tokens[0].token") {
 		t.Fatalf("an import naming another community's token: %v; want ErrConflict naming tokens[0].token", err)
 	}
+	// So is a user id that imp holds.
+	takenUser := strings.NewReplacer(`"name": "Import Co"`, `"name": "Renamed"`, `"u-2"`, `"u-1"`).Replace(other)
+	_, err = s.ImportStream(ctx, strings.NewReader(takenUser))
+	if !errors.Is(err, procure.ErrConflict) || !strings.Contains(err.Error(), "users[0].id") {
+		t.Fatalf("an import naming another community's user id: %v; want ErrConflict naming users[0].id", err)
+	}
 	if c, _ := s.Community(ctx, "other"); c.Name != "Import Co" {
 		t.Errorf("the refused import renamed the community to %q", c.Name)
 	}
