@@ -9,7 +9,6 @@ import (
 	"maps"
 	"os"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/procurekit/procure/datafile"
@@ -36,32 +35,36 @@ func importFunc(store backend, log *slog.Logger) httpapi.ImportFunc {
 		return s.ImportStream(pgstore.WithoutStatementTimeout(ctx), r)
 	}
 	return func(ctx context.Context, r io.Reader) (map[string]int, error) {
-		start := time.Now()
 		log.InfoContext(ctx, "admin import started")
-		pr := &progressLog{r: r, ctx: ctx, log: log, start: start, last: start}
+		pr := newProgressLog(ctx, log, r, "admin import progress", 0)
 		counts, err := imp(ctx, pr)
 		if err != nil {
 			log.InfoContext(ctx, "admin import failed", "read_mb", pr.n>>20, "err", err)
 			return nil, err
 		}
-		attrs := []any{"duration", time.Since(start).Round(time.Millisecond), "read_mb", pr.n >> 20}
-		for _, k := range slices.Sorted(maps.Keys(counts)) {
-			attrs = append(attrs, k, counts[k])
-		}
-		log.InfoContext(ctx, "admin import", attrs...)
+		log.InfoContext(ctx, "admin import", countAttrs([]any{"duration", time.Since(pr.start).Round(time.Millisecond), "read_mb", pr.n >> 20}, counts)...)
 		return counts, nil
 	}
 }
 
-// progressLog logs how much of an admin import's body has been read,
-// every importEvery. The import reads it on one goroutine.
+// progressLog logs how much of an import's input has been read, every
+// importEvery, as msg with attrs first (and the percentage of size when it
+// is known). The import reads it on one goroutine.
 type progressLog struct {
 	r     io.Reader
 	ctx   context.Context
 	log   *slog.Logger
+	msg   string
+	attrs []any
+	size  int64 // 0: unknown
 	n     int64
 	start time.Time
 	last  time.Time
+}
+
+func newProgressLog(ctx context.Context, log *slog.Logger, r io.Reader, msg string, size int64, attrs ...any) *progressLog {
+	now := time.Now()
+	return &progressLog{r: r, ctx: ctx, log: log, msg: msg, attrs: attrs, size: size, start: now, last: now}
 }
 
 func (p *progressLog) Read(b []byte) (int, error) {
@@ -69,10 +72,22 @@ func (p *progressLog) Read(b []byte) (int, error) {
 	p.n += int64(n)
 	if now := time.Now(); now.Sub(p.last) >= importEvery {
 		p.last = now
-		p.log.InfoContext(p.ctx, "admin import progress", "read_mb", p.n>>20,
+		attrs := append(slices.Clip(p.attrs), "read_mb", p.n>>20,
 			"mb_per_s", int(float64(p.n>>20)/max(now.Sub(p.start).Seconds(), 0.001)))
+		if p.size > 0 {
+			attrs = append(attrs, "percent", p.n*100/p.size)
+		}
+		p.log.InfoContext(p.ctx, p.msg, attrs...)
 	}
 	return n, err
+}
+
+// countAttrs are an import's counts as log attributes, by kind in order.
+func countAttrs(attrs []any, counts map[string]int) []any {
+	for _, k := range slices.Sorted(maps.Keys(counts)) {
+		attrs = append(attrs, k, counts[k])
+	}
+	return attrs
 }
 
 // importEvery is how often an import (at start, or over the admin API)
@@ -96,34 +111,14 @@ func importData(ctx context.Context, cfg config, log *slog.Logger) (loaded, back
 	if err != nil {
 		return loaded{}, nil, nil, err
 	}
-	start := time.Now()
-	var mu sync.Mutex
-	last := start
-	progress := func(n int64) {
-		mu.Lock()
-		defer mu.Unlock()
-		now := time.Now()
-		if now.Sub(last) < importEvery {
-			return
-		}
-		last = now
-		attrs := []any{"file", cfg.data, "read_mb", n >> 20, "mb_per_s", int(float64(n>>20) / now.Sub(start).Seconds())}
-		if size > 0 {
-			attrs = append(attrs, "percent", n*100/size)
-		}
-		log.Info("import progress", attrs...)
-	}
 	log.Info("import started", "file", cfg.data, "size_mb", size>>20)
-	counts, err := pg.ImportStreamWith(pgstore.WithoutStatementTimeout(ctx), bufio.NewReaderSize(f, 1<<20), pgstore.ImportOptions{Progress: progress})
+	pr := newProgressLog(ctx, log, bufio.NewReaderSize(f, 1<<20), "import progress", size, "file", cfg.data)
+	counts, err := pg.ImportStream(pgstore.WithoutStatementTimeout(ctx), pr)
 	if err != nil {
 		pg.Close()
 		return loaded{}, nil, nil, fmt.Errorf("%s: %w", cfg.data, err)
 	}
-	attrs := []any{"file", cfg.data, "duration", time.Since(start).Round(time.Millisecond)}
-	for _, k := range slices.Sorted(maps.Keys(counts)) {
-		attrs = append(attrs, k, counts[k])
-	}
-	log.Info("import done", attrs...)
+	log.Info("import done", countAttrs([]any{"file", cfg.data, "duration", time.Since(pr.start).Round(time.Millisecond)}, counts)...)
 	// The banner of a -data file tells the counts only.
 	return loaded{file: &datafile.File{Communities: make([]datafile.Community, counts["communities"])}, suppliers: counts["suppliers"]}, pg, pg.Close, nil
 }
