@@ -257,53 +257,12 @@ func (s *Store) PutContact(ctx context.Context, community string, supplierID uui
 	}
 	in = cloneContact(in)
 	in.CleanEmptyText()
-	c, err := s.begin(ctx, community)
-	if err != nil {
-		return supplier.Contact{}, err
-	}
-	defer c.wmu.Unlock()
-	old := c.current(supplierID)
-	if old == nil {
-		return supplier.Contact{}, notFound(supplierID)
-	}
-	i := slices.IndexFunc(old.contacts, func(x supplier.Contact) bool { return x.ID == in.ID })
-	if i >= 0 && sameContact(&old.contacts[i], &in, false) {
-		return old.contacts[i], nil
-	}
-	now := c.stamp(s.suppliers.clock)
-	in.ModifiedDate, in.CreatedDate = now, now
-	contacts := slices.Clone(old.contacts)
-	if i >= 0 {
-		in.CreatedDate = contacts[i].CreatedDate
-		contacts[i] = in
-	} else {
-		contacts = append(contacts, in)
-	}
-	rec := old.with(now, contacts, old.addrs)
-	if err := c.replace(supplierID, &rec); err != nil {
-		return supplier.Contact{}, err
-	}
-	return in, nil
+	return putChild(s, ctx, community, supplierID, in, contactsOf)
 }
 
 // DeleteContact implements supplier.Writer.
 func (s *Store) DeleteContact(ctx context.Context, community string, supplierID, id uuid.UUID) error {
-	c, err := s.begin(ctx, community)
-	if err != nil {
-		return err
-	}
-	defer c.wmu.Unlock()
-	old := c.current(supplierID)
-	if old == nil {
-		return notFound(supplierID)
-	}
-	i := slices.IndexFunc(old.contacts, func(x supplier.Contact) bool { return x.ID == id })
-	if i < 0 {
-		return fmt.Errorf("%w: contact %s of supplier %s", supplier.ErrNotFound, id, supplierID)
-	}
-	now := c.stamp(s.suppliers.clock)
-	rec := old.with(now, slices.Delete(slices.Clone(old.contacts), i, i+1), old.addrs)
-	return c.replace(supplierID, &rec)
+	return deleteChild(s, ctx, community, supplierID, id, contactsOf)
 }
 
 // PutRemittanceAddress implements supplier.Writer.
@@ -316,37 +275,91 @@ func (s *Store) PutRemittanceAddress(ctx context.Context, community string, supp
 	}
 	in = cloneRemittance(in)
 	in.CleanEmptyText()
-	c, err := s.begin(ctx, community)
-	if err != nil {
-		return supplier.RemittanceAddress{}, err
-	}
-	defer c.wmu.Unlock()
-	old := c.current(supplierID)
-	if old == nil {
-		return supplier.RemittanceAddress{}, notFound(supplierID)
-	}
-	i := slices.IndexFunc(old.addrs, func(x supplier.RemittanceAddress) bool { return x.ID == in.ID })
-	if i >= 0 && sameRemittance(&old.addrs[i], &in, false) {
-		return old.addrs[i], nil
-	}
-	now := c.stamp(s.suppliers.clock)
-	in.ModifiedDate, in.CreatedDate = now, now
-	addrs := slices.Clone(old.addrs)
-	if i >= 0 {
-		in.CreatedDate = addrs[i].CreatedDate
-		addrs[i] = in
-	} else {
-		addrs = append(addrs, in)
-	}
-	rec := old.with(now, old.contacts, addrs)
-	if err := c.replace(supplierID, &rec); err != nil {
-		return supplier.RemittanceAddress{}, err
-	}
-	return in, nil
+	return putChild(s, ctx, community, supplierID, in, addressesOf)
 }
 
 // DeleteRemittanceAddress implements supplier.Writer.
 func (s *Store) DeleteRemittanceAddress(ctx context.Context, community string, supplierID, id uuid.UUID) error {
+	return deleteChild(s, ctx, community, supplierID, id, addressesOf)
+}
+
+// children describes one list a supplier owns (its contacts or its
+// remittance addresses) to putChild and deleteChild.
+type children[T any] struct {
+	kind  string                                                   // for errors
+	of    func(*supplierRec) []T                                   // the stored list
+	with  func(rec *supplierRec, now time.Time, l []T) supplierRec // rec with l instead
+	id    func(*T) uuid.UUID
+	same  func(a, b *T) bool // equal but for dates
+	dates func(*T) (modified, created *time.Time)
+}
+
+var (
+	contactsOf = children[supplier.Contact]{
+		kind: "contact",
+		of:   func(r *supplierRec) []supplier.Contact { return r.contacts },
+		with: func(r *supplierRec, now time.Time, l []supplier.Contact) supplierRec { return r.with(now, l, r.addrs) },
+		id:   func(c *supplier.Contact) uuid.UUID { return c.ID },
+		same: func(a, b *supplier.Contact) bool { return sameContact(a, b, false) },
+		dates: func(c *supplier.Contact) (*time.Time, *time.Time) {
+			return &c.ModifiedDate, &c.CreatedDate
+		},
+	}
+	addressesOf = children[supplier.RemittanceAddress]{
+		kind: "remittance address",
+		of:   func(r *supplierRec) []supplier.RemittanceAddress { return r.addrs },
+		with: func(r *supplierRec, now time.Time, l []supplier.RemittanceAddress) supplierRec {
+			return r.with(now, r.contacts, l)
+		},
+		id:   func(a *supplier.RemittanceAddress) uuid.UUID { return a.ID },
+		same: func(a, b *supplier.RemittanceAddress) bool { return sameRemittance(a, b, false) },
+		dates: func(a *supplier.RemittanceAddress) (*time.Time, *time.Time) {
+			return &a.ModifiedDate, &a.CreatedDate
+		},
+	}
+)
+
+// putChild creates or replaces in, validated and copied, in the list k of
+// the supplier: an equal one (dates aside) is returned as stored and
+// stamps nothing; otherwise in and its supplier are stamped, and a
+// replaced one keeps its createdDate.
+func putChild[T any](s *Store, ctx context.Context, community string, supplierID uuid.UUID, in T, k children[T]) (T, error) {
+	var zero T
+	c, err := s.begin(ctx, community)
+	if err != nil {
+		return zero, err
+	}
+	defer c.wmu.Unlock()
+	old := c.current(supplierID)
+	if old == nil {
+		return zero, notFound(supplierID)
+	}
+	list := k.of(old)
+	i := slices.IndexFunc(list, func(x T) bool { return k.id(&x) == k.id(&in) })
+	if i >= 0 && k.same(&list[i], &in) {
+		return list[i], nil
+	}
+	now := c.stamp(s.suppliers.clock)
+	modified, created := k.dates(&in)
+	*modified, *created = now, now
+	list = slices.Clone(list)
+	if i >= 0 {
+		_, was := k.dates(&list[i])
+		*created = *was
+		list[i] = in
+	} else {
+		list = append(list, in)
+	}
+	rec := k.with(old, now, list)
+	if err := c.replace(supplierID, &rec); err != nil {
+		return zero, err
+	}
+	return in, nil
+}
+
+// deleteChild removes the entry id from the list k of the supplier and
+// stamps the supplier.
+func deleteChild[T any](s *Store, ctx context.Context, community string, supplierID, id uuid.UUID, k children[T]) error {
 	c, err := s.begin(ctx, community)
 	if err != nil {
 		return err
@@ -356,12 +369,13 @@ func (s *Store) DeleteRemittanceAddress(ctx context.Context, community string, s
 	if old == nil {
 		return notFound(supplierID)
 	}
-	i := slices.IndexFunc(old.addrs, func(x supplier.RemittanceAddress) bool { return x.ID == id })
+	list := k.of(old)
+	i := slices.IndexFunc(list, func(x T) bool { return k.id(&x) == id })
 	if i < 0 {
-		return fmt.Errorf("%w: remittance address %s of supplier %s", supplier.ErrNotFound, id, supplierID)
+		return fmt.Errorf("%w: %s %s of supplier %s", supplier.ErrNotFound, k.kind, id, supplierID)
 	}
 	now := c.stamp(s.suppliers.clock)
-	rec := old.with(now, old.contacts, slices.Delete(slices.Clone(old.addrs), i, i+1))
+	rec := k.with(old, now, slices.Delete(slices.Clone(list), i, i+1))
 	return c.replace(supplierID, &rec)
 }
 
