@@ -387,47 +387,7 @@ func (s *Store) PutContact(ctx context.Context, community string, supplierID uui
 		return supplier.Contact{}, err
 	}
 	c.CleanEmptyText()
-	var out supplier.Contact
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		var old supplier.Contact
-		var found bool
-		stamp, keys, err := lockSupplier(ctx, tx, community, supplierID, func(b *pgx.Batch) {
-			queueLoadDoc(b, "supplier_contacts", community, supplierID, c.ID, &old, &found, setContactEmptyText)
-		})
-		if err != nil {
-			return err
-		}
-		if found && sameContent(old, c, zeroContactDates) {
-			out = old
-			return nil
-		}
-		c.ModifiedDate, c.CreatedDate = stamp, stamp
-		if found {
-			c.CreatedDate = old.CreatedDate
-		}
-		doc, err := json.Marshal(c)
-		if err != nil {
-			return err
-		}
-		b := &pgx.Batch{}
-		b.Queue(`INSERT INTO supplier_contacts (community_id, supplier_id, id, name_key, doc, empty_text) VALUES ($1, $2, $3, $4, $5, $6)
-			ON CONFLICT (community_id, supplier_id, id) DO UPDATE SET name_key = excluded.name_key, doc = excluded.doc, empty_text = excluded.empty_text`,
-			community, supplierID, c.ID, nullKey(c.Name), doc, contactEmptyText(&c))
-		var split []bucketRef
-		queueStampSupplier(b, community, supplierID, keys, stamp, &split)
-		if err := tx.SendBatch(ctx, b).Close(); err != nil {
-			return err
-		}
-		if err := splitBuckets(ctx, tx, community, split); err != nil {
-			return err
-		}
-		out, err = cloneContact(c)
-		return err
-	})
-	if err != nil {
-		return supplier.Contact{}, writeError("put contact", err)
-	}
-	return out, nil
+	return putChild(s, ctx, community, supplierID, c, contactChildren)
 }
 
 // DeleteContact removes a contact and stamps its supplier
@@ -446,34 +406,84 @@ func (s *Store) PutRemittanceAddress(ctx context.Context, community string, supp
 		return supplier.RemittanceAddress{}, err
 	}
 	a.CleanEmptyText()
-	var out supplier.RemittanceAddress
+	return putChild(s, ctx, community, supplierID, a, addressChildren)
+}
+
+// childTable describes a table of a supplier's children (contacts or
+// remittance addresses) to putChild.
+type childTable[T any] struct {
+	table, kind string
+	id          func(*T) uuid.UUID
+	restore     func(*T, []string) // sets EmptyText from its column
+	zeroDates   func(*T)
+	dates       func(*T) (modified, created *time.Time)
+	// upsert queues the write of v, whose JSON is doc.
+	upsert func(b *pgx.Batch, community string, supplierID uuid.UUID, v *T, doc []byte)
+	clone  func(T) (T, error)
+}
+
+var (
+	contactChildren = childTable[supplier.Contact]{
+		table: "supplier_contacts", kind: "contact",
+		id:        func(c *supplier.Contact) uuid.UUID { return c.ID },
+		restore:   setContactEmptyText,
+		zeroDates: zeroContactDates,
+		dates:     func(c *supplier.Contact) (*time.Time, *time.Time) { return &c.ModifiedDate, &c.CreatedDate },
+		upsert: func(b *pgx.Batch, community string, supplierID uuid.UUID, c *supplier.Contact, doc []byte) {
+			b.Queue(`INSERT INTO supplier_contacts (community_id, supplier_id, id, name_key, doc, empty_text) VALUES ($1, $2, $3, $4, $5, $6)
+			ON CONFLICT (community_id, supplier_id, id) DO UPDATE SET name_key = excluded.name_key, doc = excluded.doc, empty_text = excluded.empty_text`,
+				community, supplierID, c.ID, nullKey(c.Name), doc, contactEmptyText(c))
+		},
+		clone: cloneContact,
+	}
+	addressChildren = childTable[supplier.RemittanceAddress]{
+		table: "remittance_addresses", kind: "remittance address",
+		id:        func(a *supplier.RemittanceAddress) uuid.UUID { return a.ID },
+		restore:   setAddressEmptyText,
+		zeroDates: zeroAddressDates,
+		dates:     func(a *supplier.RemittanceAddress) (*time.Time, *time.Time) { return &a.ModifiedDate, &a.CreatedDate },
+		upsert: func(b *pgx.Batch, community string, supplierID uuid.UUID, a *supplier.RemittanceAddress, doc []byte) {
+			b.Queue(`INSERT INTO remittance_addresses (community_id, supplier_id, id, company_name_key, modified_date, doc, empty_text)
+			VALUES ($1, $2, $3, $4, $5, $6, $7)
+			ON CONFLICT (community_id, supplier_id, id) DO UPDATE SET company_name_key = excluded.company_name_key,
+				modified_date = excluded.modified_date, doc = excluded.doc, empty_text = excluded.empty_text`,
+				community, supplierID, a.ID, nullKey(a.CompanyName), a.ModifiedDate, doc, addressEmptyText(a))
+		},
+		clone: cloneAddress,
+	}
+)
+
+// putChild writes v, validated, into the table t under its supplier's
+// lock: an equal one (dates aside) is returned as stored and stamps
+// nothing; otherwise v and its supplier get the stamp, and a replaced one
+// keeps its createdDate.
+func putChild[T any](s *Store, ctx context.Context, community string, supplierID uuid.UUID, v T, t childTable[T]) (T, error) {
+	var out T
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		var old supplier.RemittanceAddress
+		var old T
 		var found bool
 		stamp, keys, err := lockSupplier(ctx, tx, community, supplierID, func(b *pgx.Batch) {
-			queueLoadDoc(b, "remittance_addresses", community, supplierID, a.ID, &old, &found, setAddressEmptyText)
+			queueLoadDoc(b, t.table, community, supplierID, t.id(&v), &old, &found, t.restore)
 		})
 		if err != nil {
 			return err
 		}
-		if found && sameContent(old, a, zeroAddressDates) {
+		if found && sameContent(old, v, t.zeroDates) {
 			out = old
 			return nil
 		}
-		a.ModifiedDate, a.CreatedDate = stamp, stamp
+		modified, created := t.dates(&v)
+		*modified, *created = stamp, stamp
 		if found {
-			a.CreatedDate = old.CreatedDate
+			_, was := t.dates(&old)
+			*created = *was
 		}
-		doc, err := json.Marshal(a)
+		doc, err := json.Marshal(v)
 		if err != nil {
 			return err
 		}
 		b := &pgx.Batch{}
-		b.Queue(`INSERT INTO remittance_addresses (community_id, supplier_id, id, company_name_key, modified_date, doc, empty_text)
-			VALUES ($1, $2, $3, $4, $5, $6, $7)
-			ON CONFLICT (community_id, supplier_id, id) DO UPDATE SET company_name_key = excluded.company_name_key,
-				modified_date = excluded.modified_date, doc = excluded.doc, empty_text = excluded.empty_text`,
-			community, supplierID, a.ID, nullKey(a.CompanyName), a.ModifiedDate, doc, addressEmptyText(&a))
+		t.upsert(b, community, supplierID, &v, doc)
 		var split []bucketRef
 		queueStampSupplier(b, community, supplierID, keys, stamp, &split)
 		if err := tx.SendBatch(ctx, b).Close(); err != nil {
@@ -482,11 +492,12 @@ func (s *Store) PutRemittanceAddress(ctx context.Context, community string, supp
 		if err := splitBuckets(ctx, tx, community, split); err != nil {
 			return err
 		}
-		out, err = cloneAddress(a)
+		out, err = t.clone(v)
 		return err
 	})
 	if err != nil {
-		return supplier.RemittanceAddress{}, writeError("put remittance address", err)
+		var zero T
+		return zero, writeError("put "+t.kind, err)
 	}
 	return out, nil
 }
