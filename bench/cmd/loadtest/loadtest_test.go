@@ -205,6 +205,8 @@ func TestParseFlags(t *testing.T) {
 		{"both postgres flags", []string{"-postgres", "-postgres-dsn", "postgres://x"}, "give one"},
 		{"unknown scenario", []string{"-scenarios", "nope"}, `unknown scenario "nope"`},
 		{"stray argument", []string{"now"}, `unexpected argument "now"`},
+		{"preloaded without a database", []string{"-preloaded", "-data", "x.json", "-manifest", "m.json"}, "-preloaded needs -postgres-dsn"},
+		{"preloaded without the data", []string{"-preloaded", "-postgres-dsn", "postgres://x"}, "-preloaded needs -postgres-dsn and the -data"},
 		{"negative writes", []string{"-writes", "-1"}, "-writes: must be from 0 to 100000"},
 	}
 	for _, tt := range tests {

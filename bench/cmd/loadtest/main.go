@@ -73,6 +73,7 @@ type options struct {
 	manifestFile     string
 	postgres         bool
 	postgresDSN      string
+	preloaded        bool
 	work             string
 	keep             bool
 	out              string
@@ -99,6 +100,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.manifestFile, "manifest", "", "the examples/gendata -manifest `file` of -data")
 	fs.BoolVar(&o.postgres, "postgres", false, "serve from a throwaway PostgreSQL server started for the run")
 	fs.StringVar(&o.postgresDSN, "postgres-dsn", "", "serve from this PostgreSQL database instead (its data is replaced by the import)")
+	fs.BoolVar(&o.preloaded, "preloaded", false, "with -postgres-dsn and -data: the database already holds the data file (imported by an earlier run or by procurectl import), so the server starts without importing it")
 	fs.StringVar(&o.work, "work", "", "work `directory` (default: a new temporary one, removed at the end)")
 	fs.BoolVar(&o.keep, "keep", false, "keep the work directory (data, logs, scripts, fixtures)")
 	fs.StringVar(&o.out, "o", "", "also write the report to `file`")
@@ -128,6 +130,8 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		return o, errors.New("-data and -manifest go together (examples/gendata -o FILE -manifest FILE)")
 	case o.postgres && o.postgresDSN != "":
 		return o, errors.New("-postgres and -postgres-dsn: give one")
+	case o.preloaded && (o.postgresDSN == "" || o.dataFile == ""):
+		return o, errors.New("-preloaded needs -postgres-dsn and the -data/-manifest the database holds")
 	case o.writes < 0 || o.writes > 100000:
 		return o, fmt.Errorf("-writes: must be from 0 to 100000 per second (got %d)", o.writes)
 	}
@@ -239,7 +243,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 	}
 
 	backend := "memstore"
-	serverArgs := []string{"-data", dataFile}
+	var serverArgs []string
+	if !o.preloaded {
+		serverArgs = []string{"-data", dataFile}
+	}
 	dsn := o.postgresDSN
 	if o.postgres {
 		logf("starting a throwaway PostgreSQL server")
