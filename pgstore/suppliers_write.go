@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/procurekit/procure"
 	"github.com/procurekit/procure/supplier"
@@ -103,12 +104,30 @@ func updateSet(cols []string) string {
 // more, when not nil, queues reads that run after the lock in the same
 // round trip.
 func lockCommunity(ctx context.Context, tx pgx.Tx, community string, more func(b *pgx.Batch)) (time.Time, error) {
-	var stamp time.Time
-	found := false
+	var lk communityLock
 	b := &pgx.Batch{}
+	lk.queue(b, community)
+	if more != nil {
+		more(b)
+	}
+	if err := tx.SendBatch(ctx, b).Close(); err != nil {
+		return time.Time{}, err
+	}
+	return lk.result(community)
+}
+
+// communityLock is the lock of a community's row and the stamp of the
+// write that holds it, queued into a batch.
+type communityLock struct {
+	found bool
+	stamp time.Time
+}
+
+// queue queues the lock and the read of the stamp.
+func (lk *communityLock) queue(b *pgx.Batch, community string) {
 	b.Queue(`SELECT 1 FROM communities WHERE id = $1 FOR UPDATE`, community).Query(func(rows pgx.Rows) error {
 		for rows.Next() {
-			found = true
+			lk.found = true
 		}
 		return rows.Err()
 	})
@@ -117,22 +136,109 @@ func lockCommunity(ctx context.Context, tx pgx.Tx, community string, more func(b
 	b.Queue(`SELECT greatest(clock_timestamp(), coalesce(last_modified + interval '1 microsecond', '-infinity'))
 		FROM communities WHERE id = $1`, community).Query(func(rows pgx.Rows) error {
 		for rows.Next() {
-			if err := rows.Scan(&stamp); err != nil {
+			if err := rows.Scan(&lk.stamp); err != nil {
 				return err
 			}
 		}
 		return rows.Err()
 	})
-	if more != nil {
-		more(b)
-	}
-	if err := tx.SendBatch(ctx, b).Close(); err != nil {
-		return time.Time{}, err
-	}
-	if !found {
+}
+
+// result returns the stamp once the batch has run, or an error matching
+// procure.ErrUnknownCommunity.
+func (lk *communityLock) result(community string) (time.Time, error) {
+	if !lk.found {
 		return time.Time{}, fmt.Errorf("pgstore: community %q: %w", community, procure.ErrUnknownCommunity)
 	}
-	return supplier.NormalizeTime(stamp), nil
+	return supplier.NormalizeTime(lk.stamp), nil
+}
+
+// Write transactions in two round trips. A write is a transaction that
+// locks its community, reads what it replaces, decides in Go what to
+// write, and writes. With BEGIN, the lock and the reads sent as one
+// pipelined batch, and the writes and COMMIT as another, it costs two
+// round trips instead of four (BEGIN, reads, writes, COMMIT): the lock is
+// held for one round trip and the Go decision in between, as before. A
+// write that changes nothing, or fails, ends with a ROLLBACK instead.
+//
+// The rare follow-up work that must read what the writes did (splitting a
+// bucket that grew past twice its size, buckets.go) runs after the commit
+// in a transaction of its own under the same lock: the counts are exact
+// either way, a bucket only stays larger than intended until it runs.
+
+// beginWrite returns a batch that starts a write transaction: queue the
+// lock and the reads into it and pass it to runWrite.
+func beginWrite() *pgx.Batch {
+	b := &pgx.Batch{}
+	b.Queue(`BEGIN`)
+	return b
+}
+
+// runWrite runs first (from beginWrite), then decide, which reads what
+// first's statements scanned and returns the statements that write, or
+// nil to end the transaction without writing. The writes are sent with
+// COMMIT. An error from decide or from either batch rolls the transaction
+// back and is returned.
+func (s *Store) runWrite(ctx context.Context, first *pgx.Batch, decide func() (*pgx.Batch, error)) error {
+	conn, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return err
+	}
+	// A connection whose transaction could not be ended is closed by
+	// Release (pgxpool never reuses one in a transaction), which ends
+	// the transaction on the server.
+	defer conn.Release()
+	rollback := func(err error) error {
+		if pc := conn.Conn().PgConn(); !pc.IsClosed() && pc.TxStatus() != 'I' {
+			_, _ = pc.Exec(ctx, "ROLLBACK").ReadAll()
+		}
+		return err
+	}
+	if err := conn.SendBatch(ctx, first).Close(); err != nil {
+		return rollback(err)
+	}
+	second, err := decide()
+	if err != nil || second == nil {
+		return rollback(err)
+	}
+	second.Queue(`COMMIT`)
+	if err := conn.SendBatch(ctx, second).Close(); err != nil {
+		return rollback(err)
+	}
+	return nil
+}
+
+// splitLater splits, after the write that grew them committed, the
+// buckets it reported past twice bucketSize: under the community's lock,
+// each one that still is (another write may have split it meanwhile). A
+// failure leaves the bucket whole, exact and only larger than intended;
+// the next write that grows it tries again.
+func (s *Store) splitLater(ctx context.Context, community string, refs []bucketRef) {
+	if len(refs) == 0 {
+		return
+	}
+	_ = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		if _, err := lockCommunity(ctx, tx, community, nil); err != nil {
+			return err
+		}
+		var cur []bucketRef
+		for _, ref := range refs {
+			var n int64
+			err := tx.QueryRow(ctx, `SELECT n FROM supplier_buckets WHERE community_id = $1 AND ord = $2 AND lo = $3`,
+				community, int16(ref.ord), ref.lo).Scan(&n)
+			if errors.Is(err, pgx.ErrNoRows) {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			if n > 2*int64(bucketSize) {
+				ref.n = n
+				cur = append(cur, ref)
+			}
+		}
+		return splitBuckets(ctx, tx, community, cur)
+	})
 }
 
 // queueTerms queues the statements that rewrite the search terms of
@@ -175,22 +281,25 @@ func (s *Store) PutSupplier(ctx context.Context, community string, r supplier.Re
 	r.Normalize()
 	r.CleanEmptyText()
 	var out supplier.Detail
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		var old supplier.Record
-		var found bool
-		stamp, err := lockCommunity(ctx, tx, community, func(b *pgx.Batch) {
-			b.Queue(loadRecordSQL, community, r.ID).Query(func(rows pgx.Rows) error {
-				var err error
-				old, found, err = collectRecord(rows)
-				return err
-			})
-		})
+	var old supplier.Record
+	var found bool
+	var lk communityLock
+	var split []bucketRef
+	first := beginWrite()
+	lk.queue(first, community)
+	first.Queue(loadRecordSQL, community, r.ID).Query(func(rows pgx.Rows) error {
+		var err error
+		old, found, err = collectRecord(rows)
+		return err
+	})
+	err := s.runWrite(ctx, first, func() (*pgx.Batch, error) {
+		stamp, err := lk.result(community)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if found && sameContent(old, r, zeroRecordDates) {
 			out = old.Detail
-			return nil
+			return nil, nil
 		}
 		r.ModifiedDate, r.CreatedDate = stamp, stamp
 		if found {
@@ -199,7 +308,7 @@ func (s *Store) PutSupplier(ctx context.Context, community string, r supplier.Re
 		stampNested(&r.Detail, &old.Detail, stamp)
 		row, err := supplierRow(community, &r)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		b := &pgx.Batch{}
 		b.Queue(upsertSupplierSQL, row...)
@@ -218,20 +327,14 @@ func (s *Store) PutSupplier(ctx context.Context, community string, r supplier.Re
 		if found {
 			oldKeys = keysOf(old.Name, old.CreatedDate, old.ModifiedDate)
 		}
-		var split []bucketRef
 		queueBucketDeltas(b, community, keyDeltas(oldKeys, keysOf(r.Name, r.CreatedDate, r.ModifiedDate)), &split)
-		if err := tx.SendBatch(ctx, b).Close(); err != nil {
-			return err
-		}
-		if err := splitBuckets(ctx, tx, community, split); err != nil {
-			return err
-		}
 		out, err = cloneDetail(r.Detail)
-		return err
+		return b, err
 	})
 	if err != nil {
 		return supplier.Detail{}, writeError("put supplier", err)
 	}
+	s.splitLater(ctx, community, split)
 	return out, nil
 }
 
@@ -277,28 +380,27 @@ func writeError(op string, err error) error {
 // DeleteSupplier removes a supplier with its contacts and remittance
 // addresses (supplier.Writer). Nothing is stamped: the supplier is gone.
 func (s *Store) DeleteSupplier(ctx context.Context, community string, id uuid.UUID) error {
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		if _, err := lockCommunity(ctx, tx, community, nil); err != nil {
-			return err
+	var lk communityLock
+	var keys *supplierKeys
+	first := beginWrite()
+	lk.queue(first, community)
+	first.Queue(`DELETE FROM suppliers WHERE community_id = $1 AND id = $2 RETURNING name, created_date, modified_date`,
+		community, id).Query(func(rows pgx.Rows) error { return scanKeys(rows, &keys) })
+	err := s.runWrite(ctx, first, func() (*pgx.Batch, error) {
+		if _, err := lk.result(community); err != nil {
+			return nil, err
 		}
-		var name *string
-		var created, modified time.Time
-		err := tx.QueryRow(ctx, `DELETE FROM suppliers WHERE community_id = $1 AND id = $2 RETURNING name, created_date, modified_date`,
-			community, id).Scan(&name, &created, &modified)
-		if errors.Is(err, pgx.ErrNoRows) {
-			return fmt.Errorf("supplier %s: %w", id, supplier.ErrNotFound)
-		}
-		if err != nil {
-			return err
+		if keys == nil {
+			return nil, fmt.Errorf("supplier %s: %w", id, supplier.ErrNotFound)
 		}
 		b := &pgx.Batch{}
-		var split []bucketRef
-		queueBucketDeltas(b, community, keyDeltas(keysOf(deref(name), created, modified), nil), &split)
+		var split []bucketRef // a count that falls splits nothing
+		queueBucketDeltas(b, community, keyDeltas(keys, nil), &split)
 		for _, table := range []string{"supplier_terms", "supplier_contacts", "remittance_addresses"} {
 			b.Queue(`DELETE FROM `+table+` WHERE community_id = $1 AND supplier_id = $2`, community, id)
 		}
 		b.Queue(`UPDATE communities SET supplier_count = supplier_count - 1 WHERE id = $1`, community)
-		return tx.SendBatch(ctx, b).Close()
+		return b, nil
 	})
 	if err != nil {
 		return writeError("delete supplier", err)
@@ -306,35 +408,45 @@ func (s *Store) DeleteSupplier(ctx context.Context, community string, id uuid.UU
 	return nil
 }
 
-// lockSupplier locks the community and checks that it holds the supplier;
-// it returns the write's stamp and the supplier's sort keys. more, when
-// not nil, queues reads that run after the lock in the same round trip.
-func lockSupplier(ctx context.Context, tx pgx.Tx, community string, id uuid.UUID, more func(b *pgx.Batch)) (time.Time, *supplierKeys, error) {
-	var keys *supplierKeys
-	stamp, err := lockCommunity(ctx, tx, community, func(b *pgx.Batch) {
-		b.Queue(`SELECT name, created_date, modified_date FROM suppliers WHERE community_id = $1 AND id = $2`, community, id).
-			Query(func(rows pgx.Rows) error {
-				for rows.Next() {
-					var name *string
-					var created, modified time.Time
-					if err := rows.Scan(&name, &created, &modified); err != nil {
-						return err
-					}
-					keys = keysOf(deref(name), created, modified)
-				}
-				return rows.Err()
-			})
-		if more != nil {
-			more(b)
+// scanKeys reads the name, createdDate and modifiedDate of at most one
+// supplier into *keys (left nil when there is none).
+func scanKeys(rows pgx.Rows, keys **supplierKeys) error {
+	for rows.Next() {
+		var name *string
+		var created, modified time.Time
+		if err := rows.Scan(&name, &created, &modified); err != nil {
+			return err
 		}
-	})
+		*keys = keysOf(deref(name), created, modified)
+	}
+	return rows.Err()
+}
+
+// supplierLock is a community's lock (communityLock) and the sort keys of
+// one of its suppliers, queued into a batch.
+type supplierLock struct {
+	communityLock
+	keys *supplierKeys
+}
+
+// queue queues the lock and the read of the supplier's keys.
+func (sl *supplierLock) queue(b *pgx.Batch, community string, id uuid.UUID) {
+	sl.communityLock.queue(b, community)
+	b.Queue(`SELECT name, created_date, modified_date FROM suppliers WHERE community_id = $1 AND id = $2`, community, id).
+		Query(func(rows pgx.Rows) error { return scanKeys(rows, &sl.keys) })
+}
+
+// result returns the write's stamp, or an error matching
+// procure.ErrUnknownCommunity or supplier.ErrNotFound.
+func (sl *supplierLock) result(community string, id uuid.UUID) (time.Time, error) {
+	stamp, err := sl.communityLock.result(community)
 	if err != nil {
-		return stamp, nil, err
+		return stamp, err
 	}
-	if keys == nil {
-		return stamp, nil, fmt.Errorf("supplier %s: %w", id, supplier.ErrNotFound)
+	if sl.keys == nil {
+		return stamp, fmt.Errorf("supplier %s: %w", id, supplier.ErrNotFound)
 	}
-	return stamp, keys, nil
+	return stamp, nil
 }
 
 func deref(s *string) string {
@@ -458,19 +570,21 @@ var (
 // nothing; otherwise v and its supplier get the stamp, and a replaced one
 // keeps its createdDate.
 func putChild[T any](s *Store, ctx context.Context, community string, supplierID uuid.UUID, v T, t childTable[T]) (T, error) {
-	var out T
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		var old T
-		var found bool
-		stamp, keys, err := lockSupplier(ctx, tx, community, supplierID, func(b *pgx.Batch) {
-			queueLoadDoc(b, t.table, community, supplierID, t.id(&v), &old, &found, t.restore)
-		})
+	var out, old T
+	var found bool
+	var sl supplierLock
+	var split []bucketRef
+	first := beginWrite()
+	sl.queue(first, community, supplierID)
+	queueLoadDoc(first, t.table, community, supplierID, t.id(&v), &old, &found, t.restore)
+	err := s.runWrite(ctx, first, func() (*pgx.Batch, error) {
+		stamp, err := sl.result(community, supplierID)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if found && sameContent(old, v, t.zeroDates) {
 			out = old
-			return nil
+			return nil, nil
 		}
 		modified, created := t.dates(&v)
 		*modified, *created = stamp, stamp
@@ -480,25 +594,19 @@ func putChild[T any](s *Store, ctx context.Context, community string, supplierID
 		}
 		doc, err := json.Marshal(v)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		b := &pgx.Batch{}
 		t.upsert(b, community, supplierID, &v, doc)
-		var split []bucketRef
-		queueStampSupplier(b, community, supplierID, keys, stamp, &split)
-		if err := tx.SendBatch(ctx, b).Close(); err != nil {
-			return err
-		}
-		if err := splitBuckets(ctx, tx, community, split); err != nil {
-			return err
-		}
+		queueStampSupplier(b, community, supplierID, sl.keys, stamp, &split)
 		out, err = t.clone(v)
-		return err
+		return b, err
 	})
 	if err != nil {
 		var zero T
 		return zero, writeError("put "+t.kind, err)
 	}
+	s.splitLater(ctx, community, split)
 	return out, nil
 }
 
@@ -509,28 +617,31 @@ func (s *Store) DeleteRemittanceAddress(ctx context.Context, community string, s
 }
 
 func (s *Store) deleteChild(ctx context.Context, table, kind, community string, supplierID, id uuid.UUID) error {
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		stamp, keys, err := lockSupplier(ctx, tx, community, supplierID, nil)
+	var sl supplierLock
+	var deleted int64
+	var split []bucketRef
+	first := beginWrite()
+	sl.queue(first, community, supplierID)
+	first.Queue(`DELETE FROM `+table+` WHERE community_id = $1 AND supplier_id = $2 AND id = $3`, community, supplierID, id).
+		Exec(func(tag pgconn.CommandTag) error {
+			deleted = tag.RowsAffected()
+			return nil
+		})
+	err := s.runWrite(ctx, first, func() (*pgx.Batch, error) {
+		stamp, err := sl.result(community, supplierID)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		tag, err := tx.Exec(ctx, `DELETE FROM `+table+` WHERE community_id = $1 AND supplier_id = $2 AND id = $3`, community, supplierID, id)
-		if err != nil {
-			return err
-		}
-		if tag.RowsAffected() == 0 {
-			return fmt.Errorf("%s %s of supplier %s: %w", kind, id, supplierID, supplier.ErrNotFound)
+		if deleted == 0 {
+			return nil, fmt.Errorf("%s %s of supplier %s: %w", kind, id, supplierID, supplier.ErrNotFound)
 		}
 		b := &pgx.Batch{}
-		var split []bucketRef
-		queueStampSupplier(b, community, supplierID, keys, stamp, &split)
-		if err := tx.SendBatch(ctx, b).Close(); err != nil {
-			return err
-		}
-		return splitBuckets(ctx, tx, community, split)
+		queueStampSupplier(b, community, supplierID, sl.keys, stamp, &split)
+		return b, nil
 	})
 	if err != nil {
 		return writeError("delete "+kind, err)
 	}
+	s.splitLater(ctx, community, split)
 	return nil
 }
