@@ -17,6 +17,7 @@ import (
 	"github.com/procurekit/procure"
 	"github.com/procurekit/procure/auth"
 	"github.com/procurekit/procure/budget"
+	"github.com/procurekit/procure/internal/acxml"
 )
 
 // AccountCodePath is where the connector serves the account code
@@ -24,9 +25,15 @@ import (
 const AccountCodePath = "/account-code-validation"
 
 // DefaultAccountCodeMaxBody is the largest request body the connector
-// reads, and the largest reply the client reads, unless configured
-// otherwise: 1 MiB, some ten thousand lines.
+// reads unless configured otherwise: 1 MiB, some ten thousand lines
+// (budget.MaxLines). The client bounds a reply alike
+// (accountcodeapi.DefaultMaxReplyBytes).
 const DefaultAccountCodeMaxBody = 1 << 20
+
+// MaxXMLDepth is the deepest element nesting the exchange reads
+// (docs: limits.md), the root element being at depth 1: unknown
+// elements are skipped, but a document nesting them deeper is malformed.
+const MaxXMLDepth = acxml.MaxDepth
 
 // CodeUpstreamFailed is the code of a connector's 502: its validator (the
 // customer's database behind it) failed or broke the reply rule.
@@ -173,7 +180,7 @@ func (h *AccountCodeHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	body := http.MaxBytesReader(w, r.Body, h.maxBody)
-	req, err := decodeRequest(body)
+	req, err := acxml.DecodeRequest(body)
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		var ve *procure.ValidationError
@@ -182,8 +189,8 @@ func (h *AccountCodeHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			err = h.tooLarge()
 		case errors.As(err, &ve):
 			// classify answers it: 400 INVALID_FIELD with the field paths
-		case errors.Is(err, errMalformedXML):
-			err = newError(http.StatusBadRequest, CodeMalformedRequest, "the body is not an "+xmlRequestRoot+" document: "+strings.TrimPrefix(err.Error(), errMalformedXML.Error()+": "))
+		case errors.Is(err, acxml.ErrMalformed):
+			err = newError(http.StatusBadRequest, CodeMalformedRequest, "the body is not an "+acxml.RequestRoot+" document: "+strings.TrimPrefix(err.Error(), acxml.ErrMalformed.Error()+": "))
 		default:
 			err = newError(http.StatusBadRequest, CodeMalformedRequest, "the request body could not be read")
 		}
@@ -213,7 +220,7 @@ func (h *AccountCodeHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 
 	bp := xmlBufPool.Get().(*[]byte)
-	b := appendResponse((*bp)[:0], results)
+	b := acxml.AppendResponse((*bp)[:0], results)
 	writeXML(w, http.StatusOK, b)
 	if cap(b) <= 1<<20 { // don't keep huge buffers alive
 		*bp = b
@@ -258,7 +265,7 @@ func (h *AccountCodeHandler) fail(w http.ResponseWriter, r *http.Request, err er
 	if status == http.StatusInternalServerError {
 		h.log.ErrorContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path, "err", err)
 	}
-	writeXML(w, status, appendErrorDoc(nil, code, message))
+	writeXML(w, status, acxml.AppendError(nil, code, message))
 }
 
 func writeXML(w http.ResponseWriter, status int, body []byte) {
@@ -284,7 +291,7 @@ func checkXMLContentType(ct string) error {
 	}
 	if cs, ok := params["charset"]; ok && !strings.EqualFold(cs, "utf-8") && !strings.EqualFold(cs, "us-ascii") {
 		return newError(http.StatusUnsupportedMediaType, CodeUnsupportedMediaType,
-			"the charset "+quoteText(cs)+" is not supported; send UTF-8")
+			"the charset "+acxml.Quote(cs)+" is not supported; send UTF-8")
 	}
 	return nil
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/procurekit/procure/budget"
+	"github.com/procurekit/procure/internal/acxml"
 )
 
 // DefaultAccountCodeTimeout bounds one call of the finance system unless
@@ -136,7 +137,7 @@ func (c *AccountCodeClient) Validate(ctx context.Context, req budget.Request) ([
 	}
 	// The body is not pooled: the transport may still hold it after Do
 	// returns.
-	body := appendRequest(make([]byte, 0, 160+len(req.Lines)*96), &req)
+	body := acxml.AppendRequest(make([]byte, 0, 160+len(req.Lines)*96), &req)
 	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(body))
 	if err != nil {
 		return nil, fmt.Errorf("%w: account code check at %s: %w", budget.ErrUnavailable, c.redacted, err)
@@ -164,13 +165,13 @@ func (c *AccountCodeClient) Validate(ctx context.Context, req budget.Request) ([
 		mt, _, err := mime.ParseMediaType(ct)
 		if err != nil || !isXMLMediaType(mt) {
 			return nil, fmt.Errorf("%w: account code check at %s: the reply's content type is %s, not XML",
-				budget.ErrMalformedReply, c.redacted, quoteText(ct))
+				budget.ErrMalformedReply, c.redacted, acxml.Quote(ct))
 		}
 	}
 	if resp.ContentLength > c.maxReply {
 		return nil, c.tooLarge()
 	}
-	results, err := decodeResponse(&limitedReader{r: resp.Body, n: c.maxReply})
+	results, err := acxml.DecodeResponse(&limitedReader{r: resp.Body, n: c.maxReply})
 	if err != nil {
 		switch {
 		case errors.Is(err, errReplyTooLarge):
@@ -210,10 +211,10 @@ func (c *AccountCodeClient) tooLarge() error {
 func (c *AccountCodeClient) statusError(resp *http.Response) error {
 	detail := ""
 	if body, err := io.ReadAll(io.LimitReader(resp.Body, 8<<10)); err == nil {
-		if code, msg, ok := decodeErrorDoc(body); ok {
+		if code, msg, ok := acxml.DecodeError(body); ok {
 			detail = ": " + code
 			if msg != "" {
-				detail += ": " + quoteText(msg)
+				detail += ": " + acxml.Quote(msg)
 			}
 		}
 	}

@@ -219,7 +219,10 @@ func TestAccountCodeHandlerAccepts(t *testing.T) {
 
 func TestAccountCodeHandlerReplyBody(t *testing.T) {
 	// The exact reply layout of docs: account-codes.md, in request order, every
-	// Line with a Message element (empty when there is none).
+	// Line with a Message element (empty when there is none). The text is
+	// escaped by encoding/xml: quotes and line ends as character
+	// references, so that a carriage return survives line-end
+	// normalisation.
 	v := budget.ValidatorFunc(func(_ context.Context, req budget.Request) ([]budget.Result, error) {
 		return []budget.Result{
 			{LineNumber: 2, Status: budget.Warning, Message: `Over budget: "R&D" <soon>` + "\r\n"},
@@ -232,7 +235,7 @@ func TestAccountCodeHandlerReplyBody(t *testing.T) {
 	want := `<?xml version="1.0" encoding="UTF-8"?>` + "\n" +
 		`<AccountCodeValidationResponse><Lines>` +
 		`<Line><LineNumber>1</LineNumber><Status>Valid</Status><Message></Message></Line>` +
-		`<Line><LineNumber>2</LineNumber><Status>Warning</Status><Message>Over budget: "R&amp;D" &lt;soon&gt;&#xD;` + "\n" + `</Message></Line>` +
+		`<Line><LineNumber>2</LineNumber><Status>Warning</Status><Message>Over budget: &#34;R&amp;D&#34; &lt;soon&gt;&#xD;&#xA;</Message></Line>` +
 		`</Lines></AccountCodeValidationResponse>` + "\n"
 	if a.status != http.StatusOK || a.body != want {
 		t.Fatalf("status %d body\n%s\nwant\n%s", a.status, a.body, want)

@@ -29,6 +29,6 @@
 // Bodies, headers, XML nesting, lines and error details are bounded
 // (docs: limits.md). The supplier pages are encoded by hand, next to the
 // benchmark that shows why (supplierjson.go); everything else uses
-// encoding/json, and the XML exchange reads encoding/xml's tokens (to bound
-// nesting and name the offending element).
+// encoding/json, and the XML exchange encoding/xml (internal/acxml, shared
+// by handler and client; its token stream bounds the nesting).
 package httpapi

@@ -1,0 +1,103 @@
+package acxml
+
+import (
+	"bytes"
+	"encoding/xml"
+
+	"github.com/procurekit/procure/budget"
+)
+
+// The documents as written. encoding/xml escapes the text: &, <, >, quotes,
+// tab, line feed and carriage return become references (a carriage return
+// so survives line-end normalisation), and characters XML 1.0 does not
+// allow (most control characters, invalid UTF-8, U+FFFE, U+FFFF) become
+// U+FFFD.
+
+type requestOut struct {
+	XMLName          xml.Name        `xml:"AccountCodeValidationRequest"`
+	RequisitionID    string          `xml:"RequisitionId,omitempty"`
+	Username         string          `xml:"Username,omitempty"`
+	OrganisationUnit string          `xml:"OrganisationUnit,omitempty"`
+	FinanceYear      string          `xml:"FinanceYear,omitempty"`
+	Lines            requestLinesOut `xml:"Lines"`
+}
+
+type requestLinesOut struct {
+	Line []requestLineOut `xml:"Line"`
+}
+
+type requestLineOut struct {
+	LineNumber int    `xml:"LineNumber"`
+	Account    string `xml:"Account"`
+	Amount     string `xml:"Amount"`
+}
+
+type responseOut struct {
+	XMLName xml.Name         `xml:"AccountCodeValidationResponse"`
+	Lines   responseLinesOut `xml:"Lines"`
+}
+
+type responseLinesOut struct {
+	Line []responseLineOut `xml:"Line"`
+}
+
+// responseLineOut has the fields of budget.Result, so that one converts
+// to the other.
+type responseLineOut struct {
+	LineNumber int           `xml:"LineNumber"`
+	Status     budget.Status `xml:"Status"`
+	Message    string        `xml:"Message"` // written even when empty
+}
+
+type errorOut struct {
+	XMLName xml.Name `xml:"AccountCodeValidationError"`
+	Code    string   `xml:"Code"`
+	Message string   `xml:"Message"`
+}
+
+// appendDoc appends the XML declaration, v and a line end to b.
+func appendDoc(b []byte, v any) []byte {
+	w := bytes.NewBuffer(b)
+	w.WriteString(xml.Header)
+	if err := xml.NewEncoder(w).Encode(v); err != nil {
+		// The documents hold strings and integers only: encoding/xml
+		// cannot fail on them.
+		panic("acxml: " + err.Error())
+	}
+	w.WriteByte('\n')
+	return w.Bytes()
+}
+
+// AppendRequest appends req as an AccountCodeValidationRequest to b;
+// empty optional fields are left out. Amounts keep their scale
+// (budget.FormatAmount).
+func AppendRequest(b []byte, req *budget.Request) []byte {
+	doc := requestOut{
+		RequisitionID:    req.RequisitionID,
+		Username:         req.Username,
+		OrganisationUnit: req.OrganisationUnit,
+		FinanceYear:      req.FinanceYear,
+		Lines:            requestLinesOut{Line: make([]requestLineOut, len(req.Lines))},
+	}
+	for i, l := range req.Lines {
+		doc.Lines.Line[i] = requestLineOut{LineNumber: l.Number, Account: l.Account, Amount: budget.FormatAmount(l.Amount)}
+	}
+	return appendDoc(b, &doc)
+}
+
+// AppendResponse appends results as an AccountCodeValidationResponse to
+// b, in their order. Every Line carries a Message element, empty when
+// there is no message.
+func AppendResponse(b []byte, results []budget.Result) []byte {
+	doc := responseOut{Lines: responseLinesOut{Line: make([]responseLineOut, len(results))}}
+	for i, r := range results {
+		doc.Lines.Line[i] = responseLineOut(r)
+	}
+	return appendDoc(b, &doc)
+}
+
+// AppendError appends the connector's error body to b:
+// <AccountCodeValidationError><Code>...</Code><Message>...</Message></AccountCodeValidationError>.
+func AppendError(b []byte, code, message string) []byte {
+	return appendDoc(b, &errorOut{Code: code, Message: message})
+}
