@@ -47,13 +47,18 @@
 //     conformance suites both backends run, so that they cannot behave
 //     differently.
 //
-// HTTP lives in one package:
+// HTTP lives in httpapi for the server side, and in one client package
+// per interface for the calling side:
 //
 //   - httpapi: Interfaces A and B, SCIM and the admin API, each with its
 //     OpenAPI 3.1 document, as Mount functions for a *http.ServeMux or as
-//     http.Handlers for any router and prefix; the account-code handler
-//     and client carry Interface C's XML exchange.
+//     http.Handlers for any router and prefix; AccountCodeHandler, the
+//     connector's side of Interface C's XML exchange.
 //   - userapi: a Go client of Interface B.
+//   - accountcodeapi: a Go client of Interface C, the platform's side of
+//     the XML exchange: a budget.Validator that asks the customer's
+//     finance system or connector. Its XML codec, encoding/xml with the
+//     bounds of docs/limits.md, is internal/acxml, shared with httpapi.
 //
 // Programs: examples/server serves the APIs over built-in demo data or a
 // data file (an admin listener with -admin-addr); examples/procurectl is

@@ -7,7 +7,7 @@
 //   - Request, Line and Result are the exchange in Go terms; amounts are
 //     decimals (shopspring/decimal), never floats.
 //   - Validator is what answers a Request: the finance system seen through
-//     httpapi.AccountCodeClient (the XML exchange over HTTP), or one of the
+//     accountcodeapi.Client (the XML exchange over HTTP), or one of the
 //     connector validators below, or anything else a caller plugs in.
 //   - CheckReply enforces the one rule every reply obeys: exactly one result
 //     per request line, matched by line number, with a known status. Every

@@ -3,7 +3,6 @@ package httpapi_test
 import (
 	"context"
 	"encoding/xml"
-	"errors"
 	"log/slog"
 	"net/http"
 	"net/netip"
@@ -102,28 +101,4 @@ func TestNewAccountCodeHandlerRefusesOpenConnector(t *testing.T) {
 		}
 	}()
 	httpapi.NewAccountCodeHandler(echoValidator, httpapi.AccountCodeHandlerOptions{})
-}
-
-// httpapi.NewAccountCodeClient sends the connector's secret; without it the
-// connector's 401 is an unavailable check, and no error holds the token.
-func TestAccountCodeClientSendsToken(t *testing.T) {
-	srv := newConnector(t, echoValidator, httpapi.AccountCodeHandlerOptions{Token: connectorToken})
-	req := twoLines(t)
-
-	client, err := httpapi.NewAccountCodeClient(srv.URL+httpapi.AccountCodePath, httpapi.AccountCodeClientOptions{Token: connectorToken})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res, err := client.Validate(context.Background(), req); err != nil || len(res) != 2 {
-		t.Fatalf("Validate with the token = %v, %v", res, err)
-	}
-
-	wrong, err := httpapi.NewAccountCodeClient(srv.URL+httpapi.AccountCodePath, httpapi.AccountCodeClientOptions{Token: "fixture-not-the-token"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = wrong.Validate(context.Background(), req)
-	if !errors.Is(err, budget.ErrUnavailable) || !strings.Contains(err.Error(), "401") || strings.Contains(err.Error(), "fixture-not-the-token") {
-		t.Fatalf("Validate with a wrong token = %v; want ErrUnavailable naming the 401, without the token", err)
-	}
 }

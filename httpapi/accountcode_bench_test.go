@@ -7,6 +7,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/procurekit/procure/accountcodeapi"
 	"github.com/procurekit/procure/budget"
 	"github.com/procurekit/procure/httpapi"
 )
@@ -29,7 +30,7 @@ func BenchmarkAccountCodeRoundTrip(b *testing.B) {
 		b.Fatal(err)
 	}
 	srv := newConnector(b, v, httpapi.AccountCodeHandlerOptions{})
-	client, err := httpapi.NewAccountCodeClient(srv.URL+httpapi.AccountCodePath, httpapi.AccountCodeClientOptions{})
+	client, err := accountcodeapi.New(srv.URL+httpapi.AccountCodePath, accountcodeapi.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -15,8 +15,9 @@
 //     /admin/v1, meant for a listener of its own;
 //   - account code validation, Interface C (docs: account-codes.md): the
 //     connector side, AccountCodeHandler, which answers the platform's XML
-//     requests from a budget.Validator; the platform side,
-//     AccountCodeClient, a budget.Validator that asks a connector.
+//     requests from a budget.Validator. The platform side, a
+//     budget.Validator that asks a connector, is package accountcodeapi
+//     (AccountCodeClient here is a deprecated alias).
 //
 // Every JSON API answers errors with one body, ErrorBody {code, message},
 // the message naming the field or parameter and the rule it breaks; one
@@ -30,5 +31,5 @@
 // (docs: limits.md). The supplier pages are encoded by hand, next to the
 // benchmark that shows why (supplierjson.go); everything else uses
 // encoding/json, and the XML exchange encoding/xml (internal/acxml, shared
-// by handler and client; its token stream bounds the nesting).
+// with the client; its token stream bounds the nesting).
 package httpapi

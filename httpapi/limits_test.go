@@ -1,11 +1,8 @@
 package httpapi_test
 
 import (
-	"context"
 	"encoding/xml"
-	"errors"
 	"net/http"
-	"net/http/httptest"
 	"strconv"
 	"strings"
 	"testing"
@@ -65,29 +62,6 @@ func TestAccountCodeXMLDepth(t *testing.T) {
 	}
 }
 
-func TestAccountCodeClientReplyDepth(t *testing.T) {
-	// The client reads the finance system's reply with the same bound.
-	for _, c := range []struct {
-		depth int
-		ok    bool
-	}{{64, true}, {65, false}} {
-		body := `<AccountCodeValidationResponse>` + nested(c.depth-1) + `<Lines>` + respLine("1", "Valid", "") + respLine("2", "Valid", "") + `</Lines></AccountCodeValidationResponse>`
-		srv := httptest.NewServer(reply(200, "application/xml", body))
-		client, err := httpapi.NewAccountCodeClient(srv.URL, httpapi.AccountCodeClientOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, err = client.Validate(context.Background(), twoLines(t))
-		srv.Close()
-		if c.ok && err != nil {
-			t.Errorf("depth %d: %v; want accepted", c.depth, err)
-		}
-		if !c.ok && (!errors.Is(err, budget.ErrMalformedReply) || !strings.Contains(err.Error(), "deeper than 64")) {
-			t.Errorf("depth %d: %v; want ErrMalformedReply naming the depth", c.depth, err)
-		}
-	}
-}
-
 // manyLines is n request lines numbered from 1.
 func manyLines(n int) string {
 	var b strings.Builder
@@ -118,33 +92,6 @@ func TestAccountCodeMaxLines(t *testing.T) {
 	}
 	if a.status != 400 || doc.Code != "INVALID_FIELD" || doc.Message != "Lines: at most 10000 Line elements per request" {
 		t.Fatalf("%d lines: %d %s %q; want 400 INVALID_FIELD naming the limit", budget.MaxLines+1, a.status, doc.Code, doc.Message)
-	}
-}
-
-func TestAccountCodeClientMaxLines(t *testing.T) {
-	// A request over the limit is refused before it is sent; a reply over
-	// the limit is malformed.
-	var calls int
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		calls++
-		reply(200, "application/xml", `<AccountCodeValidationResponse><Lines>`+strings.Repeat(respLine("1", "Valid", ""), budget.MaxLines+1)+`</Lines></AccountCodeValidationResponse>`)(w, r)
-	}))
-	t.Cleanup(srv.Close)
-	client, err := httpapi.NewAccountCodeClient(srv.URL, httpapi.AccountCodeClientOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	req := budget.Request{Lines: make([]budget.Line, budget.MaxLines+1)}
-	for i := range req.Lines {
-		req.Lines[i] = acLine(t, i+1, "A", "1")
-	}
-	if _, err := client.Validate(context.Background(), req); err == nil || calls != 0 {
-		t.Fatalf("a request of %d lines: %v after %d calls; want refused unsent", len(req.Lines), err, calls)
-	}
-	req.Lines = req.Lines[:budget.MaxLines]
-	_, err = client.Validate(context.Background(), req)
-	if !errors.Is(err, budget.ErrMalformedReply) || !strings.Contains(err.Error(), "more than 10000 Line elements") {
-		t.Fatalf("a reply of %d lines: %v; want ErrMalformedReply naming the limit", budget.MaxLines+1, err)
 	}
 }
 

@@ -49,6 +49,7 @@ import (
 	"sync"
 
 	"github.com/procurekit/procure"
+	"github.com/procurekit/procure/accountcodeapi"
 	"github.com/procurekit/procure/auth"
 	"github.com/procurekit/procure/budget"
 	"github.com/procurekit/procure/httpapi"
@@ -117,7 +118,7 @@ func mountCheckoutDemo(mux *http.ServeMux, cfg checkoutConfig) error {
 	}
 	d := &checkoutDemo{cfg: cfg, bearer: &auth.Bearer{Tokens: cfg.Tokens}}
 	if cfg.FinanceURL != "" {
-		client, err := httpapi.NewAccountCodeClient(cfg.FinanceURL, httpapi.AccountCodeClientOptions{Token: cfg.FinanceToken})
+		client, err := accountcodeapi.New(cfg.FinanceURL, accountcodeapi.Options{Token: cfg.FinanceToken})
 		if err != nil {
 			return fmt.Errorf("checkout demo: %w", err)
 		}

@@ -1,10 +1,9 @@
 // Package acxml is the XML codec of Interface C, account code validation
 // (docs/account-codes.md): the request the platform sends, the reply the
 // finance system or connector answers, and the connector's error body.
-// One codec serves both sides: httpapi's AccountCodeClient (the
-// platform's side) writes requests and reads replies, its
-// AccountCodeHandler (the connector) reads requests and writes replies
-// and errors.
+// One codec serves both sides: package accountcodeapi (the platform's
+// client) writes requests and reads replies, httpapi's AccountCodeHandler
+// (the connector) reads requests and writes replies and errors.
 //
 // Reading is encoding/xml's Decoder decoding into structs, strict where it
 // matters and tolerant where it cannot hurt:
@@ -179,7 +178,7 @@ func decodeRoot(d *xml.Decoder, root string, v any) error {
 		}
 		if start, ok := t.(xml.StartElement); ok {
 			if start.Name.Local != root {
-				return malformed("the root element is %s; want %s", shortName(start.Name.Local), root)
+				return malformed("the root element is %s; want %s", Quote(start.Name.Local), root)
 			}
 			if err := d.DecodeElement(v, &start); err != nil {
 				return err
@@ -203,7 +202,7 @@ func decodeRoot(d *xml.Decoder, root string, v any) error {
 		}
 		switch t := t.(type) {
 		case xml.StartElement:
-			return malformed("a second element %s follows the root element", shortName(t.Name.Local))
+			return malformed("a second element %s follows the root element", Quote(t.Name.Local))
 		case xml.CharData:
 			if len(bytes.TrimSpace(t)) > 0 {
 				return malformed("text follows the root element")
@@ -242,7 +241,7 @@ func (t *text) UnmarshalXML(d *xml.Decoder, start xml.StartElement) error {
 		case xml.CharData:
 			t.b = append(t.b, tok...)
 		case xml.StartElement:
-			return malformed("%s must hold text, not the element %s", start.Name.Local, shortName(tok.Name.Local))
+			return malformed("%s must hold text, not the element %s", start.Name.Local, Quote(tok.Name.Local))
 		case xml.EndElement:
 			t.b = bytes.TrimSpace(t.b)
 			return nil
@@ -323,5 +322,3 @@ func Quote(s string) string {
 	}
 	return strconv.Quote(s)
 }
-
-func shortName(s string) string { return Quote(s) }
