@@ -30,20 +30,37 @@
 // peak resident memory of 106 MB (TestImportStreamMemory, busy 2-core
 // machine).
 //
-// Reads are served from the database directly, not from a per-node cache:
-// a write is then visible to every node at its commit (well inside the
-// one-second bound), there is no change feed to follow in commit order and
-// nothing to rebuild when a node starts, and with the indexes below the
-// lists that a cache would have been for are fast enough. Measured with
-// BenchmarkPostgres at 1,000,000 suppliers on a 2-core machine shared
-// with other heavy jobs (load average about 15, so every figure is
-// inflated and noisy): list page 0 1.2 ms, page 1,000 1.7 ms (2.1 ms
-// while 200 writes a second run); a supplier write 2.1 ms p50 (0.65 ms at
-// 100,000 suppliers), an unchanged one 0.3 ms; a 3-letter query matching
-// 106,000 suppliers 90 ms, a one-letter one matching 205,000 240 ms; a
-// modifiedSince filter keeping 100,000 suppliers 34 ms. What a cache would
-// buy is the cost that grows with the number of matches (broad prefixes,
-// broad modifiedSince windows); a poll's window is short in practice.
+// Reads: from the database, or from a per-node cache (WithSupplierCache,
+// on by default in examples/server). Served from the database, a list at
+// 1,000,000 suppliers takes 1 to 2 ms of the database and of the node
+// (pgx decoding, round trips), 4.4x to 8x the cost of memstore in the
+// bench harness, and a broad prefix query costs what its matches do. With
+// the cache each node keeps every community's suppliers in a memstore.Store
+// that follows the database's changes in commit order (cache.go):
+//
+//   - a sync reads, in one repeatable-read snapshot, the suppliers stamped
+//     above the high-water mark it last applied (with their contacts and
+//     addresses) and the tombstones deletes leave (migration 0006); since
+//     stamps increase in commit order, nothing committed is skipped, and
+//     applying the tombstones then the suppliers in stamp order shows
+//     readers a prefix of the commit order;
+//   - an import keeps the file's dates, below the mark: it bumps the
+//     community's generation, and caches reload the community (reads go to
+//     the database meanwhile);
+//   - a poller checks all communities in one query every 200 ms; a read is
+//     served from the cache only while its last sync is younger than
+//     900 ms, so no node serves data older than the one-second bound - one
+//     that cannot reach the database reads from it and fails as the
+//     database does (503);
+//   - a node's own write is seen by its next read: the read syncs first
+//     (one round trip, coalesced across readers) when the syncs have not
+//     covered every write the node committed;
+//   - a community loads at the first read that needs it when small, in
+//     the background otherwise (every community is queued at Open), while
+//     reads go to the database.
+//
+// The database path (every read without the cache, and a cache's reads
+// until it is loaded or while it is behind):
 //
 //   - every order of the supplier list (name, createdDate, modifiedDate;
 //     ascending and descending, ties on id ascending) has its own index, so

@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/procurekit/procure"
 	"github.com/procurekit/procure/auth"
@@ -36,11 +37,14 @@ func (s *Store) Import(ctx context.Context, f *datafile.File) error {
 	}
 	// A bulk import outlasts the statement timeout.
 	ctx = WithoutStatementTimeout(ctx)
+	var touched []string
+	defer func() { s.cache.wroteAll(touched) }()
 	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		im, err := newImporter(ctx, tx)
 		if err != nil {
 			return err
 		}
+		defer func() { touched = im.touched }()
 		for ci := range f.Communities {
 			c := f.Communities[ci]
 			for si := range c.Suppliers {
@@ -109,6 +113,8 @@ func (s *Store) ImportStreamWith(ctx context.Context, r io.Reader, o ImportOptio
 		r = &progressReader{r: r, fn: o.Progress}
 	}
 	var counts map[string]int
+	var touched []string
+	defer func() { s.cache.wroteAll(touched) }()
 	// A bulk import outlasts the statement timeout.
 	ctx = WithoutStatementTimeout(ctx)
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
@@ -116,6 +122,7 @@ func (s *Store) ImportStreamWith(ctx context.Context, r io.Reader, o ImportOptio
 		if err != nil {
 			return err
 		}
+		defer func() { touched = im.touched }()
 		if err := datafile.Stream(r, im); err != nil {
 			return err
 		}
@@ -157,7 +164,8 @@ type importer struct {
 	pending []supplier.Record
 	at      []int // supplier index of each pending record
 	ci      int
-	changed int // suppliers inserted or changed, for ANALYZE
+	changed int      // suppliers inserted or changed, for ANALYZE
+	touched []string // communities whose suppliers changed
 }
 
 func newImporter(ctx context.Context, tx pgx.Tx) (*importer, error) {
@@ -354,6 +362,11 @@ func (im *importer) Community(ci int, c *datafile.Community, n int) error {
 		return fmt.Errorf("%s: %w", at, err)
 	}
 	var inserted, changed int
+	var childrenChanged int64
+	countChildren := func(tag pgconn.CommandTag) error {
+		childrenChanged += tag.RowsAffected()
+		return nil
+	}
 	b := &pgx.Batch{}
 	b.Queue(importSuppliersSQL, c.ID)
 	b.Queue(`SELECT count(*) FILTER (WHERE inserted), count(*) FROM import_changed`).QueryRow(func(row pgx.Row) error {
@@ -364,8 +377,8 @@ func (im *importer) Community(ci int, c *datafile.Community, n int) error {
 	b.Queue(`INSERT INTO supplier_terms (community_id, term, supplier_id, lcp_prev, name_key, created_date, modified_date)
 		SELECT $1, t.term, t.supplier_id, t.lcp_prev, t.name_key, t.created_date, t.modified_date
 		FROM import_terms t JOIN import_changed c ON c.id = t.supplier_id`, c.ID)
-	b.Queue(importContactsSQL, c.ID)
-	b.Queue(importAddressesSQL, c.ID)
+	b.Queue(importContactsSQL, c.ID).Exec(countChildren)
+	b.Queue(importAddressesSQL, c.ID).Exec(countChildren)
 	b.Queue(`UPDATE communities SET
 		supplier_count = supplier_count + (SELECT count(*) FROM import_changed WHERE inserted),
 		last_modified = greatest(last_modified,
@@ -382,6 +395,15 @@ func (im *importer) Community(ci int, c *datafile.Community, n int) error {
 		if err := rebuildBuckets(ctx, tx, []string{c.ID}); err != nil {
 			return fmt.Errorf("%s.suppliers: %w", at, err)
 		}
+	}
+	if changed > 0 || childrenChanged > 0 {
+		// The file's dates may lie below the high-water mark, where the
+		// caches' feed does not look: they reload the community instead
+		// (cache.go).
+		if _, err := tx.Exec(ctx, `UPDATE communities SET supplier_generation = supplier_generation + 1 WHERE id = $1`, c.ID); err != nil {
+			return fmt.Errorf("%s.suppliers: %w", at, err)
+		}
+		im.touched = append(im.touched, c.ID)
 	}
 	for _, f := range []func(context.Context, pgx.Tx, string, *datafile.Community) error{importTokens, importAccounts, importBudgets, importUsers} {
 		if err := f(ctx, tx, at, c); err != nil {

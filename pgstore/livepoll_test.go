@@ -27,16 +27,29 @@ import (
 // client polls once more, it holds exactly the final version of every
 // supplier; the suppliers it holds beyond the final data are exactly the
 // deleted ones, which only a full read shows.
+//
+// With the per-node supplier cache on, the client polls node B only, whose
+// cache follows the writes of both nodes; after the writers stop it polls
+// once more when the one-second bound has passed.
 func TestPollNeverMissesAChangeAcrossNodes(t *testing.T) {
+	t.Run("database", func(t *testing.T) { testPollAcrossNodes(t, false) })
+	t.Run("cache", func(t *testing.T) { testPollAcrossNodes(t, true) })
+}
+
+func testPollAcrossNodes(t *testing.T, cached bool) {
 	ctx := context.Background()
 	_, dsn := openStore(t, nil)
 	conn := connect(t, dsn)
 	if _, err := conn.Exec(ctx, `INSERT INTO communities (id, name, region) VALUES ('live', 'Live', 'NZ')`); err != nil {
 		t.Fatal(err)
 	}
+	opts := []pgstore.Option{pgstore.WithMaxConns(4)}
+	if cached {
+		opts = append(opts, pgstore.WithSupplierCache())
+	}
 	var nodes []*pgstore.Store
 	for range 2 {
-		s, err := pgstore.Open(ctx, dsn, pgstore.WithMaxConns(4))
+		s, err := pgstore.Open(ctx, dsn, opts...)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -97,7 +110,11 @@ func TestPollNeverMissesAChangeAcrossNodes(t *testing.T) {
 		t.Helper()
 		for {
 			polls++
-			p, err := nodes[polls%2].ListSuppliers(ctx, "live", supplier.ListQuery{ModifiedSince: watermark,
+			node := nodes[polls%2]
+			if cached {
+				node = nodes[1]
+			}
+			p, err := node.ListSuppliers(ctx, "live", supplier.ListQuery{ModifiedSince: watermark,
 				Page: paging.Request{Size: 100, Sort: paging.Sort{Field: "modifiedDate"}}})
 			if err != nil {
 				t.Fatal(err)
@@ -123,6 +140,9 @@ func TestPollNeverMissesAChangeAcrossNodes(t *testing.T) {
 		default:
 			poll()
 		}
+	}
+	if cached {
+		time.Sleep(time.Second) // the bound within which node B follows node A
 	}
 	poll() // once more, after the writers stopped
 
@@ -170,6 +190,12 @@ func TestPollNeverMissesAChangeAcrossNodes(t *testing.T) {
 		}
 	}
 	t.Logf("%d writes on 2 nodes, %d polls; %d suppliers at the end, %d deleted ones still held by the client", writes.Load(), polls, len(final), deleted)
+	if cached {
+		if pgstore.CacheServed(nodes[1]) == 0 {
+			t.Errorf("node B's cache served none of the %d polls", polls)
+		}
+		t.Logf("node B's cache served %d reads", pgstore.CacheServed(nodes[1]))
+	}
 	if writes.Load() != 2*writersEach*opsPerWriter {
 		t.Fatalf("%d writes done; want %d", writes.Load(), 2*writersEach*opsPerWriter)
 	}

@@ -16,10 +16,10 @@ func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
 
 // openStore opens a store on a fresh database and imports f (when not
 // nil). It returns the store and the database's DSN.
-func openStore(tb testing.TB, f *datafile.File) (*pgstore.Store, string) {
+func openStore(tb testing.TB, f *datafile.File, opts ...pgstore.Option) (*pgstore.Store, string) {
 	tb.Helper()
 	dsn := pgtest.NewDatabase(tb)
-	s, err := pgstore.Open(context.Background(), dsn)
+	s, err := pgstore.Open(context.Background(), dsn, opts...)
 	if err != nil {
 		tb.Fatalf("Open: %v", err)
 	}

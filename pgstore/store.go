@@ -33,7 +33,8 @@ const migrationLock int64 = 0x7067_7374_6f72_65
 type Store struct {
 	pool     *pgxpool.Pool
 	ownsPool bool
-	usage    usageMinutes // lastUsedAt minutes this node has written (credentials.go)
+	usage    usageMinutes   // lastUsedAt minutes this node has written (credentials.go)
+	cache    *supplierCache // nil without WithSupplierCache (cache.go)
 }
 
 // Option configures Open.
@@ -43,6 +44,7 @@ type options struct {
 	maxConns         int32
 	statementTimeout *time.Duration
 	log              *slog.Logger
+	cache            bool
 }
 
 // WithLogger has Open log, at Info, each migration it applies (version,
@@ -208,6 +210,9 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*Store, error) {
 		return nil, err
 	}
 	s.ownsPool = true
+	if o.cache {
+		s.cache = newSupplierCache(s, o.log)
+	}
 	return s, nil
 }
 
@@ -229,6 +234,7 @@ func newStore(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger) (*Store
 
 // Close closes the connections Open made. It waits for queries in flight.
 func (s *Store) Close() {
+	s.cache.close()
 	if s.ownsPool {
 		s.pool.Close()
 	}
@@ -283,12 +289,18 @@ func migrate(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
+	return applyMigrations(ctx, pool, log, ms)
+}
+
+// applyMigrations applies those of ms the database lacks (tests apply a
+// prefix, to make a database of an older version).
+func applyMigrations(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger, ms []migration) error {
 	type done struct {
 		m    migration
 		took time.Duration
 	}
 	var ran []done
-	err = pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
 		ran = ran[:0]
 		// Migrations (and waiting for another node's) may take long: the
 		// statement timeout does not apply to them.

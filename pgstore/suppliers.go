@@ -117,6 +117,9 @@ func orderBy(s paging.Sort, t, idCol string) (string, error) {
 // the page's rows by primary key. With a query, the same is done over the
 // search terms, which carry their supplier's sort keys.
 func (s *Store) ListSuppliers(ctx context.Context, community string, q supplier.ListQuery) (paging.Page[supplier.Summary], error) {
+	if ms := s.cache.reader(community); ms != nil {
+		return ms.ListSuppliers(ctx, community, q)
+	}
 	r, err := q.Page.Check(supplier.ListPaging)
 	if err != nil {
 		return paging.Page[supplier.Summary]{}, err
@@ -339,6 +342,15 @@ func prefixEnd(p string) (end string, ok bool) {
 // Supplier returns one supplier in full, or an error matching
 // supplier.ErrNotFound (supplier.Store).
 func (s *Store) Supplier(ctx context.Context, community string, id uuid.UUID) (supplier.Detail, error) {
+	if ms := s.cache.reader(community); ms != nil {
+		d, err := ms.Supplier(ctx, community, id)
+		if err != nil {
+			return supplier.Detail{}, err
+		}
+		// memstore shares the detail's pointers with its copy: the
+		// caller gets its own, as from the database.
+		return cloneDetail(d)
+	}
 	r, found, err := loadRecord(ctx, s.pool, community, id)
 	if err != nil {
 		return supplier.Detail{}, fmt.Errorf("pgstore: supplier: %w", err)
@@ -369,35 +381,42 @@ const loadRecordSQL = `SELECT ` + summaryColumns + `, s.details, s.keywords, s.e
 
 // collectRecord reads the result of loadRecordSQL.
 func collectRecord(rows pgx.Rows) (r supplier.Record, found bool, err error) {
-	r, err = pgx.CollectExactlyOneRow(rows, func(row pgx.CollectableRow) (supplier.Record, error) {
-		var r supplier.Record
-		var raw []byte
-		var empty []string
-		if err := scanSummary(row, &r.Summary, &raw, &r.Keywords, &empty); err != nil {
-			return r, err
-		}
-		if len(r.Keywords) == 0 {
-			r.Keywords = nil
-		}
-		setEmptyText(&r.Summary, empty)
-		if raw != nil {
-			var det details
-			if err := json.Unmarshal(raw, &det); err != nil {
-				return r, err
-			}
-			det.restore(&r.Detail)
-		}
-		return r, nil
-	})
+	r, err = pgx.CollectExactlyOneRow(rows, scanRecord)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return r, false, nil
 	}
 	return r, err == nil, err
 }
 
+// scanRecord reads a row of summaryColumns, details, keywords and
+// empty_text: a supplier's detail and keywords.
+func scanRecord(row pgx.CollectableRow) (supplier.Record, error) {
+	var r supplier.Record
+	var raw []byte
+	var empty []string
+	if err := scanSummary(row, &r.Summary, &raw, &r.Keywords, &empty); err != nil {
+		return r, err
+	}
+	if len(r.Keywords) == 0 {
+		r.Keywords = nil
+	}
+	setEmptyText(&r.Summary, empty)
+	if raw != nil {
+		var det details
+		if err := json.Unmarshal(raw, &det); err != nil {
+			return r, err
+		}
+		det.restore(&r.Detail)
+	}
+	return r, nil
+}
+
 // ListContacts returns one page of the supplier's contacts, ordered by
 // name, or an error matching supplier.ErrNotFound (supplier.Store).
 func (s *Store) ListContacts(ctx context.Context, community string, supplierID uuid.UUID, p paging.Request) (paging.Page[supplier.Contact], error) {
+	if ms := s.cache.reader(community); ms != nil {
+		return ms.ListContacts(ctx, community, supplierID, p)
+	}
 	p, err := p.Check(supplier.ContactPaging)
 	if err != nil {
 		return paging.Page[supplier.Contact]{}, err
@@ -418,6 +437,9 @@ func (s *Store) ListContacts(ctx context.Context, community string, supplierID u
 // addresses that match q, or an error matching supplier.ErrNotFound
 // (supplier.Store).
 func (s *Store) ListRemittanceAddresses(ctx context.Context, community string, supplierID uuid.UUID, q supplier.AddressQuery) (paging.Page[supplier.RemittanceAddress], error) {
+	if ms := s.cache.reader(community); ms != nil {
+		return ms.ListRemittanceAddresses(ctx, community, supplierID, q)
+	}
 	r, err := q.Page.Check(supplier.AddressPaging)
 	if err != nil {
 		return paging.Page[supplier.RemittanceAddress]{}, err

@@ -9,6 +9,7 @@ import (
 
 	"github.com/procurekit/procure/datafile"
 	"github.com/procurekit/procure/paging"
+	"github.com/procurekit/procure/pgstore"
 	"github.com/procurekit/procure/supplier"
 	"github.com/procurekit/procure/supplier/suppliertest"
 )
@@ -29,6 +30,26 @@ func TestSupplierStoreConformance(t *testing.T) {
 		s, _ := openStore(t, f)
 		return s
 	})
+}
+
+// The same suite with the per-node supplier cache on: every read it makes
+// after the import is served by the cache (a community this small loads
+// at its first read), and answers as memstore and the database do.
+func TestSupplierStoreConformanceCached(t *testing.T) {
+	var stores []*pgstore.Store
+	suppliertest.Run(t, func(t *testing.T, f *datafile.File) supplier.Store {
+		s, _ := openStore(t, f, pgstore.WithSupplierCache())
+		stores = append(stores, s)
+		return s
+	})
+	var served int64
+	for _, s := range stores {
+		served += pgstore.CacheServed(s)
+	}
+	if served == 0 {
+		t.Fatalf("the cache served no read of the suite's %d stores", len(stores))
+	}
+	t.Logf("%d reads served by the caches of %d stores", served, len(stores))
 }
 
 // The prefix query takes the user's text literally - no pattern

@@ -334,6 +334,7 @@ func (s *Store) PutSupplier(ctx context.Context, community string, r supplier.Re
 	if err != nil {
 		return supplier.Detail{}, writeError("put supplier", err)
 	}
+	s.cache.wrote(community)
 	s.splitLater(ctx, community, split)
 	return out, nil
 }
@@ -378,7 +379,9 @@ func writeError(op string, err error) error {
 }
 
 // DeleteSupplier removes a supplier with its contacts and remittance
-// addresses (supplier.Writer). Nothing is stamped: the supplier is gone.
+// addresses (supplier.Writer). Nothing the API shows is stamped: the
+// supplier is gone. The change feed of the caches gets a tombstone,
+// stamped as a write would be (cache.go).
 func (s *Store) DeleteSupplier(ctx context.Context, community string, id uuid.UUID) error {
 	var lk communityLock
 	var keys *supplierKeys
@@ -387,7 +390,8 @@ func (s *Store) DeleteSupplier(ctx context.Context, community string, id uuid.UU
 	first.Queue(`DELETE FROM suppliers WHERE community_id = $1 AND id = $2 RETURNING name, created_date, modified_date`,
 		community, id).Query(func(rows pgx.Rows) error { return scanKeys(rows, &keys) })
 	err := s.runWrite(ctx, first, func() (*pgx.Batch, error) {
-		if _, err := lk.result(community); err != nil {
+		stamp, err := lk.result(community)
+		if err != nil {
 			return nil, err
 		}
 		if keys == nil {
@@ -399,12 +403,17 @@ func (s *Store) DeleteSupplier(ctx context.Context, community string, id uuid.UU
 		for _, table := range []string{"supplier_terms", "supplier_contacts", "remittance_addresses"} {
 			b.Queue(`DELETE FROM `+table+` WHERE community_id = $1 AND supplier_id = $2`, community, id)
 		}
-		b.Queue(`UPDATE communities SET supplier_count = supplier_count - 1 WHERE id = $1`, community)
+		// The change feed of the caches (cache.go): a tombstone stamped as
+		// a write, in the high-water mark's sequence.
+		b.Queue(`UPDATE communities SET supplier_count = supplier_count - 1, last_modified = $2 WHERE id = $1`, community, stamp)
+		b.Queue(`INSERT INTO supplier_tombstones (community_id, deleted_at, id) VALUES ($1, $2, $3)`, community, stamp, id)
+		b.Queue(`DELETE FROM supplier_tombstones WHERE community_id = $1 AND deleted_at < $2`, community, stamp.Add(-tombstoneRetention))
 		return b, nil
 	})
 	if err != nil {
 		return writeError("delete supplier", err)
 	}
+	s.cache.wrote(community)
 	return nil
 }
 
@@ -606,6 +615,7 @@ func putChild[T any](s *Store, ctx context.Context, community string, supplierID
 		var zero T
 		return zero, writeError("put "+t.kind, err)
 	}
+	s.cache.wrote(community)
 	s.splitLater(ctx, community, split)
 	return out, nil
 }
@@ -642,6 +652,7 @@ func (s *Store) deleteChild(ctx context.Context, table, kind, community string, 
 	if err != nil {
 		return writeError("delete "+kind, err)
 	}
+	s.cache.wrote(community)
 	s.splitLater(ctx, community, split)
 	return nil
 }

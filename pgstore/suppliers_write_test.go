@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/procurekit/procure"
+	"github.com/procurekit/procure/pgstore"
 	"github.com/procurekit/procure/supplier"
 
 	"github.com/procurekit/procure/supplier/suppliertest"
@@ -23,6 +24,25 @@ func TestSupplierWriterConformance(t *testing.T) {
 			}
 		}
 	})
+}
+
+// The writer suite with the per-node supplier cache on: every read after
+// a write on the node is its own write's result (read-your-writes through
+// the cache), and the cache serves them.
+func TestSupplierWriterConformanceCached(t *testing.T) {
+	s, dsn := openStore(t, nil, pgstore.WithSupplierCache())
+	conn := connect(t, dsn)
+	suppliertest.RunWriter(t, func(t *testing.T) (suppliertest.WriteStore, func(*testing.T, string)) {
+		return s, func(t *testing.T, id string) {
+			if _, err := conn.Exec(context.Background(), `INSERT INTO communities (id, name, region) VALUES ($1, $1, 'NZ')`, id); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+	if pgstore.CacheServed(s) == 0 {
+		t.Fatal("the cache served no read of the writer suite")
+	}
+	t.Logf("%d reads served by the cache", pgstore.CacheServed(s))
 }
 
 // Text PostgreSQL cannot hold (NUL, invalid UTF-8) is the caller's

@@ -107,7 +107,7 @@ func importData(ctx context.Context, cfg config, log *slog.Logger) (loaded, back
 	if st, err := f.Stat(); err == nil {
 		size = st.Size()
 	}
-	pg, err := pgstore.Open(ctx, cfg.postgres, pgstore.WithLogger(log))
+	pg, err := pgstore.Open(ctx, cfg.postgres, pgOptions(cfg, log)...)
 	if err != nil {
 		return loaded{}, nil, nil, err
 	}

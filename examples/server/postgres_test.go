@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -16,12 +17,18 @@ func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
 
 // Issue 5: `-postgres DSN` serves the same API from PostgreSQL, with the
 // demo data imported at start; starting again on the same database
-// imports idempotently and serves the same answers.
+// imports idempotently and serves the same answers. The first start
+// serves supplier reads from the per-node cache (the default), the second
+// from the database (-pg-cache=false).
 func TestRunOnPostgres(t *testing.T) {
 	dsn := pgtest.NewDatabase(t)
 	var first []byte
 	for i := range 2 {
-		r := start(t, "-postgres", dsn)
+		args := []string{"-postgres", dsn}
+		if i == 1 {
+			args = append(args, "-pg-cache=false")
+		}
+		r := start(t, args...)
 		status, body := get(t, r.base+"/public/community/suppliers?size=100&sort=modifiedDate,desc", "demo-acme-read-token")
 		if status != http.StatusOK {
 			t.Fatalf("run %d: status %d: %s", i, status, body)
@@ -88,6 +95,23 @@ func TestRunImportsDataFileOnPostgres(t *testing.T) {
 		}
 		if strings.Contains(log, "big-read-token") {
 			t.Errorf("start %d: the log shows a secret of the file", i)
+		}
+	}
+}
+
+// -pg-cache is on by default and turned off with -pg-cache=false.
+func TestPgCacheFlag(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want bool
+	}{
+		{nil, true},
+		{[]string{"-pg-cache=false"}, false},
+		{[]string{"-pg-cache"}, true},
+	} {
+		cfg, err := parseFlags(tt.args, io.Discard)
+		if err != nil || cfg.pgCache != tt.want {
+			t.Errorf("%v: pgCache %v, %v; want %v", tt.args, cfg.pgCache, err, tt.want)
 		}
 	}
 }

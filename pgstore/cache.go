@@ -1,0 +1,601 @@
+package pgstore
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"golang.org/x/sync/singleflight"
+
+	"github.com/procurekit/procure/datafile"
+	"github.com/procurekit/procure/memstore"
+	"github.com/procurekit/procure/supplier"
+)
+
+// The per-node supplier cache (WithSupplierCache).
+//
+// Each node keeps, per community, a memstore.Store holding the
+// community's suppliers with their contacts and addresses, and follows
+// the database's changes in commit order:
+//
+//   - Loading: one read-only repeatable-read transaction streams the
+//     community's suppliers, contacts and addresses (no statement
+//     timeout) together with its supplier_generation and last_modified
+//     (the high-water mark of stamps), and memstore builds its indexes.
+//     A community of at most syncLoadMax suppliers is loaded by the read
+//     that first needs it; a larger one in the background, one load at a
+//     time, while reads go to the database.
+//   - Following: writes stamp under the community's row lock, so stamps
+//     increase in commit order, and a snapshot that sees the stamp s has
+//     every write stamped below s. A sync reads, in one repeatable-read
+//     snapshot, the community's row, the suppliers stamped above the mark
+//     it last applied (each with all its contacts and addresses; a
+//     contact or address write stamps its supplier), and the tombstones of
+//     deletes stamped above it (migration 0006); it applies the tombstones,
+//     then the suppliers in stamp order (memstore.ReplicateSuppliers), so
+//     a reader of the cache sees a prefix of the commit order, never a
+//     later change without an earlier one; the new mark is the snapshot's
+//     last_modified. Nothing committed is skipped: a write not in the
+//     snapshot stamps above its last_modified.
+//   - The import keeps the file's dates, which may be below the mark: it
+//     bumps the community's supplier_generation, and a sync that sees a new
+//     generation marks the community stale (reads go to the database) and
+//     reloads it.
+//   - Freshness: a poller checks every community's generation and
+//     last_modified in one query every pollInterval, syncing those that
+//     moved. A read is served from the cache only when its last sync's
+//     snapshot is younger than maxStale (less than one second: DECISIONS.md
+//     "Live data"), so a node that cannot reach the database - or falls
+//     behind - never serves old data silently: it reads from the database,
+//     whose errors are the usual 503.
+//   - Read-your-writes: a write on this node counts itself (wseq) after
+//     its commit; the next read of the community syncs first when the
+//     syncs have not covered every counted write (readers coalesce on one
+//     sync), so the write costs what it did, and the read after it one
+//     round trip more.
+
+const (
+	// pollInterval is how often the poller checks every community.
+	pollInterval = 200 * time.Millisecond
+	// maxStale is the oldest a sync may be for the cache to serve a read.
+	maxStale = 900 * time.Millisecond
+	// syncLoadMax is the largest community the read that needs it loads
+	// (a few tens of milliseconds); larger ones load in the background.
+	syncLoadMax = 20_000
+	// retryLoad is how long after a failed load the next one starts.
+	retryLoad = time.Second
+	// tombstoneRetention is how long tombstones are kept; a cache whose
+	// last sync is older than half of it reloads instead of following.
+	tombstoneRetention = 24 * time.Hour
+)
+
+// WithSupplierCache has the store serve supplier reads (lists, a
+// supplier, its contacts and remittance addresses) from a cache in the
+// node's memory that follows the database's changes in commit order: see
+// cache.go and the package doc for the design and its figures. Until a
+// community is loaded, while it reloads after an import, and whenever the
+// cache's last sync is older than maxStale (the database does not
+// answer, or the node falls behind), reads go to the database as without
+// the option. Writes always go to the database; the node that made one
+// sees it at its next read, and every other node within one second.
+//
+// The store loads every community in the background when it opens, one
+// at a time; the cache costs about as much memory as memstore does for
+// the same data (see the package doc).
+func WithSupplierCache() Option { return func(o *options) { o.cache = true } }
+
+// supplierCache is the cache of one Store; nil when the option is off
+// (its methods then do nothing).
+type supplierCache struct {
+	s   *Store
+	log *slog.Logger
+	ctx context.Context // the cache's lifetime; canceled by Close
+	end context.CancelFunc
+	wg  sync.WaitGroup
+
+	mu   sync.RWMutex
+	coms map[string]*cachedCom
+
+	sf   singleflight.Group
+	load chan struct{} // one background load at a time
+
+	served atomic.Int64 // reads served from the cache (tests)
+}
+
+// cachedCom is one community of the cache.
+type cachedCom struct {
+	id    string
+	state atomic.Pointer[comState] // nil until loaded
+	// wseq counts this node's committed writes; applied is the largest
+	// wseq a sync's snapshot is known to include.
+	wseq, applied atomic.Int64
+	// syncMu serialises loads and syncs.
+	syncMu     sync.Mutex
+	loading    atomic.Bool
+	failedLoad atomic.Int64 // unix nanoseconds of the last failed load
+}
+
+// comState is what a community's cache holds: immutable but for the
+// memstore, which syncs update in place.
+type comState struct {
+	store    *memstore.Store
+	gen      int64
+	mark     time.Time // the last_modified applied through (zero: none)
+	syncedAt time.Time // the local time just before the last sync's snapshot
+	stale    bool      // a new generation: reloading, not served
+}
+
+func newSupplierCache(s *Store, log *slog.Logger) *supplierCache {
+	ctx, end := context.WithCancel(context.Background())
+	c := &supplierCache{s: s, log: log, ctx: ctx, end: end, coms: map[string]*cachedCom{}, load: make(chan struct{}, 1)}
+	c.wg.Go(c.poll)
+	return c
+}
+
+// close stops the poller and waits for it and the loads.
+func (c *supplierCache) close() {
+	if c == nil {
+		return
+	}
+	c.end()
+	c.wg.Wait()
+}
+
+// entry returns the community's cache entry, made on first use.
+func (c *supplierCache) entry(community string) *cachedCom {
+	c.mu.RLock()
+	cc := c.coms[community]
+	c.mu.RUnlock()
+	if cc != nil {
+		return cc
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	cc = c.coms[community]
+	if cc == nil {
+		cc = &cachedCom{id: community}
+		c.coms[community] = cc
+	}
+	return cc
+}
+
+// wrote records a committed write of this node to the community.
+func (c *supplierCache) wrote(community string) {
+	if c == nil {
+		return
+	}
+	c.mu.RLock()
+	cc := c.coms[community]
+	c.mu.RUnlock()
+	if cc != nil {
+		cc.wseq.Add(1)
+	}
+}
+
+// wroteAll records an import's writes.
+func (c *supplierCache) wroteAll(communities []string) {
+	for _, id := range communities {
+		c.wrote(id)
+	}
+}
+
+// reader returns the memstore that may serve a read of the community now,
+// or nil when the read must go to the database.
+func (c *supplierCache) reader(community string) *memstore.Store {
+	if c == nil {
+		return nil
+	}
+	cc := c.entry(community)
+	if st := cc.state.Load(); st == nil || st.stale {
+		c.ensure(cc)
+	}
+	// Read-your-writes: the syncs must cover every write this node
+	// committed before the read. A sync already running may have taken
+	// its snapshot before the last write: then one more.
+	want := cc.wseq.Load()
+	for i := 0; cc.applied.Load() < want; i++ {
+		if i == 3 {
+			return nil
+		}
+		if _, err, _ := c.sf.Do("sync:"+cc.id, func() (any, error) { return nil, c.sync(cc, true) }); err != nil {
+			return nil
+		}
+	}
+	st := cc.state.Load()
+	if st == nil || st.stale || time.Since(st.syncedAt) > maxStale {
+		return nil
+	}
+	c.served.Add(1)
+	return st.store
+}
+
+// ensure loads the community when it is not loaded and no load runs: at
+// once when it is small, in the background otherwise.
+func (c *supplierCache) ensure(cc *cachedCom) {
+	if cc.loading.Load() || time.Now().UnixNano()-cc.failedLoad.Load() < int64(retryLoad) {
+		return
+	}
+	var count int64
+	err := c.s.pool.QueryRow(c.ctx, `SELECT supplier_count FROM communities WHERE id = $1`, cc.id).Scan(&count)
+	if err != nil {
+		// An unknown community (or no database): the database answers.
+		cc.failedLoad.Store(time.Now().UnixNano())
+		return
+	}
+	if count <= syncLoadMax {
+		_, _, _ = c.sf.Do("load:"+cc.id, func() (any, error) { return nil, c.loadCom(cc) })
+		return
+	}
+	c.background(cc)
+}
+
+// background starts loading the community unless a load of it runs.
+func (c *supplierCache) background(cc *cachedCom) {
+	if time.Now().UnixNano()-cc.failedLoad.Load() < int64(retryLoad) || !cc.loading.CompareAndSwap(false, true) {
+		return
+	}
+	c.wg.Go(func() {
+		defer cc.loading.Store(false)
+		select {
+		case c.load <- struct{}{}:
+		case <-c.ctx.Done():
+			return
+		}
+		defer func() { <-c.load }()
+		_, _, _ = c.sf.Do("load:"+cc.id, func() (any, error) { return nil, c.loadCom(cc) })
+		// Catch up at once: the load's snapshot is as old as the load.
+		_ = c.sync(cc, false)
+	})
+}
+
+// poll checks every loaded community each pollInterval and syncs the
+// ones that changed; at start it loads every community.
+func (c *supplierCache) poll() {
+	if rows, err := c.s.pool.Query(c.ctx, `SELECT id FROM communities ORDER BY id`); err == nil {
+		ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err == nil {
+			for _, id := range ids {
+				c.background(c.entry(id))
+			}
+		}
+	}
+	tick := time.NewTicker(pollInterval)
+	defer tick.Stop()
+	for {
+		select {
+		case <-c.ctx.Done():
+			return
+		case <-tick.C:
+		}
+		c.pollOnce()
+	}
+}
+
+// pollOnce is one round of the poller: one query for every community.
+func (c *supplierCache) pollOnce() {
+	c.mu.RLock()
+	ids := make([]string, 0, len(c.coms))
+	for id := range c.coms {
+		ids = append(ids, id)
+	}
+	c.mu.RUnlock()
+	if len(ids) == 0 {
+		return
+	}
+	start := time.Now()
+	rows, err := c.s.pool.Query(c.ctx, `SELECT id, supplier_generation, last_modified FROM communities WHERE id = ANY($1)`, ids)
+	if err != nil {
+		return
+	}
+	type head struct {
+		gen  int64
+		mark *time.Time
+	}
+	heads := map[string]head{}
+	for rows.Next() {
+		var id string
+		var h head
+		if err := rows.Scan(&id, &h.gen, &h.mark); err != nil {
+			rows.Close()
+			return
+		}
+		heads[id] = h
+	}
+	if rows.Err() != nil {
+		return
+	}
+	for _, id := range ids {
+		cc := c.entry(id)
+		h, ok := heads[id]
+		st := cc.state.Load()
+		switch {
+		case !ok:
+			continue
+		case st == nil || st.stale:
+			c.background(cc)
+		case h.gen != st.gen || start.Sub(st.syncedAt) > tombstoneRetention/2:
+			c.markStale(cc)
+			c.background(cc)
+		case !sameMark(h.mark, st.mark):
+			_, _, _ = c.sf.Do("sync:"+cc.id, func() (any, error) { return nil, c.sync(cc, false) })
+		default:
+			// Nothing committed since the mark, as of a snapshot taken
+			// after start.
+			cc.syncMu.Lock()
+			if cur := cc.state.Load(); cur != nil && !cur.stale && sameMark(h.mark, cur.mark) && start.After(cur.syncedAt) {
+				next := *cur
+				next.syncedAt = start
+				cc.state.Store(&next)
+			}
+			cc.syncMu.Unlock()
+		}
+	}
+}
+
+func sameMark(db *time.Time, mark time.Time) bool {
+	if db == nil {
+		return mark.IsZero()
+	}
+	return db.Equal(mark)
+}
+
+// markStale stops serving the community until it is reloaded.
+func (c *supplierCache) markStale(cc *cachedCom) {
+	cc.syncMu.Lock()
+	defer cc.syncMu.Unlock()
+	if st := cc.state.Load(); st != nil && !st.stale {
+		next := *st
+		next.stale = true
+		cc.state.Store(&next)
+	}
+}
+
+// errStale is a sync that found a new generation.
+var errStale = errors.New("pgstore: supplier cache: the community was imported: reloading")
+
+// sync applies the community's changes since its mark. inline says that a
+// read waits for it: a new generation of a small community is then
+// reloaded at once.
+func (c *supplierCache) sync(cc *cachedCom, inline bool) error {
+	cc.syncMu.Lock()
+	err := c.syncLocked(cc)
+	cc.syncMu.Unlock()
+	if errors.Is(err, errStale) {
+		if inline {
+			c.ensure(cc)
+			if st := cc.state.Load(); st != nil && !st.stale {
+				return nil
+			}
+		} else {
+			c.background(cc)
+		}
+	}
+	return err
+}
+
+func (c *supplierCache) syncLocked(cc *cachedCom) error {
+	st := cc.state.Load()
+	if st == nil || st.stale {
+		return errStale
+	}
+	seq := cc.wseq.Load()
+	start := time.Now()
+	var gen int64
+	var mark *time.Time
+	found := false
+	var puts []supplier.Record
+	var contacts []childRow[supplier.Contact]
+	var addrs []childRow[supplier.RemittanceAddress]
+	var deleted []uuid.UUID
+	b := &pgx.Batch{}
+	b.Queue(`BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY`)
+	b.Queue(`SELECT supplier_generation, last_modified FROM communities WHERE id = $1`, cc.id).Query(func(rows pgx.Rows) error {
+		for rows.Next() {
+			found = true
+			if err := rows.Scan(&gen, &mark); err != nil {
+				return err
+			}
+		}
+		return rows.Err()
+	})
+	b.Queue(`SELECT `+summaryColumns+`, s.details, s.keywords, s.empty_text FROM suppliers s
+		WHERE s.community_id = $1 AND s.modified_date > $2 ORDER BY s.modified_date, s.id`, cc.id, st.mark).Query(func(rows pgx.Rows) error {
+		var err error
+		puts, err = pgx.CollectRows(rows, scanRecord)
+		return err
+	})
+	b.Queue(`SELECT c.supplier_id, c.doc, c.empty_text FROM supplier_contacts c JOIN suppliers s ON s.community_id = c.community_id AND s.id = c.supplier_id
+		WHERE s.community_id = $1 AND s.modified_date > $2`, cc.id, st.mark).Query(func(rows pgx.Rows) error {
+		var err error
+		contacts, err = collectChildren(rows, setContactEmptyText)
+		return err
+	})
+	b.Queue(`SELECT a.supplier_id, a.doc, a.empty_text FROM remittance_addresses a JOIN suppliers s ON s.community_id = a.community_id AND s.id = a.supplier_id
+		WHERE s.community_id = $1 AND s.modified_date > $2`, cc.id, st.mark).Query(func(rows pgx.Rows) error {
+		var err error
+		addrs, err = collectChildren(rows, setAddressEmptyText)
+		return err
+	})
+	b.Queue(`SELECT id FROM supplier_tombstones WHERE community_id = $1 AND deleted_at > $2`, cc.id, st.mark).Query(func(rows pgx.Rows) error {
+		var err error
+		deleted, err = pgx.CollectRows(rows, pgx.RowTo[uuid.UUID])
+		return err
+	})
+	b.Queue(`COMMIT`)
+	if err := c.s.pool.SendBatch(c.ctx, b).Close(); err != nil {
+		return err
+	}
+	if !found || gen != st.gen {
+		next := *st
+		next.stale = true
+		cc.state.Store(&next)
+		return errStale
+	}
+	attach(puts, contacts, addrs)
+	if err := st.store.ReplicateSuppliers(cc.id, puts, deleted); err != nil {
+		return err
+	}
+	next := *st
+	next.syncedAt = start
+	if mark != nil {
+		next.mark = mark.UTC()
+	}
+	cc.state.Store(&next)
+	raise(&cc.applied, seq)
+	return nil
+}
+
+// raise sets *a to v when v is larger.
+func raise(a *atomic.Int64, v int64) {
+	for {
+		cur := a.Load()
+		if cur >= v || a.CompareAndSwap(cur, v) {
+			return
+		}
+	}
+}
+
+// loadCom loads the community in full from one snapshot.
+func (c *supplierCache) loadCom(cc *cachedCom) error {
+	cc.syncMu.Lock()
+	defer cc.syncMu.Unlock()
+	if st := cc.state.Load(); st != nil && !st.stale {
+		return nil // loaded meanwhile
+	}
+	seq := cc.wseq.Load()
+	start := time.Now()
+	st, n, err := c.read(cc.id)
+	if err != nil {
+		cc.failedLoad.Store(time.Now().UnixNano())
+		if c.log != nil && c.ctx.Err() == nil {
+			c.log.Warn("supplier cache: load failed", "community", cc.id, "error", err)
+		}
+		return err
+	}
+	st.syncedAt = start
+	cc.state.Store(st)
+	raise(&cc.applied, seq)
+	if c.log != nil && n > syncLoadMax {
+		c.log.Info("supplier cache: community loaded", "community", cc.id, "suppliers", n,
+			"duration", time.Since(start).Round(time.Millisecond))
+	}
+	return nil
+}
+
+// read reads the community in one read-only repeatable-read transaction,
+// without the statement timeout, and builds its memstore.
+func (c *supplierCache) read(community string) (*comState, int, error) {
+	ctx := WithoutStatementTimeout(c.ctx)
+	conn, err := c.s.pool.Acquire(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer conn.Release()
+	tx, err := conn.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
+	if err != nil {
+		return nil, 0, err
+	}
+	defer func() { _ = tx.Rollback(ctx) }()
+	st := &comState{}
+	var mark *time.Time
+	if err := tx.QueryRow(ctx, `SELECT supplier_generation, last_modified FROM communities WHERE id = $1`, community).Scan(&st.gen, &mark); err != nil {
+		return nil, 0, err
+	}
+	if mark != nil {
+		st.mark = mark.UTC()
+	}
+	rows, err := tx.Query(ctx, `SELECT `+summaryColumns+`, s.details, s.keywords, s.empty_text FROM suppliers s
+		WHERE s.community_id = $1`, community)
+	if err != nil {
+		return nil, 0, err
+	}
+	recs, err := pgx.CollectRows(rows, scanRecord)
+	if err != nil {
+		return nil, 0, err
+	}
+	rows, err = tx.Query(ctx, `SELECT supplier_id, doc, empty_text FROM supplier_contacts WHERE community_id = $1`, community)
+	if err != nil {
+		return nil, 0, err
+	}
+	contacts, err := collectChildren(rows, setContactEmptyText)
+	if err != nil {
+		return nil, 0, err
+	}
+	rows, err = tx.Query(ctx, `SELECT supplier_id, doc, empty_text FROM remittance_addresses WHERE community_id = $1`, community)
+	if err != nil {
+		return nil, 0, err
+	}
+	addrs, err := collectChildren(rows, setAddressEmptyText)
+	if err != nil {
+		return nil, 0, err
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return nil, 0, err
+	}
+	attach(recs, contacts, addrs)
+	contacts, addrs = nil, nil
+	ms := memstore.New()
+	if err := ms.AddCommunity(&datafile.Community{ID: community, Name: community, Suppliers: recs}); err != nil {
+		return nil, 0, fmt.Errorf("supplier cache: %w", err)
+	}
+	st.store = ms
+	return st, len(recs), nil
+}
+
+// childRow is a contact or address read with its supplier's id.
+type childRow[T any] struct {
+	supplierID uuid.UUID
+	v          T
+}
+
+// collectChildren reads rows of (supplier_id, doc, empty_text).
+func collectChildren[T any](rows pgx.Rows, restore func(*T, []string)) ([]childRow[T], error) {
+	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (childRow[T], error) {
+		var out childRow[T]
+		var raw []byte
+		var empty []string
+		if err := row.Scan(&out.supplierID, &raw, &empty); err != nil {
+			return out, err
+		}
+		if err := json.Unmarshal(raw, &out.v); err != nil {
+			return out, err
+		}
+		restore(&out.v, empty)
+		return out, nil
+	})
+}
+
+// attach gives each record its contacts and addresses.
+func attach(recs []supplier.Record, contacts []childRow[supplier.Contact], addrs []childRow[supplier.RemittanceAddress]) {
+	idx := make([]int, len(recs))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortFunc(idx, func(a, b int) int { return bytes.Compare(recs[a].ID[:], recs[b].ID[:]) })
+	find := func(id uuid.UUID) *supplier.Record {
+		i, ok := slices.BinarySearchFunc(idx, id, func(k int, id uuid.UUID) int { return bytes.Compare(recs[k].ID[:], id[:]) })
+		if !ok {
+			return nil
+		}
+		return &recs[idx[i]]
+	}
+	for i := range contacts {
+		if r := find(contacts[i].supplierID); r != nil {
+			r.Contacts = append(r.Contacts, contacts[i].v)
+		}
+	}
+	for i := range addrs {
+		if r := find(addrs[i].supplierID); r != nil {
+			r.RemittanceAddresses = append(r.RemittanceAddresses, addrs[i].v)
+		}
+	}
+}
