@@ -80,6 +80,7 @@ type options struct {
 	wrk              string
 	install          bool
 	readyTimeout     time.Duration
+	readyLog         string
 	writes           int
 }
 
@@ -107,6 +108,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.wrk, "wrk", "", "path of the wrk binary (default: wrk on PATH)")
 	fs.BoolVar(&o.install, "install", true, "install wrk with apt-get when it is missing and running as root")
 	fs.DurationVar(&o.readyTimeout, "ready-timeout", 10*time.Minute, "how long the server may take to load its data")
+	fs.StringVar(&o.readyLog, "ready-log", "", "after the server answers, also wait (within -ready-timeout) until its log contains this `text`, e.g. the line saying a background cache has loaded")
 	fs.IntVar(&o.writes, "writes", 0, "supplier writes per second through the admin API while the scenarios run (write while reading); 0 for none")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -296,6 +298,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 	readyReq := func(ctx context.Context) (int, []byte, error) { return do(ctx, realBase, readySc, cr) }
 	if err := waitReady(ctx, srv, readyReq, o.readyTimeout); err != nil {
 		return err
+	}
+	if o.readyLog != "" {
+		logf("server answers; waiting for its log to say %q", o.readyLog)
+		if err := waitLog(ctx, srv, o.readyLog, o.readyTimeout); err != nil {
+			return err
+		}
 	}
 	loadTook := time.Since(loadStart)
 	rss, _ := rssOf(srv.cmd.Process.Pid) // informative only; 0 when unreadable

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -153,6 +154,32 @@ func waitReady(ctx context.Context, p *proc, ask probe, timeout time.Duration) e
 		case <-ctx.Done():
 			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 				return fmt.Errorf("%s not ready after %s (last error: %v); its log ends:\n%s", p.name, timeout, err, p.logTail())
+			}
+			return ctx.Err()
+		case <-tick.C:
+		}
+	}
+}
+
+// waitLog waits until the process's log contains text: for a server that
+// answers at once but warms up in the background (pgstore's supplier
+// cache loads while reads go to the database), the line that says it is
+// warm.
+func waitLog(ctx context.Context, p *proc, text string, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	tick := time.NewTicker(500 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		if b, err := os.ReadFile(p.logPath); err == nil && bytes.Contains(b, []byte(text)) {
+			return nil
+		}
+		select {
+		case <-p.done:
+			return fmt.Errorf("%s exited before its log said %q (%v); its log ends:\n%s", p.name, text, p.err, p.logTail())
+		case <-ctx.Done():
+			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				return fmt.Errorf("%s: its log did not say %q within %s; its log ends:\n%s", p.name, text, timeout, p.logTail())
 			}
 			return ctx.Err()
 		case <-tick.C:
