@@ -3,6 +3,7 @@ package pgstore
 import (
 	"context"
 	"os"
+	"runtime"
 	"slices"
 	"strconv"
 	"testing"
@@ -44,6 +45,7 @@ func BenchmarkPostgres(b *testing.B) {
 	// The list benchmarks use the store of the last import; when -bench
 	// leaves the import out, the data is imported untimed.
 	var s *Store
+	var dsn string
 	defer func() {
 		if s != nil {
 			s.Close()
@@ -58,7 +60,8 @@ func BenchmarkPostgres(b *testing.B) {
 			s.Close()
 		}
 		var err error
-		if s, err = Open(ctx, pgtest.NewDatabase(parent)); err != nil {
+		dsn = pgtest.NewDatabase(parent)
+		if s, err = Open(ctx, dsn); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -208,6 +211,76 @@ func BenchmarkPostgres(b *testing.B) {
 		q := supplier.ListQuery{Page: page(1000, byName)}
 		for b.Loop() {
 			if _, err := s.ListSuppliers(ctx, "bench", q); err != nil {
+				b.Fatal(err)
+			}
+		}
+		close(stop)
+		<-done
+	})
+	// The same lists from a store with the supplier cache, on the same
+	// database: its load (time and heap), then each case.
+	cached := func() *Store {
+		runtime.GC()
+		var before runtime.MemStats
+		runtime.ReadMemStats(&before)
+		start := time.Now()
+		cs, err := Open(ctx, dsn, WithSupplierCache())
+		if err != nil {
+			b.Fatal(err)
+		}
+		for cs.cache.reader("bench") == nil {
+			time.Sleep(20 * time.Millisecond)
+		}
+		took := time.Since(start)
+		runtime.GC()
+		var after runtime.MemStats
+		runtime.ReadMemStats(&after)
+		b.Logf("supplier cache of %d suppliers: loaded in %v; heap %d MB, %d bytes per supplier", n, took.Round(time.Millisecond),
+			(int64(after.HeapAlloc)-int64(before.HeapAlloc))>>20, (int64(after.HeapAlloc)-int64(before.HeapAlloc))/int64(n))
+		return cs
+	}()
+	defer cached.Close()
+	for _, tc := range cases {
+		b.Run("Cached/"+tc.name, func(b *testing.B) {
+			var total int
+			for b.Loop() {
+				p, err := cached.ListSuppliers(ctx, "bench", tc.q)
+				if err != nil {
+					b.Fatal(err)
+				}
+				total = p.Page.TotalElements
+			}
+			b.ReportMetric(float64(total), "matches")
+			if served := cached.cache.served.Load(); served == 0 {
+				b.Fatal("the cache served no read")
+			}
+		})
+	}
+	b.Run("Cached/ListDefaultWhileWriting/Page1000", func(b *testing.B) {
+		stop := make(chan struct{})
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			tick := time.NewTicker(5 * time.Millisecond)
+			defer tick.Stop()
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				case <-tick.C:
+				}
+				r := c.Suppliers[(i*15485863)%n]
+				r.Contacts, r.RemittanceAddresses = nil, nil
+				r.Name = "Cached busy " + strconv.Itoa(i)
+				if _, err := s.PutSupplier(ctx, "bench", r); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		}()
+		q := supplier.ListQuery{Page: page(1000, byName)}
+		for b.Loop() {
+			if _, err := cached.ListSuppliers(ctx, "bench", q); err != nil {
 				b.Fatal(err)
 			}
 		}

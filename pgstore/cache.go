@@ -197,6 +197,9 @@ func (c *supplierCache) reader(community string) *memstore.Store {
 	cc := c.entry(community)
 	if st := cc.state.Load(); st == nil || st.stale {
 		c.ensure(cc)
+		if st := cc.state.Load(); st == nil || st.stale {
+			return nil // loading: never wait for a load behind its lock
+		}
 	}
 	// Read-your-writes: the syncs must cover every write this node
 	// committed before the read. A sync already running may have taken
@@ -353,10 +356,17 @@ func (c *supplierCache) markStale(cc *cachedCom) {
 	cc.syncMu.Lock()
 	defer cc.syncMu.Unlock()
 	if st := cc.state.Load(); st != nil && !st.stale {
-		next := *st
-		next.stale = true
-		cc.state.Store(&next)
+		cc.state.Store(staleState(st))
 	}
+}
+
+// staleState is st marked stale, without its memstore: it is not served
+// again, and its memory is free for the reload.
+func staleState(st *comState) *comState {
+	next := *st
+	next.stale = true
+	next.store = nil
+	return &next
 }
 
 // errStale is a sync that found a new generation.
@@ -435,9 +445,7 @@ func (c *supplierCache) syncLocked(cc *cachedCom) error {
 		return err
 	}
 	if !found || gen != st.gen {
-		next := *st
-		next.stale = true
-		cc.state.Store(&next)
+		cc.state.Store(staleState(st))
 		return errStale
 	}
 	attach(puts, contacts, addrs)
