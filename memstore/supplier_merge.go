@@ -162,6 +162,22 @@ func (ov *overlay) list(q supplier.ListQuery, dst []supplier.Summary) ([]supplie
 	if !filtered {
 		return ov.listAll(dst, o, r)
 	}
+	{
+		lq := q.Query
+		if lq != "" {
+			lq = strings.ToLower(lq)
+		}
+		th := int64(noSince)
+		if !q.ModifiedSince.IsZero() {
+			th = ceilMicros(q.ModifiedSince)
+		}
+		if lq == "" && o >= byModifiedAsc {
+			return ov.listSince(dst, o, th, r)
+		}
+		if out, total, ok := ov.listView(dst, lq, th, o, r); ok {
+			return out, total
+		}
+	}
 	var bufs *mergeBufs
 	{
 		lq := q.Query
@@ -545,14 +561,44 @@ func matchesTerms(terms []string, lq string) bool {
 // listAll is list without filters, written out without closures (this
 // is the most asked-for list: a page allocates nothing but its items).
 func (ov *overlay) listAll(dst []supplier.Summary, o int, r paging.Request) ([]supplier.Summary, int) {
+	total := ov.base.size() - len(ov.deads) + ov.ord[o].n
+	lo, hi := paging.Window(total, r)
+	return ov.pageAll(dst, o, lo, hi), total
+}
+
+// listSince is list with modifiedSince alone (th, in microseconds) sorted
+// by modifiedDate: the matches are the unfiltered list's last items in
+// ascending order, its first in descending order.
+func (ov *overlay) listSince(dst []supplier.Summary, o int, th int64, r paging.Request) ([]supplier.Summary, int) {
+	base := ov.base
+	n := base.size()
+	keys := base.modKeys
+	since := sort.Search(n, func(i int) bool { return keys[i] >= th })
+	mods := &ov.ord[byModifiedAsc]
+	k := mods.first(func(it *deltaItem) bool { return it.key.mod >= th })
+	deadBelow := 0
+	if len(ov.deads) > 0 {
+		deadBelow = ov.deadBy[byModifiedAsc].before(since)
+	}
+	// The items modified before th: the delta's first k and the live
+	// base ranks below since.
+	before := k + since - deadBelow
+	total := n - len(ov.deads) + mods.n - before
+	lo, hi := paging.Window(total, r)
+	if o == byModifiedAsc {
+		lo, hi = lo+before, hi+before
+	}
+	return ov.pageAll(dst, o, lo, hi), total
+}
+
+// pageAll returns the items [lo, hi) of the unfiltered list in order o.
+func (ov *overlay) pageAll(dst []supplier.Summary, o, lo, hi int) []supplier.Summary {
+	if lo >= hi {
+		return nil
+	}
 	base := ov.base
 	n, l := base.size(), &ov.ord[o]
 	d, nDead := l.n, len(ov.deads)
-	total := n - nDead + d
-	lo, hi := paging.Window(total, r)
-	if lo >= hi {
-		return nil, total
-	}
 	f := ov.deadBy[o]
 	deadBefore := func(x int) int {
 		if nDead == 0 {
@@ -602,5 +648,5 @@ func (ov *overlay) listAll(dst []supplier.Summary, o int, r paging.Request) ([]s
 			out = append(out, base.rec(p).detail.Summary)
 		}
 	}
-	return out, total
+	return out
 }

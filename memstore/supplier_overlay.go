@@ -183,6 +183,9 @@ type overlay struct {
 	pairs, deadPairs blist[termRef]
 	// deadByMod lists the dead (indexes into deads) by modifiedDate.
 	deadByMod blist[int32]
+	// views keeps the matches of filters asked for repeatedly
+	// (supplier_view.go).
+	views views
 }
 
 func newOverlay(base *supplierSet) *overlay {
@@ -234,6 +237,7 @@ func (ov *overlay) put(it *deltaItem) {
 	for _, t := range it.pairs {
 		ov.pairs.insert(termRef{term: t, item: it})
 	}
+	ov.viewsPut(it)
 }
 
 // remove deletes the current version of the supplier id, if any.
@@ -249,6 +253,7 @@ func (ov *overlay) remove(id uuid.UUID) {
 		for _, t := range old.pairs {
 			ov.pairs.remove(termRef{term: t, item: old})
 		}
+		ov.viewsRemove(old)
 		return
 	}
 	p, ok := ov.base.byID[id]
@@ -274,6 +279,7 @@ func (ov *overlay) remove(id uuid.UUID) {
 	for _, t := range d.pairs {
 		ov.deadPairs.insert(termRef{term: t, deads: int32(len(ov.deads))})
 	}
+	ov.viewsDead(&d)
 	ov.deads = append(ov.deads, d)
 	ov.deadByMod.insert(int32(len(ov.deads) - 1))
 }

@@ -42,28 +42,53 @@ func ovRecord(rng *rand.Rand, id uuid.UUID) supplier.Record {
 // with compactions running as the writes go.
 //
 // The plans of filtered pages are forced one way then the other: every
-// page from the first match (frontLimit) or by binary search, the delta's
-// query matches scanned or listed (deltaPlan).
+// page through a filter view built at the first request, or at the
+// second (the default: a query's first page without, the next ones
+// with), or without views: every page from the first match (frontLimit)
+// or by binary search, the delta's query matches scanned or listed
+// (deltaPlan).
 func TestOverlayAgainstReference(t *testing.T) {
-	defer func(f, d int) { frontLimit, deltaPlan = f, d }(frontLimit, deltaPlan)
-	for _, plan := range []struct{ front, delta int }{{200, 0}, {1 << 30, 1}, {1 << 30, 2}, {0, 0}} {
-		frontLimit, deltaPlan = plan.front, plan.delta
-		limits := []int{1 << 30, 7}
+	defer func(f, d, v, vf int) { frontLimit, deltaPlan, viewAdmit, viewFrontLimit = f, d, v, vf }(frontLimit, deltaPlan, viewAdmit, viewFrontLimit)
+	const never = 1 << 30
+	for _, plan := range []struct{ view, front, delta int }{
+		{1, 200, 0}, {2, 200, 0}, {1, never, 0}, {1, -1, 0}, {never, 200, 0}, {never, never, 1}, {never, never, 2}, {never, 0, 0},
+	} {
+		viewAdmit, frontLimit, deltaPlan = plan.view, plan.front, plan.delta
+		viewFrontLimit = 40
+		if plan.view == 1 && plan.front != 200 {
+			// Every page through a view from the front, or none.
+			viewFrontLimit = plan.front
+		}
+		limits := []int{never, 7}
 		if plan.front != 200 {
 			limits = limits[:1] // the plans are the same after a compaction
 		}
 		for _, limit := range limits {
-			t.Run(fmt.Sprintf("front=%d/delta=%d/limit=%d", plan.front, plan.delta, limit), func(t *testing.T) { testOverlay(t, limit) })
+			t.Run(fmt.Sprintf("view=%d/front=%d/delta=%d/limit=%d", plan.view, plan.front, plan.delta, limit), func(t *testing.T) { testOverlay(t, limit, 150, 40) })
 		}
 	}
 }
 
-func testOverlay(t *testing.T, limit int) {
+// TestOverlayViewsLarge is TestOverlayAgainstReference with an overlay
+// large enough that the views' lists span several blocks.
+func TestOverlayViewsLarge(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a larger overlay")
+	}
+	defer func(v, f int) { viewAdmit, viewFrontLimit = v, f }(viewAdmit, viewFrontLimit)
+	viewAdmit = 1
+	for _, f := range []int{40, -1, 1 << 30} {
+		viewFrontLimit = f
+		testOverlay(t, 1<<30, 1500, 500)
+	}
+}
+
+func testOverlay(t *testing.T, limit, loadN, perRound int) {
 	ctx := context.Background()
 	rng := rand.New(rand.NewPCG(uint64(limit), 1))
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	var loaded []supplier.Record
-	for i := range 150 {
+	for i := range loadN {
 		r := ovRecord(rng, uuid.New())
 		// Shared dates, so that ties break on id.
 		r.ModifiedDate = start.Add(time.Duration(rng.IntN(20)) * time.Hour)
@@ -94,11 +119,11 @@ func testOverlay(t *testing.T, limit int) {
 		model[r.ID] = supplier.Record{Detail: d, Keywords: r.Keywords}
 		ids = append(ids, r.ID)
 	}
-	for i := range 60 {
+	for i := range loadN * 2 / 5 {
 		ids = append(ids, uuid.NewSHA1(uuid.Nil, []byte{byte(limit), byte(i)}))
 	}
 	for round := range 4 {
-		for range 40 {
+		for range perRound {
 			id := ids[rng.IntN(len(ids))]
 			_, exists := model[id]
 			switch k := rng.IntN(10); {

@@ -1,0 +1,497 @@
+package memstore
+
+import (
+	"cmp"
+	"math"
+	"slices"
+	"sort"
+	"sync"
+
+	"github.com/procurekit/procure/paging"
+	"github.com/procurekit/procure/supplier"
+)
+
+// This file holds the filter views of an overlay: for a filter asked for
+// repeatedly (a query, modifiedSince, or both sorted by modifiedDate) in
+// one order, the overlay's matches kept sorted in that order and up to
+// date by every write, so that a page of the filtered list is one walk of
+// the base's wavelet matrix that skips whole subtrees by their merged
+// counts (mergeWalk), whatever the page and however many matches the
+// overlay holds.
+//
+// Without a view, a filtered list finds the overlay's matches per request
+// (a pass over the term index's range, or the dead matches listed and
+// sorted: O(m) or O(m log m) for m of them). A view costs that once, when
+// the filter is asked for the second time (viewAdmit), and then a write
+// costs, per view, a match test and at most two insertions in a block
+// list. At most maxViews filters have one per community; the least
+// recently used makes way. A compaction starts a new overlay with none.
+
+// maxViews is the number of filters an overlay keeps views of (ready or
+// waiting for their second request).
+const maxViews = 16
+
+// viewAdmit is the request of a filter that builds its view (a variable
+// so that tests can build views at once, or never).
+var viewAdmit = 2
+
+// noSince is the threshold of a list without modifiedSince.
+const noSince = math.MinInt64
+
+// viewEntry is an entry of a view: a delta item (it) placed at base rank
+// at in the view's order, or a dead base supplier (it nil) of rank at.
+type viewEntry struct {
+	at int32
+	it *deltaItem
+}
+
+type viewKey struct {
+	lq string
+	th int64
+	o  int
+}
+
+// filterView is the overlay's side of one filter in one order.
+type filterView struct {
+	viewKey
+	// delta holds the matching delta items by (at, key in order o);
+	// dead the ranks in order o of the matching dead base suppliers.
+	delta, dead blist[viewEntry]
+	ready       bool
+	hits        int
+	used        uint64
+}
+
+// views is an overlay's filter views. The map is read and changed by
+// readers (holding the community's lock shared) under mu; a ready view's
+// lists change only in writes, which hold the community's lock
+// exclusively and so need not take mu.
+type views struct {
+	mu   sync.Mutex
+	m    map[viewKey]*filterView
+	tick uint64
+}
+
+func (v *filterView) matchesItem(it *deltaItem) bool {
+	return it.key.mod >= v.th && (v.lq == "" || matchesTerms(it.terms, v.lq))
+}
+
+func (v *filterView) matchesDead(d *deadItem) bool {
+	return d.mod >= v.th && (v.lq == "" || matchesTerms(d.terms, v.lq))
+}
+
+func newFilterView(k viewKey) *filterView {
+	v := &filterView{viewKey: k}
+	o := k.o
+	v.delta.cmp = func(a, b viewEntry) int {
+		if c := cmp.Compare(a.at, b.at); c != 0 {
+			return c
+		}
+		return compareKeys(o, &a.it.key, &b.it.key)
+	}
+	v.dead.cmp = func(a, b viewEntry) int { return cmp.Compare(a.at, b.at) }
+	return v
+}
+
+// view returns the ready view of the filter (lq, th) in order o, building
+// it when this is the filter's viewAdmit-th request, or nil.
+func (ov *overlay) view(lq string, th int64, o int) *filterView {
+	vs := &ov.views
+	vs.mu.Lock()
+	defer vs.mu.Unlock()
+	if vs.m == nil {
+		vs.m = make(map[viewKey]*filterView)
+	}
+	k := viewKey{lq: lq, th: th, o: o}
+	vs.tick++
+	v := vs.m[k]
+	if v == nil {
+		if len(vs.m) >= maxViews {
+			var lru *filterView
+			for _, x := range vs.m {
+				if lru == nil || x.used < lru.used {
+					lru = x
+				}
+			}
+			delete(vs.m, lru.viewKey)
+		}
+		v = newFilterView(k)
+		vs.m[k] = v
+	}
+	v.used = vs.tick
+	if !v.ready {
+		v.hits++
+		if v.hits < viewAdmit {
+			return nil
+		}
+		ov.buildView(v)
+		v.ready = true
+	}
+	return v
+}
+
+// buildView lists the overlay's matches of v's filter.
+func (ov *overlay) buildView(v *filterView) {
+	o := v.o
+	var delta []viewEntry
+	if v.lq != "" {
+		prefixRange(&ov.terms, v.lq, func(t termRef) bool {
+			if t.item.key.mod >= v.th {
+				delta = append(delta, viewEntry{at: t.at[o], it: t.item})
+			}
+			return true
+		})
+		slices.SortFunc(delta, v.delta.cmp)
+		// An item with several matching terms is listed once.
+		delta = slices.CompactFunc(delta, func(a, b viewEntry) bool { return a.it == b.it })
+	} else {
+		mods := &ov.ord[byModifiedAsc]
+		k := mods.first(func(it *deltaItem) bool { return it.key.mod >= v.th })
+		if k == 0 {
+			// Every delta item matches: they are in order already.
+			ov.ord[o].each(0, func(it *deltaItem) bool {
+				delta = append(delta, viewEntry{at: it.at[o], it: it})
+				return true
+			})
+		} else {
+			mods.each(k, func(it *deltaItem) bool {
+				delta = append(delta, viewEntry{at: it.at[o], it: it})
+				return true
+			})
+			slices.SortFunc(delta, v.delta.cmp)
+		}
+	}
+	v.delta.fill(delta)
+
+	rk := ov.base.ranks[o]
+	var dead []viewEntry
+	if v.lq != "" {
+		prefixRange(&ov.deadTerms, v.lq, func(t termRef) bool {
+			if d := &ov.deads[t.deads]; d.mod >= v.th {
+				dead = append(dead, viewEntry{at: rk[d.pos]})
+			}
+			return true
+		})
+	} else {
+		l := &ov.deadByMod
+		i := l.first(func(k int32) bool { return ov.deads[k].mod >= v.th })
+		l.each(i, func(k int32) bool {
+			dead = append(dead, viewEntry{at: rk[ov.deads[k].pos]})
+			return true
+		})
+	}
+	slices.SortFunc(dead, v.dead.cmp)
+	dead = slices.Compact(dead)
+	v.dead.fill(dead)
+}
+
+// viewsPut and the two functions after it keep the ready views up to
+// date; the community's lock is held exclusively.
+func (ov *overlay) viewsPut(it *deltaItem) {
+	for _, v := range ov.views.m {
+		if v.ready && v.matchesItem(it) {
+			v.delta.insert(viewEntry{at: it.at[v.o], it: it})
+		}
+	}
+}
+
+func (ov *overlay) viewsRemove(it *deltaItem) {
+	for _, v := range ov.views.m {
+		if v.ready && v.matchesItem(it) {
+			v.delta.remove(viewEntry{at: it.at[v.o], it: it})
+		}
+	}
+}
+
+func (ov *overlay) viewsDead(d *deadItem) {
+	for _, v := range ov.views.m {
+		if v.ready && v.matchesDead(d) {
+			v.dead.insert(viewEntry{at: ov.base.ranks[v.o][d.pos]})
+		}
+	}
+}
+
+// fill makes l hold the sorted items, in blocks.
+func (l *blist[T]) fill(items []T) {
+	l.blocks, l.starts, l.n = nil, nil, 0
+	for len(items) > 0 {
+		k := min(len(items), blistBlock)
+		l.blocks = append(l.blocks, slices.Clip(slices.Clone(items[:k])))
+		l.starts = append(l.starts, l.n)
+		l.n += k
+		items = items[k:]
+	}
+}
+
+// blockOf is the block holding index i (< l.n).
+func (l *blist[T]) blockOf(i int) int {
+	lo, hi := 0, len(l.starts)-1
+	for lo < hi {
+		m := int(uint(lo+hi+1) >> 1)
+		if l.starts[m] <= i {
+			lo = m
+		} else {
+			hi = m - 1
+		}
+	}
+	return lo
+}
+
+// firstAt is the first index in [lo, hi) of l (sorted by at) whose entry
+// has at >= v, or hi.
+func firstAt(l *blist[viewEntry], lo, hi int, v int32) int {
+	if lo >= hi {
+		return lo
+	}
+	b, bh := l.blockOf(lo), l.blockOf(hi-1)
+	for b < bh {
+		m := int(uint(b+bh) >> 1)
+		if blk := l.blocks[m]; blk[len(blk)-1].at >= v {
+			bh = m
+		} else {
+			b = m + 1
+		}
+	}
+	blk, s := l.blocks[b], l.starts[b]
+	i, j := max(lo-s, 0), min(hi-s, len(blk))
+	for i < j {
+		m := int(uint(i+j) >> 1)
+		if blk[m].at >= v {
+			j = m
+		} else {
+			i = m + 1
+		}
+	}
+	return s + i
+}
+
+// mergeWalk lists a page of a filtered list through a view: a depth-first
+// walk of the base's wavelet matrices over the ranks of order o (as
+// distinctWalk), in which a subtree of ranks [v, v+size) counts its live
+// base matches (the base's, less the view's dead there) plus the view's
+// delta items placed in it; a subtree the page starts after is skipped
+// whole. A delta item placed at rank r comes just before the base rank r.
+type mergeWalk struct {
+	ov     *overlay
+	idx    []int32
+	tw, pw *wavelet
+	nl     int
+	// the base's matches are the ranks [vlo, vhi) among the walk's.
+	vlo, vhi    int
+	delta, dead *blist[viewEntry]
+	skip, need  int
+	out         []supplier.Summary
+	done        bool
+}
+
+func (w *mergeWalk) emitDelta(lo, hi int) {
+	s := min(w.skip, hi-lo)
+	w.skip -= s
+	lo += s
+	if lo >= hi {
+		return
+	}
+	l := w.delta
+	for b := l.blockOf(lo); b < len(l.blocks) && lo < hi; b++ {
+		blk := l.blocks[b]
+		for _, e := range blk[lo-l.starts[b] : min(len(blk), hi-l.starts[b])] {
+			w.out = append(w.out, e.it.rec.detail.Summary)
+			lo++
+			if len(w.out) == w.need {
+				w.done = true
+				return
+			}
+		}
+	}
+}
+
+// visit walks the subtree of level l holding ranks [v, v+2^(nl-l)): spans
+// t and p of the matrices, delta entries [dlo, dhi), dead [xlo, xhi).
+func (w *mergeWalk) visit(l int, t, p span, v, dlo, dhi, xlo, xhi int) {
+	if w.done {
+		return
+	}
+	end := v + 1<<(w.nl-l)
+	nd := dhi - dlo
+	live, known := 0, true
+	switch {
+	case end <= w.vlo || v >= w.vhi:
+	case v >= w.vlo && end <= w.vhi:
+		live = (t.hi - t.lo) - (p.hi - p.lo) - (xhi - xlo)
+	default:
+		known = false
+	}
+	if known {
+		cnt := live + nd
+		if cnt <= 0 {
+			return
+		}
+		if w.skip >= cnt {
+			w.skip -= cnt
+			return
+		}
+		if live == 0 {
+			w.emitDelta(dlo, dhi)
+			return
+		}
+	} else if t.lo >= t.hi && nd == 0 {
+		return
+	}
+	if l == w.nl {
+		// One rank, a live base match: the delta items placed at it
+		// come first.
+		w.emitDelta(dlo, dhi)
+		if w.done {
+			return
+		}
+		if w.skip > 0 {
+			w.skip--
+			return
+		}
+		w.out = append(w.out, w.ov.base.rec(int(w.idx[v])).detail.Summary)
+		w.done = len(w.out) == w.need
+		return
+	}
+	mid := v + 1<<(w.nl-l-1)
+	dm := firstAt(w.delta, dlo, dhi, int32(min(mid, math.MaxInt32)))
+	xm := firstAt(w.dead, xlo, xhi, int32(min(mid, math.MaxInt32)))
+	var t0, t1, p0, p1 span
+	if t.lo < t.hi {
+		bv, z := &w.tw.levels[l], w.tw.zeros[l]
+		r1lo, r1hi := bv.rank1(t.lo), bv.rank1(t.hi)
+		t0, t1 = span{t.lo - r1lo, t.hi - r1hi}, span{z + r1lo, z + r1hi}
+	}
+	if p.lo < p.hi {
+		bv, z := &w.pw.levels[l], w.pw.zeros[l]
+		r1lo, r1hi := bv.rank1(p.lo), bv.rank1(p.hi)
+		p0, p1 = span{p.lo - r1lo, p.hi - r1hi}, span{z + r1lo, z + r1hi}
+	}
+	w.visit(l+1, t0, p0, v, dlo, dm, xlo, xm)
+	w.visit(l+1, t1, p1, mid, dm, dhi, xm, xhi)
+}
+
+// listView serves a filtered list through a view, or reports false when
+// the filter has none (yet) or no wavelet walk serves it: query with
+// modifiedSince sorted by name or createdDate.
+func (ov *overlay) listView(dst []supplier.Summary, lq string, th int64, o int, r paging.Request) ([]supplier.Summary, int, bool) {
+	base := ov.base
+	n := base.size()
+	since := 0
+	if th != noSince {
+		keys := base.modKeys
+		since = sort.Search(n, func(i int) bool { return keys[i] >= th })
+	}
+	w := mergeWalk{ov: ov, idx: base.orders[o], vhi: n}
+	var t, p span
+	// baseTotal: the base's matches; baseSkip: the walk's matches before
+	// them (ranks below vlo).
+	var baseTotal, baseSkip int
+	switch {
+	case lq == "":
+		// modifiedSince in name or createdDate order.
+		w.tw, t = base.modBy[o], span{since, n}
+		baseTotal = n - since
+	default:
+		x := &base.text
+		ts, ps := x.terms.prefixSpan(lq), x.pairs.prefixSpan(lq)
+		w.tw, w.pw, t, p = x.by[o], x.pBy[o], ts, ps
+		switch {
+		case th == noSince:
+			baseTotal = (ts.hi - ts.lo) - (ps.hi - ps.lo)
+		case o == byModifiedAsc:
+			w.vlo = since
+			baseSkip = distinctLess(w.tw, ts, w.pw, ps, since)
+			baseTotal = (ts.hi - ts.lo) - (ps.hi - ps.lo) - baseSkip
+		case o == byModifiedDesc:
+			w.vhi = n - since
+			baseTotal = distinctLess(w.tw, ts, w.pw, ps, n-since)
+		default:
+			return nil, 0, false
+		}
+	}
+	v := ov.view(lq, th, o)
+	if v == nil {
+		return nil, 0, false
+	}
+	w.delta, w.dead = &v.delta, &v.dead
+	total := baseTotal - v.dead.n + v.delta.n
+	lo, hi := paging.Window(total, r)
+	if lo >= hi {
+		return nil, total, true
+	}
+	w.nl = len(w.tw.levels)
+	w.skip, w.need = lo, hi-lo
+	w.out = pageBuf(dst, hi-lo)
+	if lo <= viewFrontLimit {
+		w.front(t, p, baseSkip)
+		return w.out, total, true
+	}
+	// Delta items placed past the walk's ranks (at n = 2^levels) follow it.
+	in := firstAt(w.delta, 0, w.delta.n, int32(min(1<<w.nl, math.MaxInt32)))
+	w.visit(0, t, p, 0, 0, in, 0, w.dead.n)
+	if !w.done {
+		w.emitDelta(in, w.delta.n)
+	}
+	return w.out, total, true
+}
+
+// viewFrontLimit is the deepest page start that listView reaches by
+// merging from the first match (front) rather than by skipping subtrees
+// (visit): a merge from the front needs no counts, so it costs no more
+// than the base's own walk to the page while the page is near the front.
+// (A variable so that tests can send every page one way.)
+var viewFrontLimit = 40
+
+// front lists the page by merging, from the first match, the base's
+// matches (a distinctWalk over spans t and p that passes baseSkip matches
+// below vlo first and stops at vhi) without the dead with the view's delta
+// items.
+func (w *mergeWalk) front(t, p span, baseSkip int) {
+	l := w.delta
+	b, k := 0, 0 // the next delta entry: l.blocks[b][k]
+	nextAt := int32(math.MaxInt32)
+	if l.n > 0 {
+		nextAt = l.blocks[0][0].at
+	}
+	// emit adds the next delta entry and moves past it.
+	emit := func() {
+		e := l.blocks[b][k]
+		if k++; k == len(l.blocks[b]) {
+			b, k = b+1, 0
+		}
+		nextAt = math.MaxInt32
+		if b < len(l.blocks) {
+			nextAt = l.blocks[b][k].at
+		}
+		if w.skip > 0 {
+			w.skip--
+			return
+		}
+		w.out = append(w.out, e.it.rec.detail.Summary)
+		w.done = len(w.out) == w.need
+	}
+	base := w.ov.base
+	dw := distinctWalk{tw: w.tw, pw: w.pw, skip: baseSkip, yield: func(rank int) bool {
+		if rank >= w.vhi {
+			return false
+		}
+		for int(nextAt) <= rank {
+			if emit(); w.done {
+				return false
+			}
+		}
+		if p := int(w.idx[rank]); !w.ov.isDead(p) {
+			if w.skip > 0 {
+				w.skip--
+			} else {
+				w.out = append(w.out, base.rec(p).detail.Summary)
+				w.done = len(w.out) == w.need
+			}
+		}
+		return !w.done
+	}}
+	dw.run(t, p)
+	for !w.done && nextAt != math.MaxInt32 {
+		emit()
+	}
+}
