@@ -511,8 +511,9 @@ func (f *overlayFilter) deltaIter(hi int) func() *deltaItem {
 
 // topDelta returns an iterator over the first hi of the delta's query
 // matches in order o: one pass over the query's range of the term index,
-// which holds each item's placed ranks, keeping the hi smallest; only
-// items placed at the same base rank are compared by their keys.
+// keeping the hi smallest by placed rank; only items placed at the same
+// base rank are compared by their keys. (A filter's first request: the
+// next ones go through its view.)
 func (f *overlayFilter) topDelta(hi int) func() *deltaItem {
 	o, b := f.o, f.bufs
 	top := b.placed[:0]
@@ -523,7 +524,7 @@ func (f *overlayFilter) topDelta(hi int) func() *deltaItem {
 		return compareKeys(o, &x.it.key, &y.it.key) < 0
 	}
 	prefixRange(&f.ov.terms, f.lq, func(t termRef) bool {
-		c := placedItem{at: t.at[o], it: t.item}
+		c := placedItem{at: t.item.at[o], it: t.item}
 		if len(top) == hi && !less(&c, &top[hi-1]) {
 			return true
 		}
@@ -599,7 +600,7 @@ func (ov *overlay) pageAll(dst []supplier.Summary, o, lo, hi int) []supplier.Sum
 	base := ov.base
 	n, l := base.size(), &ov.ord[o]
 	d, nDead := l.n, len(ov.deads)
-	f := ov.deadBy[o]
+	f := &ov.deadBy[o]
 	deadBefore := func(x int) int {
 		if nDead == 0 {
 			return 0

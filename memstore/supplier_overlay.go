@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync/atomic"
 
 	"github.com/google/uuid"
 )
@@ -71,7 +72,12 @@ type deltaItem struct {
 	// terms are the lower-cased searchable texts, for the query filter,
 	// and pairs the common prefixes of neighbouring terms (textIndex).
 	terms, pairs []string
+	// seq orders the item's entries among equal terms (termRef).
+	seq int64
 }
+
+// deltaSeq numbers the delta items.
+var deltaSeq atomic.Int64
 
 // deadItem is a base supplier that a write replaced or deleted.
 type deadItem struct {
@@ -115,7 +121,7 @@ func termPairs(terms []string) []string {
 // searches on the base's compact ascending keys by rank give its place in
 // the ascending and the descending order at once (place).
 func newDeltaItem(base *supplierSet, rec *supplierRec) *deltaItem {
-	it := &deltaItem{rec: rec, key: keyOf(rec), terms: searchTerms(rec)}
+	it := &deltaItem{rec: rec, key: keyOf(rec), terms: searchTerms(rec), seq: deltaSeq.Add(1)}
 	it.pairs = termPairs(it.terms)
 	n := base.size()
 	k := &it.key
@@ -172,7 +178,7 @@ type overlay struct {
 	deads []deadItem
 	// deadBy[o] counts the dead by rank in order o (allocated with the
 	// first dead supplier).
-	deadBy [numOrders]fenwick
+	deadBy [numOrders]rankMarks
 	byID   map[uuid.UUID]*deltaItem
 	ord    [numOrders]blist[*deltaItem] // the delta items in each order
 	// terms and deadTerms index the searchable terms of the delta items
@@ -232,10 +238,10 @@ func (ov *overlay) put(it *deltaItem) {
 		ov.ord[o].insert(it)
 	}
 	for _, t := range it.terms {
-		ov.terms.insert(termRef{term: t, item: it, at: it.at})
+		ov.terms.insert(newTermRef(t, it, 0))
 	}
 	for _, t := range it.pairs {
-		ov.pairs.insert(termRef{term: t, item: it})
+		ov.pairs.insert(newTermRef(t, it, 0))
 	}
 	ov.viewsPut(it)
 }
@@ -248,10 +254,10 @@ func (ov *overlay) remove(id uuid.UUID) {
 			ov.ord[o].remove(old)
 		}
 		for _, t := range old.terms {
-			ov.terms.remove(termRef{term: t, item: old, at: old.at})
+			ov.terms.remove(newTermRef(t, old, 0))
 		}
 		for _, t := range old.pairs {
-			ov.pairs.remove(termRef{term: t, item: old})
+			ov.pairs.remove(newTermRef(t, old, 0))
 		}
 		ov.viewsRemove(old)
 		return
@@ -264,7 +270,7 @@ func (ov *overlay) remove(id uuid.UUID) {
 	if ov.dead == nil {
 		ov.dead = make([]uint64, (n+63)/64)
 		for o := range numOrders {
-			ov.deadBy[o] = make(fenwick, n+1)
+			ov.deadBy[o] = newRankMarks(n)
 		}
 	}
 	ov.dead[p>>6] |= 1 << (uint(p) & 63)
@@ -274,10 +280,10 @@ func (ov *overlay) remove(id uuid.UUID) {
 	d := deadItem{pos: p, mod: ov.base.mod[p], terms: searchTerms(ov.base.rec(int(p)))}
 	d.pairs = termPairs(d.terms)
 	for _, t := range d.terms {
-		ov.deadTerms.insert(termRef{term: t, deads: int32(len(ov.deads))})
+		ov.deadTerms.insert(newTermRef(t, nil, int32(len(ov.deads))))
 	}
 	for _, t := range d.pairs {
-		ov.deadPairs.insert(termRef{term: t, deads: int32(len(ov.deads))})
+		ov.deadPairs.insert(newTermRef(t, nil, int32(len(ov.deads))))
 	}
 	ov.viewsDead(&d)
 	ov.deads = append(ov.deads, d)
@@ -303,19 +309,62 @@ func (f fenwick) before(i int) int {
 	return s
 }
 
-// selectUnmarked returns the index of the k-th (from 0) unmarked item,
-// or n when there are not that many.
-func (f fenwick) selectUnmarked(k int) int {
-	n := len(f) - 1
+// rankMarks marks ranks [0, n): a bit per rank, and a fenwick tree of the
+// marks per 64 ranks, so that a count or a selection reads a small tree
+// and one word (rather than a tree of n counters, a cache miss per level
+// at 1,000,000 suppliers).
+type rankMarks struct {
+	words  []uint64
+	blocks fenwick
+	n      int
+}
+
+func newRankMarks(n int) rankMarks {
+	nw := (n + 63) / 64
+	return rankMarks{words: make([]uint64, nw), blocks: make(fenwick, nw+1), n: n}
+}
+
+// add marks i (not marked yet).
+func (m *rankMarks) add(i int) {
+	m.words[i>>6] |= 1 << (uint(i) & 63)
+	m.blocks.add(i >> 6)
+}
+
+// before is the number of marks below i.
+func (m *rankMarks) before(i int) int {
+	w := i >> 6
+	s := m.blocks.before(w)
+	if w < len(m.words) {
+		s += bits.OnesCount64(m.words[w] & (1<<(uint(i)&63) - 1))
+	}
+	return s
+}
+
+// selectUnmarked returns the k-th (from 0) unmarked rank, or n when
+// there are not that many.
+func (m *rankMarks) selectUnmarked(k int) int {
+	nw := len(m.words)
+	if nw == 0 || k < 0 {
+		return m.n
+	}
+	// The first word whose unmarked ranks, with those before, reach k+1.
 	pos, rem := 0, k+1
-	for step := 1 << (bits.Len(uint(n)) - 1); step > 0; step >>= 1 {
-		if next := pos + step; next <= n {
-			if free := step - int(f[next]); free < rem {
+	for step := 1 << (bits.Len(uint(nw)) - 1); step > 0; step >>= 1 {
+		if next := pos + step; next <= nw {
+			free := min(next*64, m.n) - pos*64 - int(m.blocks[next])
+			if free < rem {
 				pos, rem = next, rem-free
 			}
 		}
 	}
-	return pos
+	if pos >= nw {
+		return m.n
+	}
+	w := ^m.words[pos]
+	for ; rem > 1; rem-- {
+		w &= w - 1
+	}
+	return min(pos*64+bits.TrailingZeros64(w), m.n)
 }
 
 // blist is an ordered list in blocks: insert and remove cost a block's
@@ -435,30 +484,77 @@ func (l *blist[T]) each(i int, yield func(T) bool) {
 }
 
 // termRef is a searchable term of a delta item or of a dead base
-// supplier (deads index), for the query filter.
+// supplier (deads index), for the query filter. key and key2 are the
+// term's first 16 bytes (prefixKey): comparisons read them, not the
+// term's bytes, unless both are equal and a term is longer; equal terms
+// are ordered by the item's seq (or deads), also without reading it.
 type termRef struct {
-	term  string
-	item  *deltaItem
-	deads int32
-	// at is item.at, copied so that a query's first matches are chosen
-	// reading the index alone (topDelta).
-	at [numOrders]int32
+	term      string
+	key, key2 uint64
+	item      *deltaItem
+	seq       int64
+	deads     int32
+}
+
+func newTermRef(term string, it *deltaItem, deads int32) termRef {
+	t := termRef{term: term, key: prefixKey(term, 0), item: it, deads: deads}
+	if len(term) > 8 {
+		t.key2 = prefixKey(term[8:], 0)
+	}
+	if it != nil {
+		t.seq = it.seq
+	}
+	return t
 }
 
 func compareTermRefs(a, b termRef) int {
-	if c := strings.Compare(a.term, b.term); c != 0 {
-		return c
+	if a.key != b.key {
+		return cmp.Compare(a.key, b.key)
 	}
-	if a.item != nil && b.item != nil {
-		return bytes.Compare(a.item.key.id[:], b.item.key.id[:])
+	if a.key2 != b.key2 {
+		return cmp.Compare(a.key2, b.key2)
 	}
-	return cmp.Compare(a.deads, b.deads)
+	if len(a.term) > 16 || len(b.term) > 16 || len(a.term) != len(b.term) {
+		if c := strings.Compare(a.term, b.term); c != 0 {
+			return c
+		}
+	}
+	return cmp.Or(cmp.Compare(a.seq, b.seq), cmp.Compare(a.deads, b.deads))
+}
+
+// termBounds tells the entries of a term index that start with lq (not
+// empty) from those before and after them, as strTable.prefixSpan does:
+// by the 8-byte keys alone when lq is no longer than 8 bytes.
+type termBounds struct {
+	lq         string
+	kmin, kmax uint64
+}
+
+func boundsOf(lq string) termBounds {
+	return termBounds{lq: lq, kmin: prefixKey(lq, 0), kmax: prefixKey(lq, 0xFF)}
+}
+
+// notBefore reports whether t is not before the entries starting with lq.
+func (b *termBounds) notBefore(t *termRef) bool {
+	if t.key != b.kmin {
+		return t.key > b.kmin
+	}
+	return t.term >= b.lq
+}
+
+// within reports whether t, not before them, starts with lq.
+func (b *termBounds) within(t *termRef) bool {
+	if t.key > b.kmax {
+		return false
+	}
+	return len(b.lq) <= 8 || strings.HasPrefix(t.term, b.lq)
 }
 
 // countPrefix is the number of entries of l whose term starts with lq.
 func countPrefix(l *blist[termRef], lq string) int {
-	lo := l.first(func(t termRef) bool { return t.term >= lq })
-	hi := l.first(func(t termRef) bool { return t.term >= lq && !strings.HasPrefix(t.term, lq) })
+	b := boundsOf(lq)
+	lo := l.first(func(t termRef) bool { return b.notBefore(&t) })
+	hi := l.first(func(t termRef) bool { return b.notBefore(&t) && !b.within(&t) })
 	return hi - lo
 }
 
@@ -489,8 +585,9 @@ func (l *blist[T]) iter(i int, keep func(T) bool) func() T {
 
 // prefixRange returns the entries of l whose term starts with lq.
 func prefixRange(l *blist[termRef], lq string, yield func(termRef) bool) {
-	i := l.first(func(t termRef) bool { return t.term >= lq })
+	b := boundsOf(lq)
+	i := l.first(func(t termRef) bool { return b.notBefore(&t) })
 	l.each(i, func(t termRef) bool {
-		return strings.HasPrefix(t.term, lq) && yield(t)
+		return b.within(&t) && yield(t)
 	})
 }

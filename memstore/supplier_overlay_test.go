@@ -321,3 +321,44 @@ func TestOverlayConcurrent(t *testing.T) {
 	waitCompaction(t, c)
 	checkAgainstModel(t, s, model)
 }
+
+// TestRankMarks checks counts and selections of marked ranks against a
+// plain slice, for sizes around the 64-rank words.
+func TestRankMarks(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	for _, n := range []int{1, 2, 63, 64, 65, 127, 128, 129, 1000, 4096} {
+		m := newRankMarks(n)
+		marked := make([]bool, n)
+		for round := range 4 {
+			for range n / 3 {
+				if i := rng.IntN(n); !marked[i] {
+					marked[i] = true
+					m.add(i)
+				}
+			}
+			var unmarked []int
+			before := 0
+			for i := 0; i <= n; i++ {
+				if got := m.before(i); got != before {
+					t.Fatalf("n=%d round %d: before(%d) = %d, want %d", n, round, i, got, before)
+				}
+				if i < n {
+					if marked[i] {
+						before++
+					} else {
+						unmarked = append(unmarked, i)
+					}
+				}
+			}
+			for k := 0; k <= len(unmarked)+1; k++ {
+				want := n
+				if k < len(unmarked) {
+					want = unmarked[k]
+				}
+				if got := m.selectUnmarked(k); got != want {
+					t.Fatalf("n=%d round %d: selectUnmarked(%d) = %d, want %d", n, round, k, got, want)
+				}
+			}
+		}
+	}
+}

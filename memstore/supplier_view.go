@@ -137,7 +137,7 @@ func (ov *overlay) buildView(v *filterView) {
 	if v.lq != "" {
 		prefixRange(&ov.terms, v.lq, func(t termRef) bool {
 			if t.item.key.mod >= v.th {
-				delta = append(delta, viewEntry{at: t.at[o], it: t.item})
+				delta = append(delta, viewEntry{at: t.item.at[o], it: t.item})
 			}
 			return true
 		})
