@@ -127,7 +127,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.TextVar(&cfg.logLevel, "log-level", slog.LevelInfo, "log `level`: debug, info, warn or error")
 	fs.Int64Var(&cfg.maxImport, "max-import-bytes", 64<<30, "largest data file the admin import accepts, in `bytes` (0: no bound)")
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: server [-addr host:port] [-admin-addr host:port] [-data file.json] [-postgres URL] [-finance-url URL] [-log-format text|json] [-log-level level]\n\n")
+		fmt.Fprintf(fs.Output(), "usage: server [-addr host:port] [-admin-addr host:port] [-data file.json] [-postgres URL [-pg-cache=false]] [-finance-url URL] [-log-format text|json] [-log-level level]\n\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
