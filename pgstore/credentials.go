@@ -141,6 +141,7 @@ func fillTokenIDs(ctx context.Context, q dbConn) error {
 
 // AddToken implements auth.TokenWriter.
 func (s *Store) AddToken(ctx context.Context, t auth.Token) (auth.Token, error) {
+	defer s.creds.invalidate() // after the commit: this node sees the write at its next lookup
 	if err := auth.ValidateToken(t); err != nil {
 		return auth.Token{}, err
 	}
@@ -182,6 +183,7 @@ func (s *Store) AddToken(ctx context.Context, t auth.Token) (auth.Token, error) 
 
 // RevokeToken implements auth.TokenWriter.
 func (s *Store) RevokeToken(ctx context.Context, community, id string) error {
+	defer s.creds.invalidate() // after the commit: this node sees the write at its next lookup
 	if err := needCommunity(ctx, s.pool, community); err != nil {
 		return err
 	}
@@ -362,6 +364,7 @@ func accounts(ctx context.Context, q dbConn, community, id string) ([]auth.Servi
 
 // PutServiceAccount implements auth.KeyWriter.
 func (s *Store) PutServiceAccount(ctx context.Context, community, id string, allowedIPs []netip.Prefix) (auth.ServiceAccount, error) {
+	defer s.creds.invalidate() // after the commit: this node sees the write at its next lookup
 	if err := auth.ValidateAccountID(id); err != nil {
 		return auth.ServiceAccount{}, err
 	}
@@ -419,6 +422,7 @@ const keyHashLock int32 = 0x6b657973 // "keys"
 
 // AddKey implements auth.KeyWriter.
 func (s *Store) AddKey(ctx context.Context, community, accountID string, k auth.Key) (auth.Key, error) {
+	defer s.creds.invalidate() // after the commit: this node sees the write at its next lookup
 	if err := auth.ValidateKey(k); err != nil {
 		return auth.Key{}, err
 	}
@@ -481,6 +485,7 @@ func (s *Store) AddKey(ctx context.Context, community, accountID string, k auth.
 
 // SetKeyActive implements auth.KeyWriter.
 func (s *Store) SetKeyActive(ctx context.Context, community, accountID, keyID string, active bool) (auth.Key, error) {
+	defer s.creds.invalidate() // after the commit: this node sees the write at its next lookup
 	if err := needCommunity(ctx, s.pool, community); err != nil {
 		return auth.Key{}, err
 	}

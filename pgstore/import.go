@@ -27,6 +27,7 @@ import (
 // parsed: see there. Import puts the date-times of f's suppliers in normal
 // form in place (supplier.Record.Normalize), as datafile.Parse does.
 func (s *Store) Import(ctx context.Context, f *datafile.File) error {
+	defer s.creds.invalidate() // tokens and keys may have changed
 	if err := f.Validate(); err != nil {
 		return err
 	}
@@ -109,6 +110,7 @@ func (s *Store) ImportStream(ctx context.Context, r io.Reader) (map[string]int, 
 
 // ImportStreamWith is ImportStream with options.
 func (s *Store) ImportStreamWith(ctx context.Context, r io.Reader, o ImportOptions) (map[string]int, error) {
+	defer s.creds.invalidate() // tokens and keys may have changed
 	if o.Progress != nil {
 		r = &progressReader{r: r, fn: o.Progress}
 	}

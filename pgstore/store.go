@@ -35,6 +35,7 @@ type Store struct {
 	ownsPool bool
 	usage    usageMinutes   // lastUsedAt minutes this node has written (credentials.go)
 	cache    *supplierCache // nil without WithSupplierCache (cache.go)
+	creds    *credCache     // nil without WithCredentialCache (credcache.go)
 }
 
 // Option configures Open.
@@ -45,6 +46,7 @@ type options struct {
 	statementTimeout *time.Duration
 	log              *slog.Logger
 	cache            bool
+	credCache        bool
 }
 
 // WithLogger has Open log, at Info, each migration it applies (version,
@@ -210,6 +212,9 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*Store, error) {
 		return nil, err
 	}
 	s.ownsPool = true
+	if o.credCache {
+		s.creds = newCredCache()
+	}
 	if o.cache {
 		s.cache = newSupplierCache(s, o.log)
 	}

@@ -24,6 +24,10 @@ var (
 // any node is refused by the next request on this one (docs: limits.md "Live
 // data" allows a second).
 func (s *Store) TokenByHash(ctx context.Context, h auth.Hash) (auth.Token, error) {
+	return cachedLookup(s.creds, s.creds.tokenMap(), h, cloneToken, func() (auth.Token, error) { return s.tokenByHash(ctx, h) })
+}
+
+func (s *Store) tokenByHash(ctx context.Context, h auth.Hash) (auth.Token, error) {
 	t := auth.Token{Hash: h}
 	var expires *time.Time
 	err := s.pool.QueryRow(ctx, `SELECT community_id, scopes, expires, revoked FROM tokens WHERE hash = $1`, h[:]).
@@ -49,6 +53,10 @@ func (s *Store) TokenByHash(ctx context.Context, h auth.Hash) (auth.Token, error
 // refused by the next request on this one. An id PostgreSQL cannot hold
 // (NUL, invalid UTF-8) names no account.
 func (s *Store) ServiceAccount(ctx context.Context, id string) (auth.ServiceAccount, error) {
+	return cachedLookup(s.creds, s.creds.accountMap(), id, cloneAccount, func() (auth.ServiceAccount, error) { return s.serviceAccount(ctx, id) })
+}
+
+func (s *Store) serviceAccount(ctx context.Context, id string) (auth.ServiceAccount, error) {
 	if !storable(id) {
 		return auth.ServiceAccount{}, auth.ErrUnknown
 	}
@@ -90,6 +98,10 @@ var _ auth.KeyHashStore = (*Store)(nil)
 // hash h (auth.KeyHashStore), or an error matching auth.ErrUnknown - also
 // when two accounts hold it, so that neither is let in by it.
 func (s *Store) ServiceAccountByKeyHash(ctx context.Context, h auth.Hash) (auth.ServiceAccount, error) {
+	return cachedLookup(s.creds, s.creds.byKeyMap(), h, cloneAccount, func() (auth.ServiceAccount, error) { return s.serviceAccountByKeyHash(ctx, h) })
+}
+
+func (s *Store) serviceAccountByKeyHash(ctx context.Context, h auth.Hash) (auth.ServiceAccount, error) {
 	var ids []string
 	err := s.pool.QueryRow(ctx, `SELECT ARRAY(SELECT DISTINCT account_id FROM service_account_keys WHERE hash = $1 LIMIT 2)`, h[:]).Scan(&ids)
 	if err != nil {
@@ -98,5 +110,5 @@ func (s *Store) ServiceAccountByKeyHash(ctx context.Context, h auth.Hash) (auth.
 	if len(ids) != 1 {
 		return auth.ServiceAccount{}, auth.ErrUnknown
 	}
-	return s.ServiceAccount(ctx, ids[0])
+	return s.serviceAccount(ctx, ids[0])
 }

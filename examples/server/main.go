@@ -120,7 +120,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&cfg.addr, "addr", "127.0.0.1:8080", "listen `address` (host:port; :8080 listens on every interface)")
 	fs.StringVar(&cfg.data, "data", "", "data `file` to serve instead of the built-in demo data (JSON, docs/datafile.md)")
 	fs.StringVar(&cfg.postgres, "postgres", "", "PostgreSQL `URL` to keep the data in (postgres://user:pass@host:5432/db); the schema is created or migrated at start and the data (-data, or the demo data) is imported, idempotently")
-	fs.BoolVar(&cfg.pgCache, "pg-cache", true, "with -postgres, serve supplier reads from a per-node cache in memory that follows the database's changes (pgstore.WithSupplierCache; loaded in the background at start, reads go to the database until then); -pg-cache=false reads every request from the database")
+	fs.BoolVar(&cfg.pgCache, "pg-cache", true, "with -postgres, serve supplier reads from a per-node cache in memory that follows the database's changes (pgstore.WithSupplierCache; loaded in the background at start, reads go to the database until then) and remember credential lookups for half a second (pgstore.WithCredentialCache); -pg-cache=false reads every request from the database")
 	fs.StringVar(&cfg.financeURL, "finance-url", "", "finance system `URL` the demo checkout asks over the XML exchange (e.g. http://127.0.0.1:8090/account-code-validation from examples/connector); empty uses the stored budget tables")
 	fs.StringVar(&cfg.adminAddr, "admin-addr", "", "listen `address` of the admin API (host:port; off when empty). Its token is PROCURE_ADMIN_TOKEN, or one generated and printed at start")
 	fs.StringVar(&cfg.logFormat, "log-format", "text", "log `format` on standard error: text or json")
@@ -324,7 +324,7 @@ func openBackend(ctx context.Context, cfg config, data *datafile.File, log *slog
 func pgOptions(cfg config, log *slog.Logger) []pgstore.Option {
 	opts := []pgstore.Option{pgstore.WithLogger(log)}
 	if cfg.pgCache {
-		opts = append(opts, pgstore.WithSupplierCache())
+		opts = append(opts, pgstore.WithSupplierCache(), pgstore.WithCredentialCache())
 	}
 	return opts
 }
