@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"syscall"
 	"testing"
 
@@ -78,3 +80,53 @@ func TestClassifyUnavailable(t *testing.T) {
 		}
 	}
 }
+
+// A request whose client went away (its context canceled) while the store
+// worked is not logged as a server failure; a cancellation the client did
+// not cause (the store's own) still is.
+func TestWriteErrorClientGone(t *testing.T) {
+	tests := []struct {
+		name       string
+		cancel     bool
+		err        error
+		wantStatus int
+		wantLevel  slog.Level
+		wantMsg    string
+	}{
+		{"client gone", true, fmt.Errorf("pgstore: token: %w", context.Canceled), http.StatusServiceUnavailable, slog.LevelInfo, "request abandoned by the client"},
+		{"canceled without the client", false, fmt.Errorf("pgstore: token: %w", context.Canceled), http.StatusInternalServerError, slog.LevelError, "request failed"},
+		{"another failure of a gone client", true, errors.New("boom"), http.StatusInternalServerError, slog.LevelError, "request failed"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var logged []slog.Record
+			log := slog.New(recordHandler{&logged})
+			ctx, cancel := context.WithCancel(context.Background())
+			if tt.cancel {
+				cancel()
+			} else {
+				defer cancel()
+			}
+			r := httptest.NewRequestWithContext(ctx, http.MethodGet, "/public/community/suppliers", nil)
+			w := httptest.NewRecorder()
+			writeError(w, r, log, tt.err)
+			if w.Code != tt.wantStatus {
+				t.Errorf("status %d, want %d", w.Code, tt.wantStatus)
+			}
+			if len(logged) != 1 || logged[0].Level != tt.wantLevel || logged[0].Message != tt.wantMsg {
+				t.Fatalf("logged %v, want one %s %q", logged, tt.wantLevel, tt.wantMsg)
+			}
+		})
+	}
+}
+
+// recordHandler keeps every record logged through it.
+type recordHandler struct{ rs *[]slog.Record }
+
+func (h recordHandler) Enabled(context.Context, slog.Level) bool { return true }
+func (h recordHandler) Handle(_ context.Context, r slog.Record) error {
+	*h.rs = append(*h.rs, r)
+	return nil
+}
+func (h recordHandler) WithAttrs([]slog.Attr) slog.Handler { return h }
+func (h recordHandler) WithGroup(string) slog.Handler      { return h }
