@@ -269,6 +269,7 @@ func (c *supplierCache) poll() {
 			for _, id := range ids {
 				c.background(c.entry(id))
 			}
+			c.wg.Go(func() { c.logReady(ids) })
 		}
 	}
 	tick := time.NewTicker(pollInterval)
@@ -280,6 +281,35 @@ func (c *supplierCache) poll() {
 		case <-tick.C:
 		}
 		c.pollOnce()
+	}
+}
+
+// logReady logs "supplier cache: ready" once every community of ids is
+// loaded (or the cache is closed first): the line an operator, or a
+// benchmark, waits for before measuring the cache.
+func (c *supplierCache) logReady(ids []string) {
+	if c.log == nil {
+		return
+	}
+	start := time.Now()
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		ready := 0
+		for _, id := range ids {
+			if st := c.entry(id).state.Load(); st != nil && !st.stale {
+				ready++
+			}
+		}
+		if ready == len(ids) {
+			c.log.Info("supplier cache: ready", "communities", len(ids), "duration", time.Since(start).Round(time.Millisecond))
+			return
+		}
+		select {
+		case <-c.ctx.Done():
+			return
+		case <-tick.C:
+		}
 	}
 }
 

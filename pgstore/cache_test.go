@@ -1,10 +1,14 @@
 package pgstore_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"log/slog"
 	"net/url"
 	"slices"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -215,4 +219,52 @@ func TestCacheDoesNotServeStaleData(t *testing.T) {
 	if errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v", err)
 	}
+}
+
+// With a logger, the cache says when every community it found at start is
+// loaded (the line to wait for before measuring it), and the community is
+// then served from the cache.
+func TestCacheLogsReady(t *testing.T) {
+	ctx := context.Background()
+	_, dsn := openStore(t, fixture())
+	var buf lockedBuffer
+	s, err := pgstore.Open(ctx, dsn, pgstore.WithSupplierCache(), pgstore.WithLogger(slog.New(slog.NewTextHandler(&buf, nil))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	deadline := time.Now().Add(30 * time.Second)
+	for !strings.Contains(buf.String(), "supplier cache: ready") {
+		if time.Now().After(deadline) {
+			t.Fatalf("no ready line in the log:\n%s", buf.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if !strings.Contains(buf.String(), "communities=2") {
+		t.Errorf("ready line without the 2 communities: %s", buf.String())
+	}
+	if _, err := s.ListSuppliers(ctx, "c2", supplier.ListQuery{Page: paging.Request{Size: 20}}); err != nil {
+		t.Fatal(err)
+	}
+	if pgstore.CacheServed(s) != 1 {
+		t.Fatalf("reads served by the cache after ready: %d; want 1", pgstore.CacheServed(s))
+	}
+}
+
+// lockedBuffer is a bytes.Buffer safe for a logger and a reader.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
