@@ -143,7 +143,7 @@ func newDeltaItem(base *supplierSet, rec *supplierRec) *deltaItem {
 			// Equal first bytes, zero-padded: the shorter is smaller.
 			return cmp.Compare(int(names.length[r]), len(k.lname))
 		}
-		return strings.Compare(string(names.at(r)), k.lname)
+		return compareBytes(names.at(r), k.lname)
 	}, idLess(byNameAsc))
 	it.at[byNameAsc], it.at[byNameDesc] = int32(a), int32(d)
 	a, d = place(n, n, false, func(r int) int { return cmp.Compare(base.createdKeys[r], k.created) }, idLess(byCreatedAsc))
@@ -151,6 +151,16 @@ func newDeltaItem(base *supplierSet, rec *supplierRec) *deltaItem {
 	a, d = place(n, n, false, func(r int) int { return cmp.Compare(base.modKeys[r], k.mod) }, idLess(byModifiedAsc))
 	it.at[byModifiedAsc], it.at[byModifiedDesc] = int32(a), int32(d)
 	return it
+}
+
+// compareBytes is strings.Compare(string(b), s) without copying b.
+func compareBytes(b []byte, s string) int {
+	for i := range min(len(b), len(s)) {
+		if b[i] != s[i] {
+			return cmp.Compare(b[i], s[i])
+		}
+	}
+	return cmp.Compare(len(b), len(s))
 }
 
 // place returns how many of n base suppliers come before a key in the
@@ -374,20 +384,31 @@ type blist[T comparable] struct {
 	cmp    func(a, b T) int
 	blocks [][]T
 	starts []int // starts[b]: the index of block b's first item
-	n      int
+	// lasts[b] is block b's last item: a search reads one array, not
+	// every block it probes.
+	lasts []T
+	n     int
 }
 
 const blistBlock = 256
 
+// fix recomputes starts and lasts from block from on.
 func (l *blist[T]) fix(from int) {
-	l.starts = l.starts[:len(l.blocks)]
+	nb := len(l.blocks)
+	l.starts = l.starts[:nb]
+	if len(l.lasts) > nb {
+		clear(l.lasts[nb:]) // a removed block's item
+	}
+	l.lasts = slices.Grow(l.lasts[:0], nb)[:nb]
 	s := 0
 	if from > 0 {
 		s = l.starts[from-1] + len(l.blocks[from-1])
 	}
-	for b := from; b < len(l.blocks); b++ {
+	for b := from; b < nb; b++ {
+		blk := l.blocks[b]
 		l.starts[b] = s
-		s += len(l.blocks[b])
+		l.lasts[b] = blk[len(blk)-1]
+		s += len(blk)
 	}
 	l.n = s
 }
@@ -395,10 +416,7 @@ func (l *blist[T]) fix(from int) {
 // search returns the index of the first item not below v (cmp >= 0),
 // with its block and offset.
 func (l *blist[T]) search(v T) (i, b, off int) {
-	b = sort.Search(len(l.blocks), func(b int) bool {
-		blk := l.blocks[b]
-		return l.cmp(blk[len(blk)-1], v) >= 0
-	})
+	b = sort.Search(len(l.lasts), func(b int) bool { return l.cmp(l.lasts[b], v) >= 0 })
 	if b == len(l.blocks) {
 		return l.n, b, 0
 	}
@@ -410,10 +428,7 @@ func (l *blist[T]) search(v T) (i, b, off int) {
 // first returns the index of the first item for which ok (monotone:
 // false then true) holds.
 func (l *blist[T]) first(ok func(T) bool) int {
-	b := sort.Search(len(l.blocks), func(b int) bool {
-		blk := l.blocks[b]
-		return ok(blk[len(blk)-1])
-	})
+	b := sort.Search(len(l.lasts), func(b int) bool { return ok(l.lasts[b]) })
 	if b == len(l.blocks) {
 		return l.n
 	}
@@ -425,7 +440,7 @@ func (l *blist[T]) insert(v T) {
 	if len(l.blocks) == 0 {
 		l.blocks = append(l.blocks, []T{v})
 		l.starts = append(l.starts, 0)
-		l.n = 1
+		l.fix(0)
 		return
 	}
 	_, b, off := l.search(v)

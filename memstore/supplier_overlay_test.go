@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -359,6 +360,14 @@ func TestRankMarks(t *testing.T) {
 					t.Fatalf("n=%d round %d: selectUnmarked(%d) = %d, want %d", n, round, k, got, want)
 				}
 			}
+		}
+	}
+}
+
+func TestCompareBytes(t *testing.T) {
+	for _, c := range [][2]string{{"", ""}, {"a", ""}, {"", "a"}, {"ab", "abc"}, {"abd", "abc"}, {"ō", "o"}, {"kiwi", "kiwi"}} {
+		if got, want := compareBytes([]byte(c[0]), c[1]), strings.Compare(c[0], c[1]); got != want {
+			t.Errorf("compareBytes(%q, %q) = %d, want %d", c[0], c[1], got, want)
 		}
 	}
 }

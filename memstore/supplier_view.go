@@ -213,14 +213,14 @@ func (ov *overlay) viewsDead(d *deadItem) {
 
 // fill makes l hold the sorted items, in blocks.
 func (l *blist[T]) fill(items []T) {
-	l.blocks, l.starts, l.n = nil, nil, 0
+	l.blocks, l.starts, l.lasts = nil, nil, nil
 	for len(items) > 0 {
 		k := min(len(items), blistBlock)
 		l.blocks = append(l.blocks, slices.Clip(slices.Clone(items[:k])))
-		l.starts = append(l.starts, l.n)
-		l.n += k
+		l.starts = append(l.starts, 0)
 		items = items[k:]
 	}
+	l.fix(0)
 }
 
 // blockOf is the block holding index i (< l.n).
@@ -243,10 +243,14 @@ func firstAt(l *blist[viewEntry], lo, hi int, v int32) int {
 	if lo >= hi {
 		return lo
 	}
-	b, bh := l.blockOf(lo), l.blockOf(hi-1)
+	b := l.blockOf(lo)
+	bh := b
+	if hi > l.starts[b]+len(l.blocks[b]) {
+		bh = l.blockOf(hi - 1)
+	}
 	for b < bh {
 		m := int(uint(b+bh) >> 1)
-		if blk := l.blocks[m]; blk[len(blk)-1].at >= v {
+		if l.lasts[m].at >= v {
 			bh = m
 		} else {
 			b = m + 1
@@ -353,8 +357,13 @@ func (w *mergeWalk) visit(l int, t, p span, v, dlo, dhi, xlo, xhi int) {
 		return
 	}
 	mid := v + 1<<(w.nl-l-1)
-	dm := firstAt(w.delta, dlo, dhi, int32(min(mid, math.MaxInt32)))
-	xm := firstAt(w.dead, xlo, xhi, int32(min(mid, math.MaxInt32)))
+	dm, xm := dlo, xlo
+	if dlo < dhi {
+		dm = firstAt(w.delta, dlo, dhi, int32(mid))
+	}
+	if xlo < xhi {
+		xm = firstAt(w.dead, xlo, xhi, int32(mid))
+	}
 	var t0, t1, p0, p1 span
 	if t.lo < t.hi {
 		bv, z := &w.tw.levels[l], w.tw.zeros[l]
