@@ -438,6 +438,10 @@ func (c *supplierCache) syncLocked(cc *cachedCom) error {
 	var deleted []uuid.UUID
 	b := &pgx.Batch{}
 	b.Queue(`BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY`)
+	// A generic plan (what a prepared statement may get after a few
+	// runs) cannot know that the mark keeps a handful of suppliers, and
+	// would join every contact and address of the community.
+	b.Queue(`SET LOCAL plan_cache_mode = force_custom_plan`)
 	b.Queue(`SELECT supplier_generation, last_modified FROM communities WHERE id = $1`, cc.id).Query(func(rows pgx.Rows) error {
 		for rows.Next() {
 			found = true
@@ -447,25 +451,23 @@ func (c *supplierCache) syncLocked(cc *cachedCom) error {
 		}
 		return rows.Err()
 	})
-	b.Queue(`SELECT `+summaryColumns+`, s.details, s.keywords, s.empty_text FROM suppliers s
-		WHERE s.community_id = $1 AND s.modified_date > $2 ORDER BY s.modified_date, s.id`, cc.id, st.mark).Query(func(rows pgx.Rows) error {
+	qs := syncQueries(cc.id, st.mark)
+	b.Queue(qs[0].sql, qs[0].args...).Query(func(rows pgx.Rows) error {
 		var err error
 		puts, err = pgx.CollectRows(rows, scanRecord)
 		return err
 	})
-	b.Queue(`SELECT c.supplier_id, c.doc, c.empty_text FROM supplier_contacts c JOIN suppliers s ON s.community_id = c.community_id AND s.id = c.supplier_id
-		WHERE s.community_id = $1 AND s.modified_date > $2`, cc.id, st.mark).Query(func(rows pgx.Rows) error {
+	b.Queue(qs[1].sql, qs[1].args...).Query(func(rows pgx.Rows) error {
 		var err error
 		contacts, err = collectChildren(rows, setContactEmptyText)
 		return err
 	})
-	b.Queue(`SELECT a.supplier_id, a.doc, a.empty_text FROM remittance_addresses a JOIN suppliers s ON s.community_id = a.community_id AND s.id = a.supplier_id
-		WHERE s.community_id = $1 AND s.modified_date > $2`, cc.id, st.mark).Query(func(rows pgx.Rows) error {
+	b.Queue(qs[2].sql, qs[2].args...).Query(func(rows pgx.Rows) error {
 		var err error
 		addrs, err = collectChildren(rows, setAddressEmptyText)
 		return err
 	})
-	b.Queue(`SELECT id FROM supplier_tombstones WHERE community_id = $1 AND deleted_at > $2`, cc.id, st.mark).Query(func(rows pgx.Rows) error {
+	b.Queue(qs[3].sql, qs[3].args...).Query(func(rows pgx.Rows) error {
 		var err error
 		deleted, err = pgx.CollectRows(rows, pgx.RowTo[uuid.UUID])
 		return err
@@ -490,6 +492,23 @@ func (c *supplierCache) syncLocked(cc *cachedCom) error {
 	cc.state.Store(&next)
 	raise(&cc.applied, seq)
 	return nil
+}
+
+// syncQueries are the reads of a sync after the community's row: the
+// suppliers stamped above mark (full records, in stamp order), their
+// contacts, their addresses (supplier_id, doc, empty_text), and the ids
+// of the suppliers deleted above mark.
+func syncQueries(community string, mark time.Time) [4]query {
+	args := []any{community, mark}
+	return [4]query{
+		{`SELECT ` + summaryColumns + `, s.details, s.keywords, s.empty_text FROM suppliers s
+			WHERE s.community_id = $1 AND s.modified_date > $2 ORDER BY s.modified_date, s.id`, args},
+		{`SELECT c.supplier_id, c.doc, c.empty_text FROM supplier_contacts c JOIN suppliers s ON s.community_id = c.community_id AND s.id = c.supplier_id
+			WHERE s.community_id = $1 AND s.modified_date > $2`, args},
+		{`SELECT a.supplier_id, a.doc, a.empty_text FROM remittance_addresses a JOIN suppliers s ON s.community_id = a.community_id AND s.id = a.supplier_id
+			WHERE s.community_id = $1 AND s.modified_date > $2`, args},
+		{`SELECT id FROM supplier_tombstones WHERE community_id = $1 AND deleted_at > $2`, args},
+	}
 }
 
 // raise sets *a to v when v is larger.

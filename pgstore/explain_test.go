@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -16,8 +17,9 @@ import (
 	"github.com/procurekit/procure/supplier"
 )
 
-// The list queries are served by indexes: at 100,000 suppliers (after the
-// import's ANALYZE) no plan reads a supplier table sequentially, whether
+// The list queries, and the supplier cache's sync, are served by indexes:
+// at 100,000 suppliers (after the import's ANALYZE) no plan reads a
+// supplier table sequentially, whether
 // PostgreSQL plans for the actual values or a generic plan for any value
 // (what a prepared statement uses after a few executions).
 func TestListQueriesUseIndexes(t *testing.T) {
@@ -86,6 +88,19 @@ func TestListQueriesUseIndexes(t *testing.T) {
 					t.Errorf("%s: sequential scan of %v in\n%s", name, scans, st.sql)
 				}
 			}
+		}
+	}
+	// The supplier cache's sync, from a mark near the end (cache.go),
+	// which forces custom plans. (The tombstones table is empty here: a
+	// sequential scan is its cheapest plan.)
+	if _, err := conn.Exec(ctx, "SET plan_cache_mode = force_custom_plan"); err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range syncQueries("big", nth(dates, n-10)) {
+		scans := seqScans(t, conn.Conn(), "force_custom_plan", st)
+		scans = slices.DeleteFunc(scans, func(rel string) bool { return rel == "supplier_tombstones" })
+		if len(scans) > 0 {
+			t.Errorf("sync: sequential scan of %v in\n%s", scans, st.sql)
 		}
 	}
 }
