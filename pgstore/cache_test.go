@@ -268,3 +268,32 @@ func (b *lockedBuffer) String() string {
 	defer b.mu.Unlock()
 	return b.buf.String()
 }
+
+// A delete prunes the community's tombstones older than a day (a cache
+// that has not synced for half of that reloads instead of following):
+// the table stays as small as a day of deletes.
+func TestTombstonesPruned(t *testing.T) {
+	ctx := context.Background()
+	s, dsn := openStore(t, fixture())
+	conn := connect(t, dsn)
+	if _, err := conn.Exec(ctx, `INSERT INTO supplier_tombstones (community_id, deleted_at, id) VALUES
+		('c1', now() - interval '25 hours', gen_random_uuid()),
+		('c1', now() - interval '23 hours', gen_random_uuid()),
+		('c2', now() - interval '25 hours', gen_random_uuid())`); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.DeleteSupplier(ctx, "c1", id(2)); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		community string
+		want      int
+	}{{"c1", 2}, {"c2", 1}} { // c1: the 23-hour-old one and the new one
+		if n := queryInt(t, conn, `SELECT count(*) FROM supplier_tombstones WHERE community_id = $1`, tc.community); n != tc.want {
+			t.Errorf("%s: %d tombstones; want %d", tc.community, n, tc.want)
+		}
+	}
+	if n := queryInt(t, conn, `SELECT count(*) FROM supplier_tombstones WHERE community_id = 'c1' AND id = $1`, id(2)); n != 1 {
+		t.Errorf("the delete's tombstone: %d rows; want 1", n)
+	}
+}
