@@ -21,22 +21,36 @@
 //     lock, held for microseconds; the binary searches run before it.
 //
 // A list merges the base's matches, without the dead, with the delta's
-// by rank: a delta item goes before the base rank it was placed at. The
-// page's first item is found by binary search over the delta items (the
-// merged position of delta item j is j plus the live base matches ranked
-// below it, counted with the base's own O(log n) counts less the dead),
-// or, for the first pages of a filtered list, by merging from the first
-// match. Costs, for an overlay of d changes:
+// by rank: a delta item goes before the base rank it was placed at.
+// Without filters the page's first item is found by binary search over
+// the delta items (the merged position of delta item j is j plus the
+// base ranks below it less the dead there, counted with a bit per rank
+// and a small tree). modifiedSince alone sorted by modifiedDate is a
+// range of that unfiltered list. Any other filter is served through a
+// filter view once asked for twice (supplier_view.go): the overlay's
+// matches of that filter (query, modifiedSince, or both sorted by
+// modifiedDate) in that order, kept sorted by every write; a page is then
+// one walk of the base's wavelet matrix in which a subtree of ranks counts
+// its live base matches plus the view's delta items placed in it, so the
+// walk skips to a deep page as the base's own does, and a first page
+// merges from the first match. Costs, for an overlay of d changes:
 //
 //   - a default or sorted page, however deep: O(log n log d + page);
 //   - totals of a filtered list: O(log n + log d) for query or
 //     modifiedSince alone (the overlay's query matches are counted like
 //     the base's, matching terms less matching pairs);
-//   - the first pages of a filtered list: the base walk plus the delta's
-//     matches met before the page ends (walked in order, or listed from
-//     the overlay's term index, whichever is cheaper);
-//   - a deep filtered page, and query with modifiedSince: the overlay's
-//     matches are listed and sorted, O(m log m) for m of them.
+//   - a filtered page through a view, however deep: the base's walk with
+//     two binary searches in the view per level, O(log n log d + page
+//     log n);
+//   - the first request of a filter (no view yet) and query with
+//     modifiedSince sorted by name or createdDate: the base walk plus the
+//     overlay's m matches found per request (from the term index, the
+//     modifiedDate order, or a scan), O(m) to O(m log m);
+//   - a write: six binary searches on the base's compact key tables, a
+//     few block moves in the overlay's lists, and per view a match test
+//     and at most two block moves. At most maxViews (16) filters have a
+//     view per community, the least recently used making way; a view
+//     holds 16 bytes per match.
 //
 // When the overlay reaches compactAt(n) changes (n/8), a goroutine
 // rebuilds the base from the live records (the records are shared, not
@@ -52,6 +66,17 @@
 // unfiltered reads within a few binary searches of an unchanged
 // community while a write costs six binary searches on compact key
 // tables and a few block moves.
+//
+// Why views for filtered lists: the overlay's first matches of a prefix
+// query in an order are a two-dimensional question (a prefix range of
+// terms, the smallest ranks in the order) that no small dynamic index
+// answers in O(log d): a term index per order splits a prefix range into
+// one run per distinct term, thousands for a two-letter query (every
+// written name is a term of its own), and a dead-supplier index per
+// order still leaves modifiedSince's dates as a second dimension. A view
+// answers exactly the filters in use, pays the old per-request cost once,
+// and costs a write little. A filter asked for once (a type-ahead's
+// intermediate prefixes) never builds one.
 //
 // Figures at 1,000,000 suppliers (BenchmarkSupplierWrite and
 // BenchmarkListWriteRatio, on 2 cores shared with other work; CPU times

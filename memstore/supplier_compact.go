@@ -8,8 +8,11 @@ import (
 // community of n suppliers: an eighth of them, and at least 4,096
 // changes. A compaction costs O(n log n) on one core (about 15 s of CPU
 // at 1,000,000 suppliers), an overlay change some 700 bytes and, for the
-// lists that merge the overlay's matches one by one (deep filtered pages,
-// query with modifiedSince), their time: see the package documentation.
+// lists that find the overlay's matches per request (a filter's first
+// request, query with modifiedSince sorted by name or createdDate), their
+// time: see the package documentation. Lists through a view or without
+// filters cost O(log d) in the overlay's size d, so a larger overlay
+// costs them little and saves compactions.
 func compactAt(n int) int { return max(4096, n/8) }
 
 // snapshot is what a compaction rebuilds from: the base, which dead

@@ -209,7 +209,11 @@ func (ov *overlay) list(q supplier.ListQuery, dst []supplier.Summary) ([]supplie
 		delta, dead := bufs.delta, bufs.dead
 		if f.all {
 			l := &ov.ord[o]
-			nDelta, deltaAt, deltaEach = l.n, l.at, l.each
+			nDelta = l.n
+			deltaAt = func(j int) *deltaItem { return l.at(j).it }
+			deltaEach = func(j int, yield func(*deltaItem) bool) {
+				l.each(j, func(e viewEntry) bool { return yield(e.it) })
+			}
 		} else {
 			nDelta = len(delta)
 			deltaAt = func(j int) *deltaItem { return delta[j] }
@@ -354,7 +358,7 @@ func (ov *overlay) filter(lq string, th int64, o int, bufs *mergeBufs) *overlayF
 		// modifiedSince only: the delta's suffix in modifiedDate order,
 		// the dead counted by their modifiedDate rank.
 		mods := &ov.ord[byModifiedAsc]
-		k := mods.first(func(it *deltaItem) bool { return it.key.mod >= th })
+		k := mods.first(func(e viewEntry) bool { return e.it.key.mod >= th })
 		f.nDelta = mods.n - k
 		f.all = k == 0
 		if len(ov.deads) > 0 {
@@ -419,7 +423,7 @@ func (f *overlayFilter) listDelta() {
 	if f.all {
 		return
 	}
-	keep := func(it *deltaItem) bool { b.delta = append(b.delta, it); return true }
+	keep := func(e viewEntry) bool { b.delta = append(b.delta, e.it); return true }
 	mods := &ov.ord[byModifiedAsc]
 	k := mods.n - f.nDelta
 	switch {
@@ -427,7 +431,7 @@ func (f *overlayFilter) listDelta() {
 	case f.o == byModifiedAsc:
 		mods.each(k, keep)
 	case f.o == byModifiedDesc:
-		ov.ord[f.o].each(0, func(it *deltaItem) bool { return keep(it) && len(b.delta) < f.nDelta })
+		ov.ord[f.o].each(0, func(e viewEntry) bool { return keep(e) && len(b.delta) < f.nDelta })
 	default:
 		mods.each(k, keep)
 		slices.SortFunc(b.delta, byOrder)
@@ -481,7 +485,8 @@ func (f *overlayFilter) deltaIter(hi int) func() *deltaItem {
 		return func() *deltaItem { return nil }
 	}
 	if f.all {
-		return ov.ord[f.o].iter(0, nil)
+		next := ov.ord[f.o].iter(0, nil)
+		return func() *deltaItem { return next().it }
 	}
 	if !f.listed && f.lq != "" && f.th == 0 && deltaPlan == 0 {
 		return f.topDelta(hi)
@@ -495,7 +500,8 @@ func (f *overlayFilter) deltaIter(hi int) func() *deltaItem {
 		list := f.nDelta * (log2(f.nDelta) + 1)
 		if deltaPlan == 1 || deltaPlan == 0 && scan < list {
 			lq := f.lq
-			return ov.ord[f.o].iter(0, func(it *deltaItem) bool { return matchesTerms(it.terms, lq) })
+			next := ov.ord[f.o].iter(0, func(e viewEntry) bool { return matchesTerms(e.it.terms, lq) })
+			return func() *deltaItem { return next().it }
 		}
 	}
 	f.listDelta()
@@ -576,7 +582,7 @@ func (ov *overlay) listSince(dst []supplier.Summary, o int, th int64, r paging.R
 	keys := base.modKeys
 	since := sort.Search(n, func(i int) bool { return keys[i] >= th })
 	mods := &ov.ord[byModifiedAsc]
-	k := mods.first(func(it *deltaItem) bool { return it.key.mod >= th })
+	k := mods.first(func(e viewEntry) bool { return e.it.key.mod >= th })
 	deadBelow := 0
 	if len(ov.deads) > 0 {
 		deadBelow = ov.deadBy[byModifiedAsc].before(since)
@@ -610,10 +616,17 @@ func (ov *overlay) pageAll(dst []supplier.Summary, o, lo, hi int) []supplier.Sum
 	// j: the delta items before the page; x: the base rank to go on from.
 	j := 0
 	if lo > 0 {
-		j = sort.Search(d, func(j int) bool {
-			b := int(l.at(j).at[o])
-			return j+b-deadBefore(b) >= lo
+		// The first j whose item is at lo or after: a search on the
+		// blocks' last items, then in the block.
+		after := func(j int, at int32) bool { return j+int(at)-deadBefore(int(at)) >= lo }
+		b := sort.Search(len(l.lasts), func(b int) bool {
+			return after(l.starts[b]+len(l.blocks[b])-1, l.lasts[b].at)
 		})
+		j = d
+		if b < len(l.blocks) {
+			blk, s := l.blocks[b], l.starts[b]
+			j = s + sort.Search(len(blk), func(i int) bool { return after(s+i, blk[i].at) })
+		}
 	}
 	x := lo - j
 	switch {
@@ -626,15 +639,15 @@ func (ov *overlay) pageAll(dst []supplier.Summary, o, lo, hi int) []supplier.Sum
 	idx := base.orders[o]
 	out := pageBuf(dst, hi-lo)
 	need := hi - lo
-	var next *deltaItem
+	var next viewEntry // the next delta item (it nil: none)
 	if j < d {
 		next = l.at(j)
 	}
 	for len(out) < need {
-		if next != nil && (x >= n || int(next.at[o]) <= x) {
-			out = append(out, next.rec.detail.Summary)
+		if next.it != nil && (x >= n || int(next.at) <= x) {
+			out = append(out, next.it.rec.detail.Summary)
 			j++
-			next = nil
+			next = viewEntry{}
 			if j < d {
 				next = l.at(j)
 			}

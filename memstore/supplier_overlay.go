@@ -190,7 +190,9 @@ type overlay struct {
 	// first dead supplier).
 	deadBy [numOrders]rankMarks
 	byID   map[uuid.UUID]*deltaItem
-	ord    [numOrders]blist[*deltaItem] // the delta items in each order
+	// ord[o] holds the delta items in order o, each with its placed
+	// rank at[o] (read without following the item).
+	ord [numOrders]blist[viewEntry]
 	// terms and deadTerms index the searchable terms of the delta items
 	// and of the dead base suppliers.
 	terms, deadTerms blist[termRef]
@@ -207,7 +209,12 @@ type overlay struct {
 func newOverlay(base *supplierSet) *overlay {
 	ov := &overlay{base: base, byID: make(map[uuid.UUID]*deltaItem)}
 	for o := range numOrders {
-		ov.ord[o].cmp = func(a, b *deltaItem) int { return compareKeys(o, &a.key, &b.key) }
+		ov.ord[o].cmp = func(a, b viewEntry) int {
+			if a.at != b.at {
+				return cmp.Compare(a.at, b.at)
+			}
+			return compareKeys(o, &a.it.key, &b.it.key)
+		}
 	}
 	ov.terms.cmp, ov.deadTerms.cmp = compareTermRefs, compareTermRefs
 	ov.pairs.cmp, ov.deadPairs.cmp = compareTermRefs, compareTermRefs
@@ -245,7 +252,7 @@ func (ov *overlay) put(it *deltaItem) {
 	ov.remove(it.key.id)
 	ov.byID[it.key.id] = it
 	for o := range numOrders {
-		ov.ord[o].insert(it)
+		ov.ord[o].insert(viewEntry{at: it.at[o], it: it})
 	}
 	for _, t := range it.terms {
 		ov.terms.insert(newTermRef(t, it, 0))
@@ -261,7 +268,7 @@ func (ov *overlay) remove(id uuid.UUID) {
 	if old, ok := ov.byID[id]; ok {
 		delete(ov.byID, id)
 		for o := range numOrders {
-			ov.ord[o].remove(old)
+			ov.ord[o].remove(viewEntry{at: old.at[o], it: old})
 		}
 		for _, t := range old.terms {
 			ov.terms.remove(newTermRef(t, old, 0))
@@ -392,23 +399,17 @@ type blist[T comparable] struct {
 
 const blistBlock = 256
 
-// fix recomputes starts and lasts from block from on.
+// fix recomputes starts from block from on (lasts is kept by the
+// callers, which know which blocks changed).
 func (l *blist[T]) fix(from int) {
-	nb := len(l.blocks)
-	l.starts = l.starts[:nb]
-	if len(l.lasts) > nb {
-		clear(l.lasts[nb:]) // a removed block's item
-	}
-	l.lasts = slices.Grow(l.lasts[:0], nb)[:nb]
+	l.starts = l.starts[:len(l.blocks)]
 	s := 0
 	if from > 0 {
 		s = l.starts[from-1] + len(l.blocks[from-1])
 	}
-	for b := from; b < nb; b++ {
-		blk := l.blocks[b]
+	for b := from; b < len(l.blocks); b++ {
 		l.starts[b] = s
-		l.lasts[b] = blk[len(blk)-1]
-		s += len(blk)
+		s += len(l.blocks[b])
 	}
 	l.n = s
 }
@@ -440,6 +441,7 @@ func (l *blist[T]) insert(v T) {
 	if len(l.blocks) == 0 {
 		l.blocks = append(l.blocks, []T{v})
 		l.starts = append(l.starts, 0)
+		l.lasts = append(l.lasts, v)
 		l.fix(0)
 		return
 	}
@@ -453,9 +455,11 @@ func (l *blist[T]) insert(v T) {
 		half := slices.Clone(blk[blistBlock:])
 		blk = blk[:blistBlock:blistBlock]
 		l.blocks = slices.Insert(l.blocks, b+1, half)
+		l.lasts = slices.Insert(l.lasts, b+1, half[len(half)-1])
 		l.starts = append(l.starts, 0)
 	}
 	l.blocks[b] = blk
+	l.lasts[b] = blk[len(blk)-1]
 	l.fix(b)
 }
 
@@ -468,11 +472,13 @@ func (l *blist[T]) remove(v T) {
 	blk := slices.Delete(l.blocks[b], off, off+1)
 	if len(blk) == 0 {
 		l.blocks = slices.Delete(l.blocks, b, b+1)
+		l.lasts = slices.Delete(l.lasts, b, b+1)
 		l.starts = l.starts[:len(l.blocks)]
 		l.fix(max(b-1, 0))
 		return
 	}
 	l.blocks[b] = blk
+	l.lasts[b] = blk[len(blk)-1]
 	l.fix(b)
 }
 

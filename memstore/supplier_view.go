@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 	"sync"
+	"sync/atomic"
 
 	"github.com/procurekit/procure/paging"
 	"github.com/procurekit/procure/supplier"
@@ -59,17 +60,18 @@ type filterView struct {
 	delta, dead blist[viewEntry]
 	ready       bool
 	hits        int
-	used        uint64
+	used        atomic.Uint64 // views.tick when last asked for
 }
 
-// views is an overlay's filter views. The map is read and changed by
-// readers (holding the community's lock shared) under mu; a ready view's
-// lists change only in writes, which hold the community's lock
-// exclusively and so need not take mu.
+// views is an overlay's filter views. The map is read by readers
+// (holding the community's lock shared) under mu shared, and changed
+// (a filter's first requests, its view's build, an eviction) under mu; a
+// ready view's lists change only in writes, which hold the community's
+// lock exclusively and so need not take mu.
 type views struct {
-	mu   sync.Mutex
+	mu   sync.RWMutex
 	m    map[viewKey]*filterView
-	tick uint64
+	tick atomic.Uint64
 }
 
 func (v *filterView) matchesItem(it *deltaItem) bool {
@@ -97,19 +99,26 @@ func newFilterView(k viewKey) *filterView {
 // it when this is the filter's viewAdmit-th request, or nil.
 func (ov *overlay) view(lq string, th int64, o int) *filterView {
 	vs := &ov.views
+	k := viewKey{lq: lq, th: th, o: o}
+	vs.mu.RLock()
+	v := vs.m[k]
+	if v != nil && v.ready {
+		v.used.Store(vs.tick.Add(1))
+		vs.mu.RUnlock()
+		return v
+	}
+	vs.mu.RUnlock()
 	vs.mu.Lock()
 	defer vs.mu.Unlock()
 	if vs.m == nil {
 		vs.m = make(map[viewKey]*filterView)
 	}
-	k := viewKey{lq: lq, th: th, o: o}
-	vs.tick++
-	v := vs.m[k]
+	v = vs.m[k]
 	if v == nil {
 		if len(vs.m) >= maxViews {
 			var lru *filterView
 			for _, x := range vs.m {
-				if lru == nil || x.used < lru.used {
+				if lru == nil || x.used.Load() < lru.used.Load() {
 					lru = x
 				}
 			}
@@ -118,7 +127,7 @@ func (ov *overlay) view(lq string, th int64, o int) *filterView {
 		v = newFilterView(k)
 		vs.m[k] = v
 	}
-	v.used = vs.tick
+	v.used.Store(vs.tick.Add(1))
 	if !v.ready {
 		v.hits++
 		if v.hits < viewAdmit {
@@ -146,16 +155,16 @@ func (ov *overlay) buildView(v *filterView) {
 		delta = slices.CompactFunc(delta, func(a, b viewEntry) bool { return a.it == b.it })
 	} else {
 		mods := &ov.ord[byModifiedAsc]
-		k := mods.first(func(it *deltaItem) bool { return it.key.mod >= v.th })
+		k := mods.first(func(e viewEntry) bool { return e.it.key.mod >= v.th })
 		if k == 0 {
 			// Every delta item matches: they are in order already.
-			ov.ord[o].each(0, func(it *deltaItem) bool {
-				delta = append(delta, viewEntry{at: it.at[o], it: it})
+			ov.ord[o].each(0, func(e viewEntry) bool {
+				delta = append(delta, e)
 				return true
 			})
 		} else {
-			mods.each(k, func(it *deltaItem) bool {
-				delta = append(delta, viewEntry{at: it.at[o], it: it})
+			mods.each(k, func(e viewEntry) bool {
+				delta = append(delta, viewEntry{at: e.it.at[o], it: e.it})
 				return true
 			})
 			slices.SortFunc(delta, v.delta.cmp)
@@ -218,6 +227,7 @@ func (l *blist[T]) fill(items []T) {
 		k := min(len(items), blistBlock)
 		l.blocks = append(l.blocks, slices.Clip(slices.Clone(items[:k])))
 		l.starts = append(l.starts, 0)
+		l.lasts = append(l.lasts, items[k-1])
 		items = items[k:]
 	}
 	l.fix(0)
