@@ -579,27 +579,34 @@ func (c *supplierCache) read(community string) (*comState, int, error) {
 	if err != nil {
 		return nil, 0, err
 	}
+	// The contacts and addresses go straight into their suppliers'
+	// records, without a list of their own.
+	find := recordFinder(recs)
 	rows, err = tx.Query(ctx, `SELECT supplier_id, doc, empty_text FROM supplier_contacts WHERE community_id = $1`, community)
 	if err != nil {
 		return nil, 0, err
 	}
-	contacts, err := collectChildren(rows, setContactEmptyText)
-	if err != nil {
+	if err := forChildren(rows, setContactEmptyText, func(id uuid.UUID, v supplier.Contact) {
+		if r := find(id); r != nil {
+			r.Contacts = append(r.Contacts, v)
+		}
+	}); err != nil {
 		return nil, 0, err
 	}
 	rows, err = tx.Query(ctx, `SELECT supplier_id, doc, empty_text FROM remittance_addresses WHERE community_id = $1`, community)
 	if err != nil {
 		return nil, 0, err
 	}
-	addrs, err := collectChildren(rows, setAddressEmptyText)
-	if err != nil {
+	if err := forChildren(rows, setAddressEmptyText, func(id uuid.UUID, v supplier.RemittanceAddress) {
+		if r := find(id); r != nil {
+			r.RemittanceAddresses = append(r.RemittanceAddresses, v)
+		}
+	}); err != nil {
 		return nil, 0, err
 	}
 	if err := tx.Commit(ctx); err != nil {
 		return nil, 0, err
 	}
-	attach(recs, contacts, addrs)
-	contacts, addrs = nil, nil
 	ms := memstore.New()
 	if err := ms.AddCommunity(&datafile.Community{ID: community, Name: community, Suppliers: recs}); err != nil {
 		return nil, 0, fmt.Errorf("supplier cache: %w", err)
@@ -616,35 +623,52 @@ type childRow[T any] struct {
 
 // collectChildren reads rows of (supplier_id, doc, empty_text).
 func collectChildren[T any](rows pgx.Rows, restore func(*T, []string)) ([]childRow[T], error) {
-	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (childRow[T], error) {
-		var out childRow[T]
-		var raw []byte
-		var empty []string
-		if err := row.Scan(&out.supplierID, &raw, &empty); err != nil {
-			return out, err
-		}
-		if err := json.Unmarshal(raw, &out.v); err != nil {
-			return out, err
-		}
-		restore(&out.v, empty)
-		return out, nil
-	})
+	var out []childRow[T]
+	err := forChildren(rows, restore, func(id uuid.UUID, v T) { out = append(out, childRow[T]{id, v}) })
+	return out, err
 }
 
-// attach gives each record its contacts and addresses.
-func attach(recs []supplier.Record, contacts []childRow[supplier.Contact], addrs []childRow[supplier.RemittanceAddress]) {
-	idx := make([]int, len(recs))
-	for i := range idx {
-		idx[i] = i
+// forChildren calls add with each row of (supplier_id, doc, empty_text)
+// decoded, and closes rows.
+func forChildren[T any](rows pgx.Rows, restore func(*T, []string), add func(uuid.UUID, T)) error {
+	defer rows.Close()
+	var id uuid.UUID
+	var raw []byte
+	var empty []string
+	for rows.Next() {
+		empty = nil
+		if err := rows.Scan(&id, &raw, &empty); err != nil {
+			return err
+		}
+		var v T
+		if err := json.Unmarshal(raw, &v); err != nil {
+			return err
+		}
+		restore(&v, empty)
+		add(id, v)
 	}
-	slices.SortFunc(idx, func(a, b int) int { return bytes.Compare(recs[a].ID[:], recs[b].ID[:]) })
-	find := func(id uuid.UUID) *supplier.Record {
-		i, ok := slices.BinarySearchFunc(idx, id, func(k int, id uuid.UUID) int { return bytes.Compare(recs[k].ID[:], id[:]) })
+	return rows.Err()
+}
+
+// recordFinder returns a function that finds a record of recs by id.
+func recordFinder(recs []supplier.Record) func(uuid.UUID) *supplier.Record {
+	idx := make([]int32, len(recs))
+	for i := range idx {
+		idx[i] = int32(i)
+	}
+	slices.SortFunc(idx, func(a, b int32) int { return bytes.Compare(recs[a].ID[:], recs[b].ID[:]) })
+	return func(id uuid.UUID) *supplier.Record {
+		i, ok := slices.BinarySearchFunc(idx, id, func(k int32, id uuid.UUID) int { return bytes.Compare(recs[k].ID[:], id[:]) })
 		if !ok {
 			return nil
 		}
 		return &recs[idx[i]]
 	}
+}
+
+// attach gives each record its contacts and addresses.
+func attach(recs []supplier.Record, contacts []childRow[supplier.Contact], addrs []childRow[supplier.RemittanceAddress]) {
+	find := recordFinder(recs)
 	for i := range contacts {
 		if r := find(contacts[i].supplierID); r != nil {
 			r.Contacts = append(r.Contacts, contacts[i].v)
