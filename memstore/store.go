@@ -13,11 +13,12 @@
 //     builds (every order as a permutation and its inverse, wavelet
 //     matrices over the ranks for modifiedSince and the query's terms);
 //   - an overlay of the changes since the base was built: a bit per base
-//     supplier that a write replaced or deleted ("dead"), with a Fenwick
-//     tree per order counting the dead by rank, and the records written
-//     since ("delta"), each placed by binary search among the base's
-//     ranks in every order, kept in six ordered block lists and a term
-//     index. Writes mutate the overlay in place under the community's
+//     supplier that a write replaced or deleted ("dead"), with a bit per
+//     rank and a Fenwick tree per 64 ranks for each order counting the
+//     dead by rank, and the records written since ("delta"), each placed
+//     by binary search among the base's ranks in every order, kept in six
+//     ordered block lists and a term index, and the filter views
+//     (below). Writes mutate the overlay in place under the community's
 //     lock, held for microseconds; the binary searches run before it.
 //
 // A list merges the base's matches, without the dead, with the delta's
@@ -81,31 +82,33 @@
 // Figures at 1,000,000 suppliers (BenchmarkSupplierWrite and
 // BenchmarkListWriteRatio, on 2 cores shared with other work; CPU times
 // are the benchmark thread's, wall times include preemption by the
-// machine's other load):
+// machine's other load; three runs each, interleaved with the code before
+// the views, which measured on the same machine beside it):
 //
-//   - a write (PutSupplier replacing a supplier, validation included):
-//     CPU p50 53 us, p99 157 us; wall p50 52 us, p99 312 us (3.4 ms on a
-//     busier run), max 47 ms;
-//   - memory: 1,529 heap bytes per supplier loaded, 1,606 after 30,000
-//     writes (an overlay of 55,000 changes);
-//   - list pages while 450-650 writes/s run (as many as the busy
-//     machine allowed of the 1,000 asked) over an overlay of 60,000-70,000
-//     changes, against the unchanged community (CPU per page): default
-//     1.14 to 1.23 us (1.09x), page 1,000 1.02 to 1.50 us (1.47x), sorted
-//     by createdDate desc 1.36x, modifiedSince 2.8 to 4.1 us (1.48x);
-//     modifiedSince by modifiedDate 1.1 to 2.6 us (2.3x), query=tot 2.4
-//     to 21 us (8x), query=ma 2.8 to 45 us (16x: a pass over the
-//     overlay's 2,500 matching terms), modifiedSince page 100 2.9 to 77
-//     us (27x: the dead matches are listed and sorted).
+//   - a write (PutSupplier replacing a supplier, validation included,
+//     20,000 of them): CPU p50 30-32 us, p99 70-85 us (before: p50 53-65
+//     us, p99 119-137 us); with the views of the ratio benchmark's four
+//     viewed filters kept up to date (-writeviews): p50 35-52 us, p99
+//     83-111 us;
+//   - memory: 1,529 heap bytes per supplier loaded, 1,579 after 20,000
+//     writes (an overlay of 38,000 changes), 1,581 with those views;
+//   - list pages while up to 1,000 writes/s run (as many as the machine
+//     allowed: 400-920) over an overlay of 60,000-64,000 changes, against
+//     the unchanged community, CPU per page, median of three runs (the
+//     code before the views in brackets): default 1.09x (1.07x), page
+//     1,000 1.35x (1.43x), sorted by createdDate desc 1.13x (1.06x),
+//     modifiedSince 2.8 to 3.3 us 1.17x (1.45x), modifiedSince by
+//     modifiedDate 1.2 to 1.5 us 1.30x (1.85x), modifiedSince page 100
+//     2.8 to 3.7 us 1.31x (26x), query=ma 2.8 to 3.1 us 1.07x (16x),
+//     query=tot 2.4 to 2.6 us 1.06x (7.4x), query=s page 100 2.3 to 3.5
+//     us 1.55x (before: over 10 minutes for its 22,000 pages). A single
+//     run varies by up to 0.4x with the machine's load.
 //
-// So the 1.5x target is met for unfiltered pages (first, deep, sorted)
-// and modifiedSince by name; filtered pages that merge the overlay's
-// matches one by one miss it. The remedies are a smaller overlay
-// (compactAt: more compaction CPU, an estimated 15 s of one core per
-// rebuild at 1,000,000 suppliers, from the load profile), per-order
-// indexes of the overlay's terms and dead suppliers, and the filtered
-// path written without closures as the unfiltered one is (their
-// allocations cost as much as the merge while writes keep the GC busy).
+// query=s page 100 is the one list at the edge of 1.5x: every supplier
+// matches "s" (its supplierId), so the view holds every delta item and
+// every dead one, and each level of the walk down to page 100 searches
+// both (about a third of its time, the wavelet's rank operations another
+// third, as in the base's own walk).
 package memstore
 
 import (
