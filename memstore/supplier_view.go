@@ -247,38 +247,6 @@ func (l *blist[T]) blockOf(i int) int {
 	return lo
 }
 
-// firstAt is the first index in [lo, hi) of l (sorted by at) whose entry
-// has at >= v, or hi.
-func firstAt(l *blist[viewEntry], lo, hi int, v int32) int {
-	if lo >= hi {
-		return lo
-	}
-	b := l.blockOf(lo)
-	bh := b
-	if hi > l.starts[b]+len(l.blocks[b]) {
-		bh = l.blockOf(hi - 1)
-	}
-	for b < bh {
-		m := int(uint(b+bh) >> 1)
-		if l.lasts[m].at >= v {
-			bh = m
-		} else {
-			b = m + 1
-		}
-	}
-	blk, s := l.blocks[b], l.starts[b]
-	i, j := max(lo-s, 0), min(hi-s, len(blk))
-	for i < j {
-		m := int(uint(i+j) >> 1)
-		if blk[m].at >= v {
-			j = m
-		} else {
-			i = m + 1
-		}
-	}
-	return s + i
-}
-
 // mergeWalk lists a page of a filtered list through a view: a depth-first
 // walk of the base's wavelet matrices over the ranks of order o (as
 // distinctWalk), in which a subtree of ranks [v, v+size) counts its live
@@ -319,12 +287,62 @@ func (w *mergeWalk) emitDelta(lo, hi int) {
 	}
 }
 
+// entries is a range [lo, hi) of a view's list with the blocks holding
+// its first and last entries (when not empty), so that splitting it
+// searches only those blocks.
+type entries struct{ lo, hi, blo, bhi int }
+
+// entriesOf is the whole of l.
+func entriesOf(l *blist[viewEntry]) entries {
+	e := entries{hi: l.n}
+	if l.n > 0 {
+		e.bhi = len(l.blocks) - 1
+	}
+	return e
+}
+
+// split returns the entries of e placed below v and the others.
+func split(l *blist[viewEntry], e entries, v int32) (below, rest entries) {
+	if e.lo >= e.hi {
+		return e, entries{lo: e.hi, hi: e.hi}
+	}
+	b, bh := e.blo, e.bhi
+	for b < bh {
+		m := int(uint(b+bh) >> 1)
+		if l.lasts[m].at >= v {
+			bh = m
+		} else {
+			b = m + 1
+		}
+	}
+	blk, s := l.blocks[b], l.starts[b]
+	i, j := max(e.lo-s, 0), min(e.hi-s, len(blk))
+	for i < j {
+		m := int(uint(i+j) >> 1)
+		if blk[m].at >= v {
+			j = m
+		} else {
+			i = m + 1
+		}
+	}
+	m := s + i
+	below = entries{lo: e.lo, hi: m, blo: e.blo, bhi: b}
+	if i == 0 {
+		below.bhi = b - 1 // used only when below is not empty
+	}
+	// When m < e.hi, entry m is in block b (the search stops in the
+	// block holding the first entry at or above v).
+	rest = entries{lo: m, hi: e.hi, blo: b, bhi: e.bhi}
+	return below, rest
+}
+
 // visit walks the subtree of level l holding ranks [v, v+2^(nl-l)): spans
-// t and p of the matrices, delta entries [dlo, dhi), dead [xlo, xhi).
-func (w *mergeWalk) visit(l int, t, p span, v, dlo, dhi, xlo, xhi int) {
+// t and p of the matrices, delta entries d, dead x.
+func (w *mergeWalk) visit(l int, t, p span, v int, d, x entries) {
 	if w.done {
 		return
 	}
+	dlo, dhi, xlo, xhi := d.lo, d.hi, x.lo, x.hi
 	end := v + 1<<(w.nl-l)
 	nd := dhi - dlo
 	live, known := 0, true
@@ -367,13 +385,8 @@ func (w *mergeWalk) visit(l int, t, p span, v, dlo, dhi, xlo, xhi int) {
 		return
 	}
 	mid := v + 1<<(w.nl-l-1)
-	dm, xm := dlo, xlo
-	if dlo < dhi {
-		dm = firstAt(w.delta, dlo, dhi, int32(mid))
-	}
-	if xlo < xhi {
-		xm = firstAt(w.dead, xlo, xhi, int32(mid))
-	}
+	d0, d1 := split(w.delta, d, int32(mid))
+	x0, x1 := split(w.dead, x, int32(mid))
 	var t0, t1, p0, p1 span
 	if t.lo < t.hi {
 		bv, z := &w.tw.levels[l], w.tw.zeros[l]
@@ -385,8 +398,8 @@ func (w *mergeWalk) visit(l int, t, p span, v, dlo, dhi, xlo, xhi int) {
 		r1lo, r1hi := bv.rank1(p.lo), bv.rank1(p.hi)
 		p0, p1 = span{p.lo - r1lo, p.hi - r1hi}, span{z + r1lo, z + r1hi}
 	}
-	w.visit(l+1, t0, p0, v, dlo, dm, xlo, xm)
-	w.visit(l+1, t1, p1, mid, dm, dhi, xm, xhi)
+	w.visit(l+1, t0, p0, v, d0, x0)
+	w.visit(l+1, t1, p1, mid, d1, x1)
 }
 
 // listView serves a filtered list through a view, or reports false when
@@ -446,10 +459,10 @@ func (ov *overlay) listView(dst []supplier.Summary, lq string, th int64, o int, 
 		return w.out, total, true
 	}
 	// Delta items placed past the walk's ranks (at n = 2^levels) follow it.
-	in := firstAt(w.delta, 0, w.delta.n, int32(min(1<<w.nl, math.MaxInt32)))
-	w.visit(0, t, p, 0, 0, in, 0, w.dead.n)
+	in, past := split(w.delta, entriesOf(w.delta), int32(min(1<<w.nl, math.MaxInt32)))
+	w.visit(0, t, p, 0, in, entriesOf(w.dead))
 	if !w.done {
-		w.emitDelta(in, w.delta.n)
+		w.emitDelta(past.lo, past.hi)
 	}
 	return w.out, total, true
 }

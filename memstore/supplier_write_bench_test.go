@@ -226,7 +226,7 @@ func ratioCases() []ratioCase {
 // supplier (its supplierId), so its view holds all 60,000 changes, and a
 // CPU profile of that page alone shows mergeWalk.visit about a quarter
 // of the time, the wavelet's rank1 a fifth (as in the base's own walk),
-// the view's split searches (firstAt, blockOf) a quarter to a third, and
+// the view's split searches a quarter to a third, and
 // the page's allocation the rest.
 func BenchmarkListWriteRatio(b *testing.B) {
 	d := benchSet(b, *writeSizeFlag)
