@@ -120,19 +120,64 @@ func BenchmarkPostgres(b *testing.B) {
 		{"ModifiedSinceByDate/Page1000", supplier.ListQuery{ModifiedSince: since, Page: page(1000, paging.Sort{Field: "modifiedDate"})}},
 		{"QueryAndModifiedSince", supplier.ListQuery{Query: "tor", ModifiedSince: since, Page: page(0, byName)}},
 	}
-	for _, tc := range cases {
-		b.Run(tc.name, func(b *testing.B) {
-			var total int
+	// listCases runs every case on reader (s, or a store with the
+	// supplier cache), under prefix; check, when not nil, runs after
+	// each case's loop.
+	listCases := func(prefix string, reader *Store, check func(b *testing.B)) {
+		for _, tc := range cases {
+			b.Run(prefix+tc.name, func(b *testing.B) {
+				var total int
+				for b.Loop() {
+					p, err := reader.ListSuppliers(ctx, "bench", tc.q)
+					if err != nil {
+						b.Fatal(err)
+					}
+					total = p.Page.TotalElements
+				}
+				b.ReportMetric(float64(total), "matches")
+				if check != nil {
+					check(b)
+				}
+			})
+		}
+	}
+	// whileWriting measures page 1,000 of the default list on reader
+	// while 200 writes a second run through s on other connections,
+	// renaming every step-th supplier.
+	whileWriting := func(name string, reader *Store, step int, rename string) {
+		b.Run(name, func(b *testing.B) {
+			stop := make(chan struct{})
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				tick := time.NewTicker(5 * time.Millisecond)
+				defer tick.Stop()
+				for i := 0; ; i++ {
+					select {
+					case <-stop:
+						return
+					case <-tick.C:
+					}
+					r := c.Suppliers[(i*step)%n]
+					r.Contacts, r.RemittanceAddresses = nil, nil
+					r.Name = rename + strconv.Itoa(i)
+					if _, err := s.PutSupplier(ctx, "bench", r); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			}()
+			q := supplier.ListQuery{Page: page(1000, byName)}
 			for b.Loop() {
-				p, err := s.ListSuppliers(ctx, "bench", tc.q)
-				if err != nil {
+				if _, err := reader.ListSuppliers(ctx, "bench", q); err != nil {
 					b.Fatal(err)
 				}
-				total = p.Page.TotalElements
 			}
-			b.ReportMetric(float64(total), "matches")
+			close(stop)
+			<-done
 		})
 	}
+	listCases("", s, nil)
 	// Writes: PutSupplier of an existing supplier with a new name (a
 	// change, so it is stamped and its terms rewritten), then the same
 	// call again (equal content: nothing is written).
@@ -186,37 +231,7 @@ func BenchmarkPostgres(b *testing.B) {
 	})
 	// The default list while 200 writes a second run on other
 	// connections.
-	b.Run("ListDefaultWhileWriting/Page1000", func(b *testing.B) {
-		stop := make(chan struct{})
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			tick := time.NewTicker(5 * time.Millisecond)
-			defer tick.Stop()
-			for i := 0; ; i++ {
-				select {
-				case <-stop:
-					return
-				case <-tick.C:
-				}
-				r := c.Suppliers[(i*104729)%n]
-				r.Contacts, r.RemittanceAddresses = nil, nil
-				r.Name = "Busy " + strconv.Itoa(i)
-				if _, err := s.PutSupplier(ctx, "bench", r); err != nil {
-					b.Error(err)
-					return
-				}
-			}
-		}()
-		q := supplier.ListQuery{Page: page(1000, byName)}
-		for b.Loop() {
-			if _, err := s.ListSuppliers(ctx, "bench", q); err != nil {
-				b.Fatal(err)
-			}
-		}
-		close(stop)
-		<-done
-	})
+	whileWriting("ListDefaultWhileWriting/Page1000", s, 104729, "Busy ")
 	// The same lists from a store with the supplier cache, on the same
 	// database: its load (time and heap), then each case.
 	cached := func() *Store {
@@ -240,53 +255,12 @@ func BenchmarkPostgres(b *testing.B) {
 		return cs
 	}()
 	defer cached.Close()
-	for _, tc := range cases {
-		b.Run("Cached/"+tc.name, func(b *testing.B) {
-			var total int
-			for b.Loop() {
-				p, err := cached.ListSuppliers(ctx, "bench", tc.q)
-				if err != nil {
-					b.Fatal(err)
-				}
-				total = p.Page.TotalElements
-			}
-			b.ReportMetric(float64(total), "matches")
-			if served := cached.cache.served.Load(); served == 0 {
-				b.Fatal("the cache served no read")
-			}
-		})
-	}
-	b.Run("Cached/ListDefaultWhileWriting/Page1000", func(b *testing.B) {
-		stop := make(chan struct{})
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			tick := time.NewTicker(5 * time.Millisecond)
-			defer tick.Stop()
-			for i := 0; ; i++ {
-				select {
-				case <-stop:
-					return
-				case <-tick.C:
-				}
-				r := c.Suppliers[(i*15485863)%n]
-				r.Contacts, r.RemittanceAddresses = nil, nil
-				r.Name = "Cached busy " + strconv.Itoa(i)
-				if _, err := s.PutSupplier(ctx, "bench", r); err != nil {
-					b.Error(err)
-					return
-				}
-			}
-		}()
-		q := supplier.ListQuery{Page: page(1000, byName)}
-		for b.Loop() {
-			if _, err := cached.ListSuppliers(ctx, "bench", q); err != nil {
-				b.Fatal(err)
-			}
+	listCases("Cached/", cached, func(b *testing.B) {
+		if cached.cache.served.Load() == 0 {
+			b.Fatal("the cache served no read")
 		}
-		close(stop)
-		<-done
 	})
+	whileWriting("Cached/ListDefaultWhileWriting/Page1000", cached, 15485863, "Cached busy ")
 	b.Run("Supplier", func(b *testing.B) {
 		i := 0
 		for b.Loop() {
