@@ -136,29 +136,24 @@ type probe func(ctx context.Context) (status int, body []byte, err error)
 // route); connection errors are retried until timeout, or until the
 // process exits.
 func waitReady(ctx context.Context, p *proc, ask probe, timeout time.Duration) error {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	tick := time.NewTicker(200 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		status, body, err := ask(ctx)
-		if err == nil {
-			if status == http.StatusOK {
-				return nil
+	var last error // the latest connection error, for the timeout's message
+	return pollProc(ctx, p, timeout, 200*time.Millisecond,
+		func(ctx context.Context) (bool, error) {
+			status, body, err := ask(ctx)
+			if last = err; err != nil {
+				return false, nil
 			}
-			return fmt.Errorf("%s is up but answers %d: %s", p.name, status, clip(body))
-		}
-		select {
-		case <-p.done:
+			if status != http.StatusOK {
+				return false, fmt.Errorf("%s is up but answers %d: %s", p.name, status, clip(body))
+			}
+			return true, nil
+		},
+		func() error {
 			return fmt.Errorf("%s exited before it was ready (%v); its log ends:\n%s", p.name, p.err, p.logTail())
-		case <-ctx.Done():
-			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-				return fmt.Errorf("%s not ready after %s (last error: %v); its log ends:\n%s", p.name, timeout, err, p.logTail())
-			}
-			return ctx.Err()
-		case <-tick.C:
-		}
-	}
+		},
+		func() error {
+			return fmt.Errorf("%s not ready after %s (last error: %v); its log ends:\n%s", p.name, timeout, last, p.logTail())
+		})
 }
 
 // waitLog waits until the process's log contains text: for a server that
@@ -166,20 +161,38 @@ func waitReady(ctx context.Context, p *proc, ask probe, timeout time.Duration) e
 // cache loads while reads go to the database), the line that says it is
 // warm.
 func waitLog(ctx context.Context, p *proc, text string, timeout time.Duration) error {
+	return pollProc(ctx, p, timeout, 500*time.Millisecond,
+		func(context.Context) (bool, error) {
+			b, err := os.ReadFile(p.logPath)
+			return err == nil && bytes.Contains(b, []byte(text)), nil
+		},
+		func() error {
+			return fmt.Errorf("%s exited before its log said %q (%v); its log ends:\n%s", p.name, text, p.err, p.logTail())
+		},
+		func() error {
+			return fmt.Errorf("%s: its log did not say %q within %s; its log ends:\n%s", p.name, text, timeout, p.logTail())
+		})
+}
+
+// pollProc calls check at once and then every interval until it reports
+// done or fails. It gives up with exited's error when p exits first, with
+// timedOut's when timeout passes, and with ctx's error when ctx ends.
+func pollProc(ctx context.Context, p *proc, timeout, interval time.Duration,
+	check func(context.Context) (done bool, err error), exited, timedOut func() error) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	tick := time.NewTicker(500 * time.Millisecond)
+	tick := time.NewTicker(interval)
 	defer tick.Stop()
 	for {
-		if b, err := os.ReadFile(p.logPath); err == nil && bytes.Contains(b, []byte(text)) {
-			return nil
+		if done, err := check(ctx); done || err != nil {
+			return err
 		}
 		select {
 		case <-p.done:
-			return fmt.Errorf("%s exited before its log said %q (%v); its log ends:\n%s", p.name, text, p.err, p.logTail())
+			return exited()
 		case <-ctx.Done():
 			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-				return fmt.Errorf("%s: its log did not say %q within %s; its log ends:\n%s", p.name, text, timeout, p.logTail())
+				return timedOut()
 			}
 			return ctx.Err()
 		case <-tick.C:

@@ -55,3 +55,40 @@ func TestWaitLog(t *testing.T) {
 		})
 	}
 }
+
+func TestWaitReady(t *testing.T) {
+	refused := errors.New("connection refused")
+	tests := []struct {
+		name    string
+		answers []int // per call: a status, or 0 for a connection error; the last repeats
+		wantErr string
+	}{
+		{"up after two refusals", []int{0, 0, 200}, ""},
+		{"up with the wrong answer", []int{0, 401}, "srv is up but answers 401: denied"},
+		{"never up", []int{0}, "srv not ready after 700ms (last error: connection refused)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := &proc{name: "srv", logPath: filepath.Join(t.TempDir(), "none.log"), done: make(chan struct{})}
+			calls := 0
+			ask := func(context.Context) (int, []byte, error) {
+				a := tt.answers[min(calls, len(tt.answers)-1)]
+				calls++
+				if a == 0 {
+					return 0, nil, refused
+				}
+				return a, []byte("denied"), nil
+			}
+			err := waitReady(context.Background(), p, ask, 700*time.Millisecond)
+			if tt.wantErr == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Fatalf("waitReady = %v, want an error containing %q", err, tt.wantErr)
+			}
+		})
+	}
+}
