@@ -204,22 +204,20 @@ func cutText(s string, n int) string {
 // cause (never sent to the client).
 func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err error) {
 	status, code, message := classify(err)
-	if status == http.StatusInternalServerError && r.Context().Err() != nil && errors.Is(err, context.Canceled) {
+	switch {
+	case status == http.StatusInternalServerError && r.Context().Err() != nil && errors.Is(err, context.Canceled):
 		// The client went away (a closed connection cancels the
 		// request's context) while the store worked: not a server fault,
 		// and nobody reads the answer. It is logged at Info, and the
 		// request log shows a 503.
 		log.InfoContext(r.Context(), "request abandoned by the client", "method", r.Method, "path", r.URL.Path)
 		status, code, message = http.StatusServiceUnavailable, CodeUnavailable, "the request was canceled"
-		w.Header().Set("Retry-After", strconv.Itoa(RetryAfterSeconds))
-		writeJSON(w, status, ErrorBody{Code: code, Message: message})
-		return
-	}
-	switch status {
-	case http.StatusInternalServerError:
+	case status == http.StatusInternalServerError:
 		log.ErrorContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path, "err", err)
-	case http.StatusServiceUnavailable:
+	case status == http.StatusServiceUnavailable:
 		log.WarnContext(r.Context(), "backend unavailable", "method", r.Method, "path", r.URL.Path, "err", err)
+	}
+	if status == http.StatusServiceUnavailable {
 		w.Header().Set("Retry-After", strconv.Itoa(RetryAfterSeconds))
 	}
 	writeJSON(w, status, ErrorBody{Code: code, Message: message})
