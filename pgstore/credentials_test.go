@@ -59,38 +59,29 @@ func openCredStore(t *testing.T, opts ...pgstore.Option) *credStore {
 // The write side of communities, credentials and budgets passes the
 // conformance suite, with a second Store on the same database as the
 // other node, and lastUsedAt writes counted in the database.
-func TestCredentialConformance(t *testing.T) {
-	authtest.Run(t, authtest.Config{
-		New: func(t *testing.T) authtest.Store { return openCredStore(t) },
-		Peer: func(t *testing.T, s authtest.Store) authtest.Store {
-			other, err := pgstore.Open(context.Background(), s.(*credStore).dsn)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(other.Close)
-			return other
-		},
-		UsageWrites: func(t *testing.T, s authtest.Store) int {
-			return queryInt(t, connect(t, s.(*credStore).dsn), `SELECT n FROM usage_writes`)
-		},
-	})
-}
+func TestCredentialConformance(t *testing.T) { runCredentialSuite(t, 0) }
 
 // With the credential cache on both nodes, the suite passes unchanged but
 // for the peer's lag: a write reaches the other node within one second
 // (docs: live-data.md), and the node that made it at once.
 func TestCredentialConformanceCached(t *testing.T) {
+	runCredentialSuite(t, time.Second, pgstore.WithCredentialCache())
+}
+
+// runCredentialSuite runs authtest on stores opened with opts, the peer
+// allowed lag to see a change.
+func runCredentialSuite(t *testing.T, lag time.Duration, opts ...pgstore.Option) {
 	authtest.Run(t, authtest.Config{
-		New: func(t *testing.T) authtest.Store { return openCredStore(t, pgstore.WithCredentialCache()) },
+		New: func(t *testing.T) authtest.Store { return openCredStore(t, opts...) },
 		Peer: func(t *testing.T, s authtest.Store) authtest.Store {
-			other, err := pgstore.Open(context.Background(), s.(*credStore).dsn, pgstore.WithCredentialCache())
+			other, err := pgstore.Open(context.Background(), s.(*credStore).dsn, opts...)
 			if err != nil {
 				t.Fatal(err)
 			}
 			t.Cleanup(other.Close)
 			return other
 		},
-		PeerLag: time.Second,
+		PeerLag: lag,
 		UsageWrites: func(t *testing.T, s authtest.Store) int {
 			return queryInt(t, connect(t, s.(*credStore).dsn), `SELECT n FROM usage_writes`)
 		},
