@@ -15,11 +15,12 @@
 //
 // Besides the contracts written on those interfaces, the suite pins these
 // decisions (docs: live-data.md, admin.md, limits.md):
-//   - a credential is authenticated (auth.Bearer, auth.ServiceKey) on
-//     another node as soon as the write that issued it returns, and refused
-//     there as soon as the write that revoked or deactivated it returns -
-//     stronger than the one-second bound, which is what stores without a
-//     cache give;
+//   - a credential is refused on the node that revoked or deactivated it
+//     as soon as that write returns; on another node it is authenticated
+//     after the write that issued it, and refused after the write that
+//     revoked or deactivated it, at once - stronger than the one-second
+//     bound, which is what stores without a cache give - or within
+//     Config.PeerLag for a store that caches credentials;
 //   - input a store cannot hold (NUL, invalid UTF-8, an invalid prefix, a
 //     figure of more than budget.MaxAmountLength digits) is a
 //     *procure.ValidationError naming the field on a write, and "not found"
