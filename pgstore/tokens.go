@@ -19,10 +19,11 @@ var (
 
 // TokenByHash returns the bearer token whose hash is h, or an error
 // matching auth.ErrUnknown (auth.TokenStore): what authentication needs
-// (community, scopes, expiry, revocation); Tokens lists the rest. It reads
-// the database on every call - there is no cache - so a token revoked on
-// any node is refused by the next request on this one (docs: limits.md "Live
-// data" allows a second).
+// (community, scopes, expiry, revocation); Tokens lists the rest. Without
+// WithCredentialCache it reads the database on every call, so a token
+// revoked on any node is refused by the next request on this one; with it,
+// within half a second (docs: live-data.md allows a second), and at once on
+// the node that revoked it.
 func (s *Store) TokenByHash(ctx context.Context, h auth.Hash) (auth.Token, error) {
 	return cachedLookup(s.creds, s.creds.tokenMap(), h, cloneToken, func() (auth.Token, error) { return s.tokenByHash(ctx, h) })
 }
@@ -49,8 +50,9 @@ func (s *Store) tokenByHash(ctx context.Context, h auth.Hash) (auth.Token, error
 // (hash and state: what authentication needs; ServiceAccounts lists the
 // rest) in the order they were added, a data file's in its order, or an
 // error matching auth.ErrUnknown (auth.KeyStore). Like TokenByHash it
-// reads the database on every call, so a key deactivated on any node is
-// refused by the next request on this one. An id PostgreSQL cannot hold
+// reads the database on every call unless WithCredentialCache is on, so a
+// key deactivated on any node is refused by the next request on this one
+// (with the cache: within half a second). An id PostgreSQL cannot hold
 // (NUL, invalid UTF-8) names no account.
 func (s *Store) ServiceAccount(ctx context.Context, id string) (auth.ServiceAccount, error) {
 	return cachedLookup(s.creds, s.creds.accountMap(), id, cloneAccount, func() (auth.ServiceAccount, error) { return s.serviceAccount(ctx, id) })
