@@ -121,6 +121,7 @@ type cachedCom struct {
 	// syncMu serialises loads and syncs.
 	syncMu     sync.Mutex
 	loading    atomic.Bool
+	large      atomic.Bool  // more than syncLoadMax suppliers at the last count
 	failedLoad atomic.Int64 // unix nanoseconds of the last failed load
 }
 
@@ -221,10 +222,16 @@ func (c *supplierCache) reader(community string) *memstore.Store {
 	return st.store
 }
 
-// ensure loads the community when it is not loaded and no load runs: at
-// once when it is small, in the background otherwise.
+// ensure loads the community when it is not loaded: at once when it is
+// small, in the background otherwise (unless that load runs already).
+//
+// A small community is loaded by the read even when the poller has
+// started a background load of it (after an import, say): the read joins
+// that load if it has begun, or loads first and the background load finds
+// it done. Otherwise the node that imported would answer from the
+// database until the poller's turn came.
 func (c *supplierCache) ensure(cc *cachedCom) {
-	if cc.loading.Load() || time.Now().UnixNano()-cc.failedLoad.Load() < int64(retryLoad) {
+	if (cc.loading.Load() && cc.large.Load()) || time.Now().UnixNano()-cc.failedLoad.Load() < int64(retryLoad) {
 		return
 	}
 	var count int64
@@ -234,6 +241,7 @@ func (c *supplierCache) ensure(cc *cachedCom) {
 		cc.failedLoad.Store(time.Now().UnixNano())
 		return
 	}
+	cc.large.Store(count > syncLoadMax)
 	if count <= syncLoadMax {
 		_, _, _ = c.sf.Do("load:"+cc.id, func() (any, error) { return nil, c.loadCom(cc) })
 		return

@@ -167,6 +167,55 @@ func TestCacheTwoNodes(t *testing.T) {
 	t.Logf("reads served by the caches: A %d, B %d", pgstore.CacheServed(a), pgstore.CacheServed(b))
 }
 
+// A read of a small community that the poller is reloading (after an
+// import: a new generation) loads it at once instead of going to the
+// database until the background load's turn: the node that imported
+// serves its next reads from the cache. The background load is held back
+// here, which is what a busy machine does by chance.
+func TestCacheSmallReloadAtOnce(t *testing.T) {
+	ctx := context.Background()
+	s, _ := openStore(t, fixture(), pgstore.WithSupplierCache())
+	names := func() []string {
+		t.Helper()
+		p, err := s.ListSuppliers(ctx, "c1", supplier.ListQuery{Page: paging.Request{Size: 50}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, x := range p.Content {
+			out = append(out, x.Name)
+		}
+		return out
+	}
+	names() // loads c1
+	release := pgstore.HoldCacheLoads(s)
+	defer release()
+	g := fixture()
+	c := g.Communities[0]
+	c.Suppliers = []supplier.Record{c.Suppliers[3]}
+	c.Suppliers[0].Name = "Gamma Imported"
+	if err := s.Import(ctx, &datafile.File{Communities: []datafile.Community{c}}); err != nil {
+		t.Fatal(err)
+	}
+	// The poller (every 200 ms) sees the new generation and starts its
+	// load, which waits for the held slot.
+	deadline := time.Now().Add(10 * time.Second)
+	for !pgstore.CacheLoading(s, "c1") {
+		if time.Now().After(deadline) {
+			t.Fatal("the poller did not start reloading c1 within 10 s")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	served := pgstore.CacheServed(s)
+	got := names()
+	if !slices.Contains(got, "Gamma Imported") {
+		t.Fatalf("the read after the import shows %q; want the imported name", got)
+	}
+	if pgstore.CacheServed(s) != served+1 {
+		t.Fatalf("reads served by the cache %d -> %d; want the read after the import served from the reloaded cache", served, pgstore.CacheServed(s))
+	}
+}
+
 // A node whose cache cannot follow the database (here: the database is
 // gone) does not serve what it holds once the bound has passed: its reads
 // fail as reads from the database do, instead of answering old data.

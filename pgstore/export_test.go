@@ -9,3 +9,16 @@ func CacheServed(s *Store) int64 {
 	}
 	return s.cache.served.Load()
 }
+
+// HoldCacheLoads keeps the supplier cache's background loads from
+// starting (they wait for its one load slot) until release is called.
+func HoldCacheLoads(s *Store) (release func()) {
+	s.cache.load <- struct{}{}
+	return func() { <-s.cache.load }
+}
+
+// CacheLoading reports whether a background load of the community was
+// started and has not ended.
+func CacheLoading(s *Store, community string) bool {
+	return s.cache.entry(community).loading.Load()
+}
