@@ -207,7 +207,7 @@ func (a *adminAPI) authed(h func(w http.ResponseWriter, r *http.Request) error) 
 			writeError(w, r, a.log, auth.ErrUnauthenticated)
 			return
 		}
-		noteCommunity(r, r.PathValue("c"))
+		noteCommunity(w, r.PathValue("c"))
 		if err := h(w, r); err != nil {
 			writeError(w, r, a.log, err)
 		}

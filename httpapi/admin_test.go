@@ -970,8 +970,8 @@ func TestAdminRequestLog(t *testing.T) {
 		e.publicGet(t, "/public/community/suppliers", "Authorization", "Bearer "+secret)
 		logged := e.log.String()
 		for _, want := range []string{
-			`"route":"PUT /admin/v1/communities/{c}","status":200`,
-			`"route":"POST /admin/v1/communities/{c}/tokens","status":201`,
+			`"method":"PUT","route":"/admin/v1/communities/{c}","status":200`,
+			`"method":"POST","route":"/admin/v1/communities/{c}/tokens","status":201`,
 			`"community":"acme-au"`,
 		} {
 			if !strings.Contains(logged, want) {

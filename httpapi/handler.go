@@ -56,9 +56,7 @@ func UserHandler(opts UserOptions) http.Handler {
 // recording for RequestLog the prefix a request came through.
 func mountedAt(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if info, ok := r.Context().Value(requestInfoKey{}).(*requestInfo); ok {
-			info.prefix = mountPrefix(r)
-		}
+		notePrefix(w, r)
 		h.ServeHTTP(w, r)
 	})
 }

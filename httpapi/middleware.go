@@ -79,7 +79,7 @@ func (rt router) handle(path string, methods map[string]http.Handler) {
 // routed tells RequestLog the route h serves (noteRoute).
 func routed(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		noteRoute(r)
+		noteRoute(w, r)
 		h.ServeHTTP(w, r)
 	})
 }

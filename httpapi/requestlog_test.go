@@ -12,7 +12,8 @@ import (
 	"github.com/procurekit/procure/internal/syncbuf"
 )
 
-// TestRequestLog: one line per request with method, route pattern, status
+// TestRequestLog: one line per request with method, route (the pattern's
+// path: the method is its own attribute), status
 // and community; never the token, the raw path or a query value.
 func TestRequestLog(t *testing.T) {
 	store := loadTestStore(t)
@@ -24,9 +25,9 @@ func TestRequestLog(t *testing.T) {
 		status              int
 		route, community    string
 	}{
-		{"list", base + "/suppliers?query=secretquery", alphaToken, 200, "GET " + base + "/suppliers", "alpha"},
-		{"one supplier", base + "/suppliers/" + acmeOffice, alphaToken, 200, "GET " + base + "/suppliers/{id}", "alpha"},
-		{"bad token", base + "/suppliers", "not-a-token", 401, "GET " + base + "/suppliers", ""},
+		{"list", base + "/suppliers?query=secretquery", alphaToken, 200, base + "/suppliers", "alpha"},
+		{"one supplier", base + "/suppliers/" + acmeOffice, alphaToken, 200, base + "/suppliers/{id}", "alpha"},
+		{"bad token", base + "/suppliers", "not-a-token", 401, base + "/suppliers", ""},
 		{"no route", base + "/nowhere", alphaToken, 404, base + "/", ""},
 	}
 	for _, tt := range tests {

@@ -239,7 +239,7 @@ func (a *scimAPI) authed(h func(w http.ResponseWriter, r *http.Request, communit
 		client := auth.ClientIP(r.RemoteAddr, r.Header[hdrXFF], a.proxies)
 		community, err := a.authenticate(r, client)
 		if err == nil {
-			noteCommunity(r, community)
+			noteCommunity(w, community)
 			err = h(w, r, community)
 		}
 		if err == nil {

@@ -146,7 +146,7 @@ func (a *supplierAPI) authed(h func(w http.ResponseWriter, r *http.Request, comm
 			err = auth.ErrForbidden
 		}
 		if err == nil {
-			noteCommunity(r, p.Community)
+			noteCommunity(w, p.Community)
 			err = h(w, r, p.Community)
 		}
 		if err == nil {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -164,4 +165,12 @@ func loopback(b *testing.B, h http.Handler, target string, size int) {
 			}
 		}
 	})
+}
+
+// The default page through RequestLog with a text log (to io.Discard):
+// what the request log adds to a request, against
+// BenchmarkListSuppliersDefaultPage.
+func BenchmarkRequestLog(b *testing.B) {
+	mux, _ := benchMux(b)
+	benchHandler(b, httpapi.RequestLog(slog.New(slog.NewTextHandler(io.Discard, nil)), mux), base+"/suppliers")
 }

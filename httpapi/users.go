@@ -165,7 +165,7 @@ func (a *userAPI) authed(h func(w http.ResponseWriter, r *http.Request, communit
 		client := a.auth.ClientIP(r.RemoteAddr, r.Header[hdrXFF])
 		p, err := a.auth.Authenticate(r.Context(), r.Header.Get(auth.HeaderAccountID), r.Header.Get(auth.HeaderAPIKey), client)
 		if err == nil {
-			noteCommunity(r, p.Community)
+			noteCommunity(w, p.Community)
 			err = h(w, r, p.Community)
 		}
 		if err == nil {

@@ -249,8 +249,9 @@ func checkLog(t *testing.T, a *adminRun) {
 			continue
 		}
 		requests++
+		method, _ := line["method"].(string)
 		route, _ := line["route"].(string)
-		routes[route] = true
+		routes[method+" "+route] = true
 		for _, k := range []string{"method", "route", "status", "duration", "community"} {
 			if _, ok := line[k]; !ok {
 				t.Errorf("a request line lacks %q: %s", k, sc.Text())

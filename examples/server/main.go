@@ -26,7 +26,7 @@
 //
 // The server logs (log/slog, text or JSON on standard error) the store in
 // use, migrations and the import, and one line per request: method, route
-// pattern, status, duration and community - never a secret, a header or a
+// (the matched pattern, e.g. /public/community/suppliers/{id}), status, duration and community - never a secret, a header or a
 // query value.
 //
 // The server shuts down gracefully on SIGINT or SIGTERM: it stops
