@@ -16,17 +16,30 @@ func TestAppendStringMatchesEncodingJSON(t *testing.T) {
 	}
 	r := rand.New(rand.NewPCG(1, 2))
 	alphabet := []rune{'a', '"', '\\', '<', '>', '&', '\n', 0x01, 0x7f, 'é', '😀', '\u2028', 0xfffd}
-	for range 5000 {
-		n := r.IntN(12)
+	// Strings up to 40 runes, some mostly plain, so that every special
+	// byte lands at every position of the eight-byte words AppendString
+	// tests at once, and clean words sit before and after it.
+	for i := range 20000 {
+		n := r.IntN(41)
+		special := 2 + r.IntN(10) // one rune in special is from the alphabet
+		if i%2 == 0 {
+			special = 1
+		}
 		var b []byte
 		for range n {
-			if r.IntN(10) == 0 {
+			switch {
+			case r.IntN(special) != 0:
+				b = append(b, byte('A'+r.IntN(58))) // plain: A-Z [ \ ] ^ _ ` a-z
+			case r.IntN(10) == 0:
 				b = append(b, byte(0x80+r.IntN(0x40))) // a stray continuation byte
-				continue
+			default:
+				b = append(b, string(alphabet[r.IntN(len(alphabet))])...)
 			}
-			b = append(b, string(alphabet[r.IntN(len(alphabet))])...)
 		}
 		cases = append(cases, string(b))
+	}
+	for c := range 256 { // each byte alone, between plain words
+		cases = append(cases, "abcdefghij"+string(rune(c))+"klmnopqrstu", "abcdefgh"+string([]byte{byte(c)})+"ijklmnop")
 	}
 	for _, s := range cases {
 		want, err := json.Marshal(s)
@@ -39,10 +52,21 @@ func TestAppendStringMatchesEncodingJSON(t *testing.T) {
 	}
 }
 
+// Strings as the supplier list holds them: plain, one with a character
+// to escape, and one with non-ASCII letters.
 func BenchmarkAppendString(b *testing.B) {
-	buf := make([]byte, 0, 256)
-	b.ReportAllocs()
-	for b.Loop() {
-		buf = jsontext.AppendString(buf[:0], "Acme Office Supplies Pty Ltd <sales@acme.example>")
+	for _, tc := range []struct{ name, s string }{
+		{"plain", "Acme Office Supplies Pty Ltd, 12 Harbour Street West"},
+		{"escaped", "Acme Office Supplies Pty Ltd <sales@acme.example>"},
+		{"utf8", "Ōtaki Organics & Māori Trading Company Limited"},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			buf := make([]byte, 0, 256)
+			b.ReportAllocs()
+			b.SetBytes(int64(len(tc.s)))
+			for b.Loop() {
+				buf = jsontext.AppendString(buf[:0], tc.s)
+			}
+		})
 	}
 }
