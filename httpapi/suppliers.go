@@ -87,6 +87,7 @@ func mountSuppliers(mux *http.ServeMux, opts SupplierOptions, base string) {
 		store: opts.Store,
 		auth:  auth.Bearer{Tokens: opts.Tokens, Now: opts.Now},
 		log:   log,
+		memo:  new(summaryMemo),
 	}
 	rt := router{mux: mux, log: log}
 	rt.handle(base+"/suppliers", map[string]http.Handler{
@@ -117,6 +118,7 @@ type supplierAPI struct {
 	store supplier.Store
 	auth  auth.Bearer
 	log   *slog.Logger
+	memo  *summaryMemo // the list's encoded summaries
 }
 
 // Header values shared by every response of the API; set by assigning the
@@ -177,7 +179,7 @@ func (a *supplierAPI) listSuppliers(w http.ResponseWriter, r *http.Request, comm
 		if err != nil {
 			return err
 		}
-		return writeSummaryPage(w, &page)
+		return writeSummaryPage(w, &page, a.memo)
 	}
 	// A store that can fill a buffer lists into a pooled one: the page is
 	// encoded before the buffer goes back, and nothing else keeps it.
@@ -187,7 +189,7 @@ func (a *supplierAPI) listSuppliers(w http.ResponseWriter, r *http.Request, comm
 	if err != nil {
 		return err
 	}
-	err = writeSummaryPage(w, &page)
+	err = writeSummaryPage(w, &page, a.memo)
 	clear(page.Content) // drop the references to stored strings
 	return err
 }
