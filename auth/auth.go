@@ -141,15 +141,20 @@ func (b *Bearer) Authenticate(ctx context.Context, header string) (Principal, er
 	if !t.Hash.Equal(h) || t.Revoked {
 		return Principal{}, ErrUnauthenticated
 	}
-	now := time.Now
-	if b.Now != nil {
-		now = b.Now
+	rec, records := b.Tokens.(UsageRecorder)
+	var now time.Time // read once, and only when needed: on every request
+	if records || !t.Expires.IsZero() {
+		if b.Now != nil {
+			now = b.Now()
+		} else {
+			now = time.Now()
+		}
 	}
-	if !t.Expires.IsZero() && !now().Before(t.Expires) {
+	if !t.Expires.IsZero() && !now.Before(t.Expires) {
 		return Principal{}, ErrUnauthenticated
 	}
-	if rec, ok := b.Tokens.(UsageRecorder); ok {
-		rec.TokenUsed(ctx, h, now()) // lastUsedAt: the store writes at most once a minute
+	if records {
+		rec.TokenUsed(ctx, h, now) // lastUsedAt: the store writes at most once a minute
 	}
 	return Principal{Community: t.Community, Scopes: t.Scopes, Subject: tokenSubject(h)}, nil
 }
