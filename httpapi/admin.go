@@ -368,7 +368,7 @@ func (a *adminAPI) putSupplier(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return fromBody(err)
 	}
-	return writeDetail(w, &d)
+	return writeDetail(w, &d, nil)
 }
 
 func (a *adminAPI) deleteSupplier(w http.ResponseWriter, r *http.Request) error {

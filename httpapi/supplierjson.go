@@ -74,15 +74,28 @@ func writeEncoded(w http.ResponseWriter, buf *encBuf, b []byte, err error) error
 	return err
 }
 
-func writeSummaryPage(w http.ResponseWriter, p *paging.Page[supplier.Summary], m *summaryMemo) error {
+// writeSummaryPage writes p, its summaries from m when m holds them (nil:
+// encode them all).
+func writeSummaryPage(w http.ResponseWriter, p *paging.Page[supplier.Summary], m *encMemo[supplier.Summary]) error {
 	buf := encPool.Get().(*encBuf)
-	b, err := appendPage(buf.b[:0], p, m.appendSummary)
+	item := appendSummary
+	if m != nil {
+		item = func(b []byte, s *supplier.Summary) ([]byte, error) { return appendSummaryMemo(m, b, s) }
+	}
+	b, err := appendPage(buf.b[:0], p, item)
 	return writeEncoded(w, buf, b, err)
 }
 
-func writeDetail(w http.ResponseWriter, d *supplier.Detail) error {
+// writeDetail writes d, from m when m holds it (nil: encode it).
+func writeDetail(w http.ResponseWriter, d *supplier.Detail, m *encMemo[supplier.Detail]) error {
 	buf := encPool.Get().(*encBuf)
-	b, err := appendDetail(buf.b[:0], d)
+	var b []byte
+	var err error
+	if m != nil {
+		b, err = appendDetailMemo(m, buf.b[:0], d)
+	} else {
+		b, err = appendDetail(buf.b[:0], d)
+	}
 	return writeEncoded(w, buf, b, err)
 }
 
@@ -195,6 +208,63 @@ func sameSummary(a, b *supplier.Summary) bool {
 		(at == bt || at != nil && bt != nil && *at == *bt) && a.ConnectionState == b.ConnectionState &&
 		a.BusinessNumber == b.BusinessNumber && a.DefaultEmailAddress == b.DefaultEmailAddress &&
 		a.ModifiedDate == b.ModifiedDate && a.CreatedDate == b.CreatedDate && slices.Equal(a.EmptyText, b.EmptyText)
+}
+
+// sameDetail is sameSummary for a supplier in full: every field
+// appendDetail writes, through the pointers. Types whose fields are all
+// comparable compare with == (a field added to them is compared without
+// a change here); the others field by field, guarded like sameSummary by
+// TestSameDetailSeesEveryField.
+func sameDetail(a, b *supplier.Detail) bool {
+	return sameSummary(&a.Summary, &b.Summary) &&
+		samePtr(a.DefaultContact, b.DefaultContact, sameContact) &&
+		samePtr(a.DefaultRemittanceAddress, b.DefaultRemittanceAddress, sameRemittanceAddress) &&
+		samePtr(a.BankAccount, b.BankAccount, sameBankAccount) &&
+		samePtr(a.Emails, b.Emails, sameValue) &&
+		samePtr(a.Settings, b.Settings, sameSettings)
+}
+
+// samePtr compares two pointers by what they point to.
+func samePtr[T any](a, b *T, same func(a, b *T) bool) bool {
+	return a == b || a != nil && b != nil && same(a, b)
+}
+
+// sameValue compares values of a type whose fields are all comparable.
+func sameValue[T comparable](a, b *T) bool { return *a == *b }
+
+func sameContact(a, b *supplier.Contact) bool {
+	return a.ID == b.ID && a.Name == b.Name && samePtr(a.Phone, b.Phone, sameValue) && a.Email == b.Email &&
+		a.ManagedBy == b.ManagedBy && a.ModifiedDate == b.ModifiedDate && a.CreatedDate == b.CreatedDate &&
+		slices.Equal(a.EmptyText, b.EmptyText)
+}
+
+func sameRemittanceAddress(a, b *supplier.RemittanceAddress) bool {
+	return a.ID == b.ID && a.Code == b.Code && a.CompanyName == b.CompanyName && sameAddress(&a.Address, &b.Address) &&
+		a.ManagedBy == b.ManagedBy && a.ModifiedDate == b.ModifiedDate && a.CreatedDate == b.CreatedDate &&
+		slices.Equal(a.EmptyText, b.EmptyText)
+}
+
+func sameAddress(a, b *supplier.Address) bool {
+	x, y := *a, *b
+	x.Region, y.Region = nil, nil
+	return x == y && samePtr(a.Region, b.Region, sameValue)
+}
+
+func sameBankAccount(a, b *supplier.BankAccount) bool {
+	x, y := *a, *b
+	x.Address, y.Address = nil, nil
+	return x == y && samePtr(a.Address, b.Address, sameAddress)
+}
+
+func sameSettings(a, b *supplier.Settings) bool {
+	return samePtr(a.PaymentTerm, b.PaymentTerm, samePaymentTerm) &&
+		slices.Equal(a.BuyerGroups, b.BuyerGroups) && slices.Equal(a.Tags, b.Tags)
+}
+
+func samePaymentTerm(a, b *supplier.PaymentTerm) bool {
+	x, y := *a, *b
+	x.Days, y.Days = nil, nil
+	return x == y && samePtr(a.Days, b.Days, sameValue)
 }
 
 func appendSummary(b []byte, s *supplier.Summary) ([]byte, error) {

@@ -84,10 +84,11 @@ func mountSuppliers(mux *http.ServeMux, opts SupplierOptions, base string) {
 		log = slog.Default()
 	}
 	api := &supplierAPI{
-		store: opts.Store,
-		auth:  auth.Bearer{Tokens: opts.Tokens, Now: opts.Now},
-		log:   log,
-		memo:  new(summaryMemo),
+		store:     opts.Store,
+		auth:      auth.Bearer{Tokens: opts.Tokens, Now: opts.Now},
+		log:       log,
+		summaries: newEncMemo[supplier.Summary](summaryMemoSlots),
+		details:   newEncMemo[supplier.Detail](detailMemoSlots),
 	}
 	rt := router{mux: mux, log: log}
 	rt.handle(base+"/suppliers", map[string]http.Handler{
@@ -118,7 +119,9 @@ type supplierAPI struct {
 	store supplier.Store
 	auth  auth.Bearer
 	log   *slog.Logger
-	memo  *summaryMemo // the list's encoded summaries
+	// The JSON of summaries and details encoded before (encMemo).
+	summaries *encMemo[supplier.Summary]
+	details   *encMemo[supplier.Detail]
 }
 
 // Header values shared by every response of the API; set by assigning the
@@ -179,7 +182,7 @@ func (a *supplierAPI) listSuppliers(w http.ResponseWriter, r *http.Request, comm
 		if err != nil {
 			return err
 		}
-		return writeSummaryPage(w, &page, a.memo)
+		return writeSummaryPage(w, &page, a.summaries)
 	}
 	// A store that can fill a buffer lists into a pooled one: the page is
 	// encoded before the buffer goes back, and nothing else keeps it.
@@ -189,7 +192,7 @@ func (a *supplierAPI) listSuppliers(w http.ResponseWriter, r *http.Request, comm
 	if err != nil {
 		return err
 	}
-	err = writeSummaryPage(w, &page, a.memo)
+	err = writeSummaryPage(w, &page, a.summaries)
 	clear(page.Content) // drop the references to stored strings
 	return err
 }
@@ -238,7 +241,7 @@ func (a *supplierAPI) getSupplier(w http.ResponseWriter, r *http.Request, commun
 	if err != nil {
 		return err
 	}
-	return writeDetail(w, &d)
+	return writeDetail(w, &d, a.details)
 }
 
 func (a *supplierAPI) listContacts(w http.ResponseWriter, r *http.Request, community string) error {

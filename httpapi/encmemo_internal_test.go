@@ -1,0 +1,355 @@
+package httpapi
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/procurekit/procure/supplier"
+)
+
+// sameSummary and sameDetail see a change to any field, at any depth,
+// found by reflection: a field added to a supplier type and not compared
+// fails here. Each leaf of a fully filled value is changed in turn, each
+// pointer and slice on the way is also emptied; an equal copy with its own
+// strings, pointers and slices is the same.
+func TestSameSeesEveryField(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	var s supplier.Summary
+	fillFull(rng, reflect.ValueOf(&s).Elem())
+	checkSeesEveryField(t, s, sameSummary)
+	var d supplier.Detail
+	fillFull(rng, reflect.ValueOf(&d).Elem())
+	checkSeesEveryField(t, d, sameDetail)
+}
+
+func checkSeesEveryField[T any](t *testing.T, a T, same func(a, b *T) bool) {
+	t.Helper()
+	if c := deepCopy(a); !same(&a, &c) {
+		t.Fatalf("%T: an equal copy with its own strings and pointers is not the same", a)
+	}
+	var paths [][]int
+	collectPaths(reflect.ValueOf(a), nil, &paths)
+	for _, path := range paths {
+		for _, change := range []string{"value", "zero"} {
+			b := deepCopy(a)
+			v := at(reflect.ValueOf(&b).Elem(), path)
+			if change == "zero" {
+				if v.IsZero() {
+					continue
+				}
+				v.SetZero()
+			} else {
+				alter(v)
+			}
+			if same(&a, &b) || same(&b, &a) {
+				t.Errorf("%T: a change to %s (%s) is the same to its comparison", a, pathName(reflect.TypeOf(a), path), change)
+			}
+		}
+	}
+	if len(paths) < 10 {
+		t.Fatalf("%T: only %d paths", a, len(paths))
+	}
+}
+
+// A path is a list of field indices (pointers followed on the way) and,
+// for a slice element, -1-index.
+func collectPaths(v reflect.Value, path []int, out *[][]int) {
+	if len(path) > 0 {
+		*out = append(*out, slices.Clone(path))
+	}
+	if v.Kind() == reflect.Pointer {
+		if v.IsNil() {
+			return
+		}
+		v = v.Elem()
+	}
+	if v.Type() == reflect.TypeFor[time.Time]() {
+		return
+	}
+	switch v.Kind() {
+	case reflect.Slice:
+		for i := range v.Len() {
+			collectPaths(v.Index(i), append(path, -1-i), out)
+		}
+	case reflect.Struct:
+		for i := range v.NumField() {
+			if v.Type().Field(i).IsExported() {
+				collectPaths(v.Field(i), append(path, i), out)
+			}
+		}
+	}
+}
+
+// at follows path from v (pointers are followed before a field index).
+func at(v reflect.Value, path []int) reflect.Value {
+	for _, i := range path {
+		if v.Kind() == reflect.Pointer {
+			v = v.Elem()
+		}
+		if i < 0 {
+			v = v.Index(-1 - i)
+		} else {
+			v = v.Field(i)
+		}
+	}
+	return v
+}
+
+func pathName(t reflect.Type, path []int) string {
+	var b strings.Builder
+	for _, i := range path {
+		if t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		if i < 0 {
+			fmt.Fprintf(&b, "[%d]", -1-i)
+			t = t.Elem()
+			continue
+		}
+		f := t.Field(i)
+		b.WriteString("." + f.Name)
+		t = f.Type
+	}
+	return b.String()
+}
+
+// alter changes v (a leaf or pointer or slice of a fully filled value) to
+// a different value of its type.
+func alter(v reflect.Value) {
+	switch {
+	case v.Type() == reflect.TypeFor[time.Time]():
+		v.Set(reflect.ValueOf(v.Interface().(time.Time).Add(time.Nanosecond)))
+	case v.Kind() == reflect.String:
+		v.SetString(v.String() + "x")
+	case v.Kind() == reflect.Bool:
+		v.SetBool(!v.Bool())
+	case v.Kind() == reflect.Int:
+		v.SetInt(v.Int() + 1)
+	case v.Kind() == reflect.Array: // uuid.UUID
+		v.Index(0).SetUint(v.Index(0).Uint() ^ 1)
+	case v.Kind() == reflect.Pointer:
+		p := reflect.New(v.Type().Elem())
+		p.Elem().Set(deepCopyValue(v.Elem()))
+		alter(p.Elem())
+		v.Set(p)
+	case v.Kind() == reflect.Slice:
+		s := reflect.MakeSlice(v.Type(), v.Len(), v.Len()+1)
+		reflect.Copy(s, v)
+		s = reflect.Append(s, v.Index(0))
+		v.Set(s)
+	case v.Kind() == reflect.Struct: // change its first field
+		alter(v.Field(0))
+	default:
+		panic("alter: no rule for " + v.Type().String())
+	}
+}
+
+// deepCopy copies v with its own strings, pointers and slices.
+func deepCopy[T any](v T) T {
+	return deepCopyValue(reflect.ValueOf(v)).Interface().(T)
+}
+
+func deepCopyValue(v reflect.Value) reflect.Value {
+	c := reflect.New(v.Type()).Elem()
+	switch v.Kind() {
+	case reflect.String:
+		c.SetString(strings.Clone(v.String()))
+	case reflect.Pointer:
+		if !v.IsNil() {
+			p := reflect.New(v.Type().Elem())
+			p.Elem().Set(deepCopyValue(v.Elem()))
+			c.Set(p)
+		}
+	case reflect.Slice:
+		if !v.IsNil() {
+			s := reflect.MakeSlice(v.Type(), v.Len(), v.Len())
+			for i := range v.Len() {
+				s.Index(i).Set(deepCopyValue(v.Index(i)))
+			}
+			c.Set(s)
+		}
+	case reflect.Struct:
+		if v.Type() == reflect.TypeFor[time.Time]() {
+			c.Set(v)
+			break
+		}
+		for i := range v.NumField() {
+			if v.Type().Field(i).IsExported() {
+				c.Field(i).Set(deepCopyValue(v.Field(i)))
+			}
+		}
+	default:
+		c.Set(v)
+	}
+	return c
+}
+
+// The memo's output is always the encoder's: values encoded again and
+// again while fields change at random (each change a fresh encoding), ids
+// that share a slot, and several goroutines on one memo, each with its own
+// versions of the same suppliers. For the list's summaries and for
+// details.
+func TestMemoMatchesEncoder(t *testing.T) {
+	t.Run("summary", func(t *testing.T) {
+		checkMemo(t, newEncMemo[supplier.Summary](summaryMemoSlots), func(s *supplier.Summary) *uuid.UUID { return &s.ID },
+			sameSummary, appendSummary, appendSummaryMemo)
+	})
+	t.Run("detail", func(t *testing.T) {
+		checkMemo(t, newEncMemo[supplier.Detail](detailMemoSlots), func(d *supplier.Detail) *uuid.UUID { return &d.ID },
+			sameDetail, appendDetail, appendDetailMemo)
+	})
+}
+
+func checkMemo[T any](t *testing.T, m *encMemo[T], id func(*T) *uuid.UUID, same func(a, b *T) bool,
+	enc func([]byte, *T) ([]byte, error), memoEnc func(*encMemo[T], []byte, *T) ([]byte, error)) {
+	base := make([]T, 40)
+	rng := rand.New(rand.NewPCG(7, 8))
+	for i := range base {
+		fillRandom(rng, reflect.ValueOf(&base[i]).Elem(), 0)
+		if i%4 == 1 {
+			// The same slot as the one before: only the key's top
+			// bits differ.
+			*id(&base[i]) = *id(&base[i-1])
+			id(&base[i])[15] ^= 0x80
+		}
+	}
+	if m.slot(memoKey(id(&base[0]))) != m.slot(memoKey(id(&base[1]))) || *id(&base[0]) == *id(&base[1]) {
+		t.Fatal("the test's colliding ids do not share a slot")
+	}
+	fields := reflect.TypeFor[T]().NumField()
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			rng := rand.New(rand.NewPCG(uint64(g), 9))
+			mine := make([]T, len(base))
+			for i := range base {
+				mine[i] = deepCopy(base[i])
+			}
+			hits := 0
+			for n := range 20000 {
+				v := &mine[rng.IntN(len(mine))]
+				if rng.IntN(5) == 0 {
+					keep := *id(v)
+					fillRandom(rng, reflect.ValueOf(v).Elem().Field(rng.IntN(fields)), 1)
+					*id(v) = keep
+				}
+				want, werr := enc([]byte("x"), v)
+				got, gerr := memoEnc(m, []byte("x"), v)
+				if (werr != nil) != (gerr != nil) || werr == nil && !bytes.Equal(want, got) {
+					t.Errorf("goroutine %d, step %d: memo %s (%v), encoder %s (%v)", g, n, got, gerr, want, werr)
+					return
+				}
+				if e := m.get(memoKey(id(v))); e != nil && same(&e.v, v) {
+					hits++
+				}
+			}
+			if hits == 0 {
+				t.Errorf("goroutine %d: the memo never held a value being encoded", g)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// A summary takes a slot the second time it is encoded, not the first; a
+// different supplier in between makes it start again; an entry that no
+// longer matches is replaced.
+func TestMemoAdmission(t *testing.T) {
+	m := newEncMemo[supplier.Summary](summaryMemoSlots)
+	a := benchSummary(1)
+	b := a
+	b.ID[15] ^= 0x80 // same slot, another supplier
+	slot := m.slot(memoKey(&a.ID))
+	enc := func(s *supplier.Summary) {
+		t.Helper()
+		if _, err := appendSummaryMemo(m, nil, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	enc(&a)
+	if slot.entry.Load() != nil {
+		t.Fatal("an entry after one encoding")
+	}
+	enc(&b)
+	enc(&a)
+	if slot.entry.Load() != nil {
+		t.Fatal("an entry though another supplier came between the two encodings")
+	}
+	enc(&a)
+	if e := slot.entry.Load(); e == nil || e.v.ID != a.ID {
+		t.Fatal("no entry for a summary encoded twice in a row")
+	}
+	a.Name = "Renamed"
+	enc(&a)
+	enc(&a)
+	if e := slot.entry.Load(); e == nil || e.v.Name != "Renamed" {
+		t.Fatal("the entry of a changed summary was not replaced")
+	}
+	got, _ := appendSummaryMemo(m, nil, &a)
+	if !bytes.Contains(got, []byte(`"name":"Renamed"`)) {
+		t.Fatalf("memo output %s", got)
+	}
+}
+
+// benchSummary is a summary as the generated data holds them.
+func benchSummary(i int) supplier.Summary {
+	verified := time.Date(2025, 12, 26, 7, 56, 29, 907702000, time.UTC)
+	return supplier.Summary{
+		ID:                      uuid.NewSHA1(uuid.NameSpaceOID, fmt.Appendf(nil, "memo-%d", i)),
+		CommunitySupplierID:     fmt.Sprintf("CS0-%07d", i),
+		SupplierID:              fmt.Sprintf("V%06d", i),
+		Name:                    fmt.Sprintf("Tasman Office Supplies %d", i),
+		ProfileType:             supplier.ProfileCompany,
+		LegalBusinessName:       fmt.Sprintf("Tasman Office Supplies %d Pty Ltd", i),
+		TaxIdentificationType:   "FOREIGN_TIN",
+		TaxIdentificationNumber: fmt.Sprintf("TIN%09d", i),
+		TinVerificationStatus:   "MATCHED",
+		TinLastVerifiedDate:     &verified,
+		ConnectionState:         "CONNECTED",
+		BusinessNumber:          "55 636 453 930",
+		ModifiedDate:            time.Date(2026, 1, 5, 3, 0, 0, 123000, time.UTC),
+		CreatedDate:             time.Date(2022, 11, 21, 4, 24, 54, 0, time.UTC),
+	}
+}
+
+// A page of 20 summaries as the list encodes them: listed again
+// (repeat: every summary from the memo), never listed before (distinct:
+// a new id each time, the memo's cost on a miss), and with no memo.
+func BenchmarkSummaryMemo(b *testing.B) {
+	page := make([]supplier.Summary, 20)
+	for i := range page {
+		page[i] = benchSummary(i)
+	}
+	run := func(b *testing.B, m *encMemo[supplier.Summary], fresh bool) {
+		buf := make([]byte, 0, 16<<10)
+		n := uint32(0)
+		b.ReportAllocs()
+		for b.Loop() {
+			buf = buf[:0]
+			for i := range page {
+				if fresh {
+					n++
+					page[i].ID[0], page[i].ID[1], page[i].ID[2], page[i].ID[3] = byte(n), byte(n>>8), byte(n>>16), byte(n>>24)
+				}
+				if m == nil {
+					buf, _ = appendSummary(buf, &page[i])
+				} else {
+					buf, _ = appendSummaryMemo(m, buf, &page[i])
+				}
+			}
+		}
+		b.SetBytes(int64(len(buf)))
+	}
+	b.Run("repeat", func(b *testing.B) { run(b, newEncMemo[supplier.Summary](summaryMemoSlots), false) })
+	b.Run("distinct", func(b *testing.B) { run(b, newEncMemo[supplier.Summary](summaryMemoSlots), true) })
+	b.Run("none", func(b *testing.B) { run(b, nil, false) })
+}
