@@ -1,20 +1,19 @@
 package pgstore_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"log/slog"
 	"net/url"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/procurekit/procure/datafile"
+	"github.com/procurekit/procure/internal/syncbuf"
 	"github.com/procurekit/procure/paging"
 	"github.com/procurekit/procure/pgstore"
 	"github.com/procurekit/procure/supplier"
@@ -46,12 +45,7 @@ func TestCacheTwoNodes(t *testing.T) {
 	// contact and address names.
 	view := func(s *pgstore.Store) []string {
 		t.Helper()
-		p, err := s.ListSuppliers(ctx, "c1", supplier.ListQuery{Page: paging.Request{Size: 50}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var out []string
-		for _, x := range p.Content {
+		return listC1(t, s, func(x supplier.Summary) string {
 			line := x.Name + ":"
 			cs, err := s.ListContacts(ctx, "c1", x.ID, paging.Request{Size: 50})
 			if err != nil {
@@ -67,9 +61,8 @@ func TestCacheTwoNodes(t *testing.T) {
 			for _, ad := range as.Content {
 				line += " a=" + ad.CompanyName
 			}
-			out = append(out, line)
-		}
-		return out
+			return line
+		})
 	}
 	// Both caches load c1 (small: at their first read).
 	if diff := cmp.Diff(view(a), view(b)); diff != "" {
@@ -79,15 +72,7 @@ func TestCacheTwoNodes(t *testing.T) {
 	// The list alone, with dates: one read, so one state of the cache.
 	list := func(s *pgstore.Store) []string {
 		t.Helper()
-		p, err := s.ListSuppliers(ctx, "c1", supplier.ListQuery{Page: paging.Request{Size: 50}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var out []string
-		for _, x := range p.Content {
-			out = append(out, x.Name+"@"+x.ModifiedDate.Format(time.RFC3339Nano))
-		}
-		return out
+		return listC1(t, s, func(x supplier.Summary) string { return x.Name + "@" + x.ModifiedDate.Format(time.RFC3339Nano) })
 	}
 	db, err := pgstore.Open(ctx, dsn, pgstore.WithMaxConns(2)) // no cache: the database
 	if err != nil {
@@ -116,13 +101,7 @@ func TestCacheTwoNodes(t *testing.T) {
 		{"contact delete", []func() error{func() error { return a.DeleteContact(ctx, "c1", id(1), id(102)) }}},
 		{"address delete", []func() error{func() error { return a.DeleteRemittanceAddress(ctx, "c1", id(1), id(202)) }}},
 		{"supplier delete", []func() error{func() error { return a.DeleteSupplier(ctx, "c1", id(2)) }}},
-		{"import with old dates", []func() error{func() error {
-			g := fixture()
-			c := g.Communities[0]
-			c.Suppliers = []supplier.Record{c.Suppliers[3]} // Gamma, modified at(5): far below the mark
-			c.Suppliers[0].Name = "Gamma Imported"
-			return a.Import(ctx, &datafile.File{Communities: []datafile.Community{c}})
-		}}},
+		{"import with old dates", []func() error{func() error { return importGammaRenamed(ctx, a) }}},
 		{"supplier delete then create", []func() error{
 			func() error { return a.DeleteSupplier(ctx, "c1", id(4)) },
 			func() error { _, err := a.PutSupplier(ctx, "c1", newRec(4, "Gamma Reborn")); return err },
@@ -167,6 +146,31 @@ func TestCacheTwoNodes(t *testing.T) {
 	t.Logf("reads served by the caches: A %d, B %d", pgstore.CacheServed(a), pgstore.CacheServed(b))
 }
 
+// listC1 lists community c1 from s (up to 50 suppliers, name order), one
+// line per supplier.
+func listC1(t *testing.T, s *pgstore.Store, line func(supplier.Summary) string) []string {
+	t.Helper()
+	p, err := s.ListSuppliers(context.Background(), "c1", supplier.ListQuery{Page: paging.Request{Size: 50}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, x := range p.Content {
+		out = append(out, line(x))
+	}
+	return out
+}
+
+// importGammaRenamed imports into c1 the fixture's Gamma, renamed "Gamma
+// Imported" and with its old dates (modified at(5): far below the
+// community's mark), through s: a new generation.
+func importGammaRenamed(ctx context.Context, s *pgstore.Store) error {
+	c := fixture().Communities[0]
+	c.Suppliers = []supplier.Record{c.Suppliers[3]}
+	c.Suppliers[0].Name = "Gamma Imported"
+	return s.Import(ctx, &datafile.File{Communities: []datafile.Community{c}})
+}
+
 // A read of a small community that the poller is reloading (after an
 // import: a new generation) loads it at once instead of going to the
 // database until the background load's turn: the node that imported
@@ -177,24 +181,12 @@ func TestCacheSmallReloadAtOnce(t *testing.T) {
 	s, _ := openStore(t, fixture(), pgstore.WithSupplierCache())
 	names := func() []string {
 		t.Helper()
-		p, err := s.ListSuppliers(ctx, "c1", supplier.ListQuery{Page: paging.Request{Size: 50}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var out []string
-		for _, x := range p.Content {
-			out = append(out, x.Name)
-		}
-		return out
+		return listC1(t, s, func(x supplier.Summary) string { return x.Name })
 	}
 	names() // loads c1
 	release := pgstore.HoldCacheLoads(s)
 	defer release()
-	g := fixture()
-	c := g.Communities[0]
-	c.Suppliers = []supplier.Record{c.Suppliers[3]}
-	c.Suppliers[0].Name = "Gamma Imported"
-	if err := s.Import(ctx, &datafile.File{Communities: []datafile.Community{c}}); err != nil {
+	if err := importGammaRenamed(ctx, s); err != nil {
 		t.Fatal(err)
 	}
 	// The poller (every 200 ms) sees the new generation and starts its
@@ -276,7 +268,7 @@ func TestCacheDoesNotServeStaleData(t *testing.T) {
 func TestCacheLogsReady(t *testing.T) {
 	ctx := context.Background()
 	_, dsn := openStore(t, fixture())
-	var buf lockedBuffer
+	var buf syncbuf.Buffer
 	s, err := pgstore.Open(ctx, dsn, pgstore.WithSupplierCache(), pgstore.WithLogger(slog.New(slog.NewTextHandler(&buf, nil))))
 	if err != nil {
 		t.Fatal(err)
@@ -298,24 +290,6 @@ func TestCacheLogsReady(t *testing.T) {
 	if pgstore.CacheServed(s) != 1 {
 		t.Fatalf("reads served by the cache after ready: %d; want 1", pgstore.CacheServed(s))
 	}
-}
-
-// lockedBuffer is a bytes.Buffer safe for a logger and a reader.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 // A delete prunes the community's tombstones older than a day (a cache
