@@ -22,3 +22,7 @@ func HoldCacheLoads(s *Store) (release func()) {
 func CacheLoading(s *Store, community string) bool {
 	return s.cache.entry(community).loading.Load()
 }
+
+// ProcStatus is procStatus (cache_memory_test.go) for the external tests:
+// a field of /proc/self/status in kB.
+var ProcStatus = procStatus

@@ -4,10 +4,10 @@ import (
 	"bufio"
 	"context"
 	"os"
-	"strings"
 	"testing"
 	"time"
 
+	"github.com/procurekit/procure/pgstore"
 	"github.com/procurekit/procure/supplier"
 )
 
@@ -34,29 +34,16 @@ func TestImportStreamMemory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("before: VmHWM %s", vmHWM(t))
+	t.Logf("before: VmHWM %d kB", pgstore.ProcStatus(t, "VmHWM"))
 	start := time.Now()
 	counts, err := s.ImportStream(ctx, bufio.NewReaderSize(f, 1<<20))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("imported %d bytes in %v: %v", st.Size(), time.Since(start).Round(time.Millisecond), counts)
-	t.Logf("after: VmHWM %s (peak resident memory of the test process)", vmHWM(t))
+	t.Logf("after: VmHWM %d kB (peak resident memory of the test process)", pgstore.ProcStatus(t, "VmHWM"))
 	p, err := s.ListSuppliers(ctx, "acme", supplier.ListQuery{})
 	if err == nil {
 		t.Logf("first community's list total: %d", p.Page.TotalElements)
 	}
-}
-
-func vmHWM(t *testing.T) string {
-	b, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return "unknown"
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			return strings.TrimSpace(v)
-		}
-	}
-	return "unknown"
 }
