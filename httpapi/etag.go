@@ -27,6 +27,11 @@ import (
 //     number) matches nothing: a 412.
 //   - If-Match holding several tags is a 400: a client updating a user
 //     has read one version of it.
+//   - A read (GET or HEAD) with If-None-Match matching the current tag
+//     is a 304 with the ETag and no body (RFC 9110 13.1.2): weak
+//     comparison, "*" matches any existing user, and a list matches when
+//     any of its tags does. A header that does not parse matches nothing,
+//     so the client gets the full 200 it can always use.
 
 // versionETag returns the entity tag of a user version.
 func versionETag(v int64) string { return `W/"` + strconv.FormatInt(v, 10) + `"` }
@@ -60,4 +65,66 @@ func ifMatchVersion(r *http.Request) (int64, error) {
 		return noVersionMatches, nil
 	}
 	return v, nil
+}
+
+// ifNoneMatch reports whether the request's If-None-Match header matches
+// etag, the current entity tag of the resource a GET or HEAD would
+// return (RFC 9110 13.1.2): "*", or a list of entity tags one of which
+// equals etag under weak comparison (W/"3" matches "3"). Several header
+// lines read as one list. A list that breaks the grammar matches only
+// through the tags read before the fault: answering the full
+// representation is never wrong, a 304 on a misread tag would be.
+func ifNoneMatch(r *http.Request, etag string) bool {
+	vals := r.Header.Values("If-None-Match")
+	if len(vals) == 0 {
+		return false
+	}
+	want := strings.TrimPrefix(etag, "W/")
+	for _, v := range vals {
+		if entityTagListMatches(v, want) {
+			return true
+		}
+	}
+	return false
+}
+
+// entityTagListMatches walks one If-None-Match field value ("*" or
+// #entity-tag, RFC 9110 8.8.3) and reports whether it holds "*" or an
+// entity tag whose opaque-tag (quotes included) is want. An opaque tag
+// may hold commas, so the list is scanned tag by tag, not split.
+func entityTagListMatches(v, want string) bool {
+	for {
+		v = strings.TrimLeft(v, " \t,")
+		if v == "" {
+			return false
+		}
+		if v[0] == '*' {
+			// "*" stands alone in the grammar; accept it first in a list too.
+			return true
+		}
+		v = strings.TrimPrefix(v, "W/")
+		if v == "" || v[0] != '"' {
+			return false
+		}
+		end := strings.IndexByte(v[1:], '"')
+		if end < 0 {
+			return false
+		}
+		if v[:end+2] == want {
+			return true
+		}
+		v = v[end+2:]
+		if rest := strings.TrimLeft(v, " \t"); rest != "" && rest[0] != ',' {
+			return false
+		}
+	}
+}
+
+// writeNotModified answers a read whose If-None-Match matched: 304 with
+// the ETag (RFC 9110 15.4.5: the headers a 200 would have had that
+// describe the representation) and no body. Headers already set on w,
+// such as Cache-Control, are sent as they are.
+func writeNotModified(w http.ResponseWriter, etag string) {
+	w.Header().Set("ETag", etag)
+	w.WriteHeader(http.StatusNotModified)
 }

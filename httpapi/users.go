@@ -186,12 +186,17 @@ func (a *userAPI) getUser(w http.ResponseWriter, r *http.Request, community stri
 	if err != nil {
 		return err
 	}
-	w.Header().Set("ETag", versionETag(u.Version))
+	etag := versionETag(u.Version)
+	w.Header().Set("ETag", etag)
 	// The pre-check tells a syncing client which roles the server adds by
 	// itself (HeaderAutoRoles), so that it need not write a user whose
 	// only difference is one. Auxiliary: a failure leaves the header out.
 	if roles, err := a.users.AutoRolesOf(r.Context(), community); err == nil {
 		w.Header()[HeaderAutoRoles] = []string{encodeAutoRoles(roles)}
+	}
+	if ifNoneMatch(r, etag) { // etag.go: the client's copy is current
+		writeNotModified(w, etag)
+		return nil
 	}
 	writeJSON(w, http.StatusOK, &u)
 	return nil
