@@ -73,10 +73,17 @@ type Line struct {
 	// Number identifies the line within its request; numbers are unique
 	// within a request but need not be contiguous or in order.
 	Number int
-	// Account is the line's account code, compared exactly.
+	// Account is the line's account code, compared exactly. A split
+	// line has no Account.
 	Account string
-	// Amount is the value checked out for the line; any sign.
+	// Amount is the value checked out for the line; any sign (a negative
+	// amount is a credit).
 	Amount decimal.Decimal
+	// Splits, when not nil, spread the line over several accounts
+	// (docs: account-codes.md "Splits and currency"); a line carries
+	// either Account or Splits. An empty, non-nil Splits is a request
+	// that named splits but gave none, which Validate refuses.
+	Splits []Split
 }
 
 // Request is one validation request: the lines of a requisition and the
@@ -88,13 +95,27 @@ type Request struct {
 	Username         string
 	OrganisationUnit string
 	FinanceYear      string
-	Lines            []Line
+	// Currency is the ISO 4217 code of the amounts (see MinorUnits);
+	// empty means the connector's default (DefaultCurrency unless
+	// configured otherwise).
+	Currency string
+	Lines    []Line
 }
 
-// Validate checks what every validator relies on: at least one line and at
-// most MaxLines, line numbers unique, and every account code non-blank. It returns nil or a
-// *procure.ValidationError (matching procure.ErrInvalid) whose fields are
-// named like "lines[2].account" (the index is the position in Lines).
+// Validate checks what every validator relies on (docs: account-codes.md
+// "Bad input"): at least one line and at most MaxLines, line numbers unique,
+// a RequisitionID of at most MaxRequisitionIDLength characters, a known
+// Currency when one is given, and on every line either a non-blank Account
+// or Splits by the rules of Split (at most MaxSplits, accounts unique
+// within the line, all by percentage summing to exactly 100 or all by
+// amount summing to exactly the line's amount, each amount of the line's
+// sign). When Currency is set, the line's amount and its split amounts must
+// be whole numbers of the currency's minor units (125.50 NZD, not 125.505);
+// without it there is no unit to check against, so a connector sets its
+// default before validating. It returns nil or a *procure.ValidationError
+// (matching procure.ErrInvalid) of at most MaxFieldErrors fields, named
+// like "lines[2].splits[0].percentage" (the indexes are positions in the
+// slices).
 func (r *Request) Validate() error {
 	if len(r.Lines) == 0 {
 		return procure.Invalid(procure.SourceBody, "lines", "at least one line is required")
@@ -102,26 +123,183 @@ func (r *Request) Validate() error {
 	if len(r.Lines) > MaxLines {
 		return procure.Invalid(procure.SourceBody, "lines", "at most "+strconv.Itoa(MaxLines)+" lines per request (got "+strconv.Itoa(len(r.Lines))+")")
 	}
-	var v procure.ValidationError
-	v.Source = procure.SourceBody
+	v := fieldErrors{v: procure.ValidationError{Source: procure.SourceBody}}
+	if n := utf8.RuneCountInString(r.RequisitionID); n > MaxRequisitionIDLength {
+		v.add("requisitionId", "must be at most "+strconv.Itoa(MaxRequisitionIDLength)+" characters (got "+strconv.Itoa(n)+")")
+	}
+	places := int32(-1) // no currency: amounts are not checked for minor units
+	if r.Currency != "" {
+		if minor, ok := MinorUnits(r.Currency); ok {
+			places = int32(minor)
+		} else {
+			v.add("currency", "must be an active ISO 4217 currency code such as NZD (got "+quoteShort(r.Currency)+")")
+		}
+	}
 	// Line numbers usually increase; then they cannot repeat, and no map
 	// is needed to tell.
 	var seen map[int]struct{}
 	if !increasing(r.Lines) {
 		seen = make(map[int]struct{}, len(r.Lines))
 	}
-	for i, l := range r.Lines {
+	for i := range r.Lines {
+		l := &r.Lines[i]
 		if seen != nil {
 			if _, dup := seen[l.Number]; dup {
-				v.Add("lines["+strconv.Itoa(i)+"].number", "line number "+strconv.Itoa(l.Number)+" appears more than once")
+				v.add(lineField(i, "number"), "line number "+strconv.Itoa(l.Number)+" appears more than once")
 			}
 			seen[l.Number] = struct{}{}
 		}
-		if strings.TrimSpace(l.Account) == "" {
-			v.Add("lines["+strconv.Itoa(i)+"].account", "is required")
+		if places >= 0 && !hasPlaces(l.Amount, places) {
+			v.add(lineField(i, "amount"), unitRule(r.Currency, places, l.Amount))
+		}
+		switch {
+		case l.Splits != nil && l.Account != "":
+			v.add(lineField(i, "splits"), "a line carries either account or splits, not both")
+		case l.Splits != nil:
+			l.validateSplits(&v, i, r.Currency, places)
+		case strings.TrimSpace(l.Account) == "":
+			v.add(lineField(i, "account"), "is required")
 		}
 	}
-	return v.Err()
+	return v.err()
+}
+
+// MaxFieldErrors is the most field errors one Validate reports; the rest
+// are counted (procure.ValidationError.Omitted, "and N more";
+// docs: limits.md).
+const MaxFieldErrors = 20
+
+// fieldErrors collects at most MaxFieldErrors field errors.
+type fieldErrors struct{ v procure.ValidationError }
+
+func (f *fieldErrors) add(field, rule string) {
+	if len(f.v.Fields) < MaxFieldErrors {
+		f.v.Add(field, rule)
+	} else {
+		f.v.Omitted++
+	}
+}
+
+func (f *fieldErrors) err() error {
+	if len(f.v.Fields) == 0 {
+		return nil
+	}
+	return &f.v
+}
+
+func lineField(i int, name string) string {
+	return "lines[" + strconv.Itoa(i) + "]." + name
+}
+
+func splitField(i, j int, name string) string {
+	f := "lines[" + strconv.Itoa(i) + "].splits[" + strconv.Itoa(j) + "]"
+	if name != "" {
+		f += "." + name
+	}
+	return f
+}
+
+func unitRule(currency string, places int32, d decimal.Decimal) string {
+	return "must be a whole number of " + currency + " minor units (at most " + strconv.Itoa(int(places)) +
+		" decimals; got " + FormatAmount(d) + ")"
+}
+
+var hundred = decimal.New(100, 0)
+
+// validateSplits checks the splits of line i (docs: account-codes.md
+// "Bad input"). The sum rule is checked only when every split is good on
+// its own, so that one mistake is reported once.
+func (l *Line) validateSplits(v *fieldErrors, i int, currency string, places int32) {
+	switch {
+	case len(l.Splits) == 0:
+		v.add(lineField(i, "splits"), "at least one split is required")
+		return
+	case len(l.Splits) > MaxSplits:
+		v.add(lineField(i, "splits"), "at most "+strconv.Itoa(MaxSplits)+" splits per line (got "+strconv.Itoa(len(l.Splits))+")")
+		return
+	}
+	byPercent := l.Splits[0].Percentage.Valid
+	good := true
+	var first map[string]int // account -> first split; only for longer lines
+	if len(l.Splits) > 8 {
+		first = make(map[string]int, len(l.Splits))
+	}
+	for j := range l.Splits {
+		s := &l.Splits[j]
+		if strings.TrimSpace(s.Account) == "" {
+			v.add(splitField(i, j, "account"), "is required")
+			good = false
+		} else if k, dup := firstAccount(l.Splits[:j], first, s.Account, j); dup {
+			v.add(splitField(i, j, "account"), "account "+quoteShort(s.Account)+" appears more than once in the line's splits (first in split "+strconv.Itoa(k)+")")
+			good = false
+		}
+		switch {
+		case s.Percentage.Valid && s.Amount.Valid:
+			v.add(splitField(i, j, ""), "a split carries either percentage or amount, not both")
+			good = false
+		case !s.Percentage.Valid && !s.Amount.Valid:
+			v.add(splitField(i, j, ""), "a split needs a percentage or an amount")
+			good = false
+		case s.Percentage.Valid != byPercent:
+			v.add(splitField(i, j, ""), "the splits of a line must all use percentage or all use amount")
+			good = false
+		case s.Percentage.Valid:
+			p := s.Percentage.Decimal
+			switch {
+			case p.Sign() <= 0 || p.Cmp(hundred) > 0:
+				v.add(splitField(i, j, "percentage"), "must be more than 0 and at most 100 (got "+FormatAmount(p)+")")
+				good = false
+			case !hasPlaces(p, MaxPercentageDecimals):
+				v.add(splitField(i, j, "percentage"), "must have at most "+strconv.Itoa(MaxPercentageDecimals)+" decimals (got "+FormatAmount(p)+")")
+				good = false
+			}
+		default:
+			a := s.Amount.Decimal
+			switch {
+			case a.Sign() != l.Amount.Sign():
+				v.add(splitField(i, j, "amount"), "must have the sign of the line's amount "+FormatAmount(l.Amount)+" (got "+FormatAmount(a)+")")
+				good = false
+			case places >= 0 && !hasPlaces(a, places):
+				v.add(splitField(i, j, "amount"), unitRule(currency, places, a))
+				good = false
+			}
+		}
+	}
+	if !good {
+		return
+	}
+	sum := decimal.Zero
+	for _, s := range l.Splits {
+		if byPercent {
+			sum = sum.Add(s.Percentage.Decimal)
+		} else {
+			sum = sum.Add(s.Amount.Decimal)
+		}
+	}
+	switch {
+	case byPercent && !sum.Equal(hundred):
+		v.add(lineField(i, "splits"), "the percentages must sum to exactly 100 (got "+FormatAmount(sum)+")")
+	case !byPercent && !sum.Equal(l.Amount):
+		v.add(lineField(i, "splits"), "the split amounts must sum to exactly the line's amount "+FormatAmount(l.Amount)+" (got "+FormatAmount(sum)+")")
+	}
+}
+
+// firstAccount finds account among the splits before position j: by a scan
+// for a short line, through first (kept up to date) for a longer one.
+func firstAccount(before []Split, first map[string]int, account string, j int) (int, bool) {
+	if first == nil {
+		for k, s := range before {
+			if s.Account == account {
+				return k, true
+			}
+		}
+		return 0, false
+	}
+	if k, ok := first[account]; ok {
+		return k, true
+	}
+	first[account] = j
+	return 0, false
 }
 
 // Result is the verdict on one line.

@@ -85,11 +85,15 @@ func overMessage(account string) string {
 }
 
 // Check returns the verdict on every line of req, in the order of its lines
-// (docs: account-codes.md "Budget table option"). The amounts of the lines are summed
-// per account; every line of an account gets the verdict on its account's
-// sum: Invalid when the table does not have the account, Valid when the sum
-// is within the budget (sum <= budget), and overBudget (Invalid or Warning)
-// when the sum is over it. Check does not validate req (see
+// (docs: account-codes.md "Budget table option"). What each line charges
+// each account (Line.Shares, in req.Currency: the whole amount of an
+// unsplit line, the allocated part of each split) is summed per account
+// over the request; each account's verdict is on its sum: Invalid when the
+// table does not have the account, Valid when the sum is within the budget
+// (sum <= budget), and overBudget (Invalid or Warning) when the sum is over
+// it. A line's verdict is the worst of its accounts' (Invalid, then
+// Warning, then Valid), with the message of the first account, in the
+// order of its splits, that has it. Check does not validate req (see
 // Request.Validate); an empty or unknown overBudget means Invalid.
 func (t *Table) Check(req Request, overBudget Status) []Result {
 	if overBudget != Warning {
@@ -104,18 +108,31 @@ func (t *Table) Check(req Request, overBudget Status) []Result {
 	}
 	accounts := make([]account, 0, len(req.Lines))
 	at := make(map[string]int32, len(req.Lines)) // account -> index in accounts
-	of := make([]int32, len(req.Lines))          // line -> index in accounts
-	for i, l := range req.Lines {
-		a, ok := at[l.Account]
-		if !ok {
-			a = int32(len(accounts))
-			at[l.Account] = a
-			accounts = append(accounts, account{name: l.Account})
-			accounts[a].sum.set(l.Amount)
+	// of[k] is the account of the k-th share; line i's shares are
+	// of[ends[i-1]:ends[i]].
+	of := make([]int32, 0, len(req.Lines))
+	ends := make([]int32, len(req.Lines))
+	var shares []Share // reused for every split line
+	for i := range req.Lines {
+		l := &req.Lines[i]
+		if len(l.Splits) == 0 {
+			shares = append(shares[:0], Share{Account: l.Account, Amount: l.Amount})
 		} else {
-			accounts[a].sum.add(l.Amount)
+			shares = l.AppendShares(shares[:0], req.Currency)
 		}
-		of[i] = a
+		for _, sh := range shares {
+			a, ok := at[sh.Account]
+			if !ok {
+				a = int32(len(accounts))
+				at[sh.Account] = a
+				accounts = append(accounts, account{name: sh.Account})
+				accounts[a].sum.set(sh.Amount)
+			} else {
+				accounts[a].sum.add(sh.Amount)
+			}
+			of = append(of, a)
+		}
+		ends[i] = int32(len(of))
 	}
 	for i := range accounts {
 		a := &accounts[i]
@@ -129,9 +146,16 @@ func (t *Table) Check(req Request, overBudget Status) []Result {
 			a.status, a.msg = overBudget, overMessage(a.name)
 		}
 	}
+	start := int32(0)
 	for i, l := range req.Lines {
-		a := &accounts[of[i]]
-		results[i] = Result{LineNumber: l.Number, Status: a.status, Message: a.msg}
+		decider := &accounts[of[start]]
+		for _, a := range of[start+1 : ends[i]] {
+			if worse(accounts[a].status, decider.status) {
+				decider = &accounts[a]
+			}
+		}
+		results[i] = Result{LineNumber: l.Number, Status: decider.status, Message: decider.msg}
+		start = ends[i]
 	}
 	return results
 }

@@ -1,0 +1,32 @@
+package budget
+
+import (
+	"context"
+	"errors"
+)
+
+// ErrUnsupported is matched by the error of a Release or Confirm sent to a
+// validator that keeps no holds (the stored-procedure option, or a table
+// validator without holds): the connector answers it 501
+// (docs: account-codes.md "Release and confirm").
+var ErrUnsupported = errors.New("release and confirm are not supported")
+
+// Committer is an optional capability of a Validator, found by type
+// assertion as database/sql/driver's optional interfaces are: a validator
+// that holds what a requisition's checks claim (docs: account-codes.md
+// "Holds") implements it, and so does the platform's client of a
+// connector, which sends the messages.
+//
+// Release ends every hold and commitment of the requisition (it was
+// cancelled, rejected or changed); Confirm turns its holds into
+// commitments (a purchase order was issued), which do not expire. Both
+// return how many holds changed; a requisition that holds nothing is not
+// an error but 0. requisition is not blank and at most
+// MaxRequisitionIDLength characters (callers check). An error that means
+// the holds could not be reached matches ErrUnavailable, and changes
+// nothing. Implementations must be safe for concurrent use and must honour
+// ctx.
+type Committer interface {
+	Release(ctx context.Context, requisition string) (int, error)
+	Confirm(ctx context.Context, requisition string) (int, error)
+}
