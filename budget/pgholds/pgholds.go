@@ -1,0 +1,434 @@
+// Package pgholds keeps budget holds in PostgreSQL, so that several
+// connectors (or several nodes of the platform) share them
+// (docs: account-codes.md "Holds"):
+//
+//	s, err := pgholds.Open(ctx, dsn, pgholds.Options{})
+//	...
+//	v, err := budget.NewTableValidator(ctx, budget.TableConfig{Load: load, Holds: s})
+//
+// Store implements budget.HoldStore and is checked by the holdstest
+// conformance suite, like budget.MemHolds.
+//
+// Why it is built this way: a check must read what the other requisitions
+// hold on its accounts and write its own holds with nobody changing those
+// accounts in between. Each check runs in one transaction that first takes
+// a transaction-level advisory lock on its requisition, then one on each
+// account it touches (its claims and whatever it held before), in ascending
+// order of the lock keys: every transaction takes its locks in the same
+// order, so none waits for another in a cycle. Two accounts whose keys
+// collide are merely serialised together. A failure anywhere rolls the
+// whole transaction back: nothing is ever half-held.
+//
+// The schema has migrations of its own (embedded SQL, versioned in the
+// table budget_holds_migrations, applied in one transaction under an
+// advisory lock), so the tables can live in the customer's database or
+// beside the platform's. Every table leads with community_id: the
+// connector uses the empty community; the platform keeps each community's
+// holds apart.
+package pgholds
+
+import (
+	"context"
+	"embed"
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"io/fs"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/shopspring/decimal"
+
+	"github.com/procurekit/procure/budget"
+)
+
+//go:embed migrations/*.sql
+var migrationFiles embed.FS
+
+// Advisory lock keys (the two-int form: a class and a key within it).
+const (
+	migrationLock    int64 = 0x6275_6467_686f_6c64 // "budghold"
+	requisitionClass int32 = 0x4852_4551           // "HREQ"
+	accountClass     int32 = 0x484f_4c44           // "HOLD"
+)
+
+// Options configure a Store.
+type Options struct {
+	// Community keeps these holds apart from other communities' in the
+	// same tables; the connector leaves it empty.
+	Community string
+	// Now is the store's clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// Store is the PostgreSQL budget.HoldStore. It is safe for concurrent use,
+// and any number of Stores, in one process or many, may share a database.
+type Store struct {
+	pool      *pgxpool.Pool
+	ownsPool  bool
+	community string
+	now       func() time.Time
+}
+
+var _ budget.HoldStore = (*Store)(nil)
+
+// Open connects to the database at dsn, applies the migrations it lacks
+// and returns a store that owns the connection pool (Close closes it).
+func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
+	pool, err := pgxpool.New(ctx, dsn)
+	if err != nil {
+		return nil, fmt.Errorf("pgholds: %w", err)
+	}
+	s, err := New(ctx, pool, opts)
+	if err != nil {
+		pool.Close()
+		return nil, err
+	}
+	s.ownsPool = true
+	return s, nil
+}
+
+// New returns a store on pool (which the caller keeps and closes), after
+// applying the migrations the database lacks.
+func New(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Store, error) {
+	if err := migrate(ctx, pool); err != nil {
+		return nil, fmt.Errorf("pgholds: %w", err)
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	return &Store{pool: pool, community: opts.Community, now: opts.Now}, nil
+}
+
+// Close closes the pool when the store opened it.
+func (s *Store) Close() {
+	if s.ownsPool {
+		s.pool.Close()
+	}
+}
+
+func unavailable(what string, err error) error {
+	return fmt.Errorf("%w: holds: %s: %w", budget.ErrUnavailable, what, err)
+}
+
+// lockKey is an account's or a requisition's key within its class.
+func (s *Store) lockKey(name string) int32 {
+	h := fnv.New32a()
+	h.Write([]byte(s.community))
+	h.Write([]byte{0})
+	h.Write([]byte(name))
+	return int32(h.Sum32())
+}
+
+// lock takes the requisition's lock, then the locks of accounts plus the
+// accounts the requisition holds now, in ascending key order.
+func (s *Store) lock(ctx context.Context, tx pgx.Tx, requisition string, accounts []string) error {
+	if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1, $2)", requisitionClass, s.lockKey(requisition)); err != nil {
+		return err
+	}
+	rows, err := tx.Query(ctx, "SELECT account FROM budget_holds WHERE community_id = $1 AND requisition = $2", s.community, requisition)
+	if err != nil {
+		return err
+	}
+	had, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return err
+	}
+	keys := make([]int32, 0, len(accounts)+len(had))
+	for _, a := range accounts {
+		keys = append(keys, s.lockKey(a))
+	}
+	for _, a := range had {
+		keys = append(keys, s.lockKey(a))
+	}
+	slices.Sort(keys)
+	keys = slices.Compact(keys)
+	// unnest yields the keys in array order, so the locks are taken in it.
+	_, err = tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1, k) FROM unnest($2::int4[]) AS k", accountClass, keys)
+	return err
+}
+
+// Hold implements budget.HoldStore.
+func (s *Store) Hold(ctx context.Context, c budget.HoldCheck, decide budget.Decide) (bool, error) {
+	if err := budget.ValidHoldCheck(c); err != nil {
+		return false, err
+	}
+	forDur := c.For
+	if forDur <= 0 {
+		forDur = budget.DefaultHoldFor
+	}
+	accounts := make([]string, len(c.Claims))
+	asOf := make([]*time.Time, len(c.Claims))
+	for i, cl := range c.Claims {
+		accounts[i] = cl.Account
+		if !cl.AsOf.IsZero() {
+			t := budget.HoldsTime(cl.AsOf)
+			asOf[i] = &t
+		}
+	}
+	var held bool
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		if err := s.lock(ctx, tx, c.Requisition, accounts); err != nil {
+			return err
+		}
+		// The clock is read once the locks are held: a check that waited
+		// sees the time it decides at.
+		now := budget.HoldsTime(s.now())
+		rows, err := tx.Query(ctx, `
+			SELECT coalesce(sum(h.amount), 0)::text
+			FROM unnest($2::text[], $3::timestamptz[]) WITH ORDINALITY AS c(account, as_of, i)
+			LEFT JOIN budget_holds h ON h.community_id = $1 AND h.account = c.account AND h.requisition <> $4
+				AND (h.expires_at > $5 OR h.confirmed_at > c.as_of OR (h.confirmed_at IS NOT NULL AND c.as_of IS NULL))
+			GROUP BY c.i ORDER BY c.i`, s.community, accounts, asOf, c.Requisition, now)
+		if err != nil {
+			return err
+		}
+		sums, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			return err
+		}
+		others := make([]decimal.Decimal, len(sums))
+		for i, t := range sums {
+			if others[i], err = decimal.NewFromString(t); err != nil {
+				return err
+			}
+		}
+		held = decide(others)
+		if _, err := tx.Exec(ctx, "DELETE FROM budget_holds WHERE community_id = $1 AND requisition = $2", s.community, c.Requisition); err != nil {
+			return err
+		}
+		if !held {
+			return nil
+		}
+		var accs, amounts []string
+		for _, cl := range c.Claims {
+			if cl.Amount.Sign() > 0 {
+				accs = append(accs, cl.Account)
+				amounts = append(amounts, budget.FormatAmount(cl.Amount))
+			}
+		}
+		if len(accs) == 0 {
+			return nil
+		}
+		_, err = tx.Exec(ctx, `
+			INSERT INTO budget_holds (community_id, requisition, account, amount, held_at, expires_at)
+			SELECT $1, $2, a, m::numeric, $5, $6 FROM unnest($3::text[], $4::text[]) AS u(a, m)`,
+			s.community, c.Requisition, accs, amounts, now, now.Add(forDur))
+		return err
+	})
+	if err != nil {
+		return false, unavailable("hold", err)
+	}
+	return held, nil
+}
+
+// Release implements budget.HoldStore.
+func (s *Store) Release(ctx context.Context, requisition string) (int, error) {
+	var n int64
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		if err := s.lock(ctx, tx, requisition, nil); err != nil {
+			return err
+		}
+		tag, err := tx.Exec(ctx, `DELETE FROM budget_holds WHERE community_id = $1 AND requisition = $2
+			AND (confirmed_at IS NOT NULL OR expires_at > $3)`, s.community, requisition, budget.HoldsTime(s.now()))
+		if err != nil {
+			return err
+		}
+		n = tag.RowsAffected()
+		// Expired rows end silently; Expire reports those it finds.
+		_, err = tx.Exec(ctx, "DELETE FROM budget_holds WHERE community_id = $1 AND requisition = $2", s.community, requisition)
+		return err
+	})
+	if err != nil {
+		return 0, unavailable("release", err)
+	}
+	return int(n), nil
+}
+
+// Confirm implements budget.HoldStore.
+func (s *Store) Confirm(ctx context.Context, requisition string) (int, error) {
+	var n int64
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		if err := s.lock(ctx, tx, requisition, nil); err != nil {
+			return err
+		}
+		now := budget.HoldsTime(s.now())
+		tag, err := tx.Exec(ctx, `UPDATE budget_holds SET confirmed_at = $3, expires_at = NULL
+			WHERE community_id = $1 AND requisition = $2 AND expires_at > $3`, s.community, requisition, now)
+		n = tag.RowsAffected()
+		return err
+	})
+	if err != nil {
+		return 0, unavailable("confirm", err)
+	}
+	return int(n), nil
+}
+
+const holdColumns = "requisition, account, amount::text, held_at, expires_at, confirmed_at"
+
+func scanHolds(rows pgx.Rows) ([]budget.Hold, error) {
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (budget.Hold, error) {
+		var (
+			h                  budget.Hold
+			amount             string
+			expires, confirmed *time.Time
+		)
+		if err := r.Scan(&h.Requisition, &h.Account, &amount, &h.Held, &expires, &confirmed); err != nil {
+			return h, err
+		}
+		var err error
+		h.Amount, err = decimal.NewFromString(amount)
+		h.Held = h.Held.UTC()
+		if expires != nil {
+			h.Expires = expires.UTC()
+		}
+		if confirmed != nil {
+			h.Confirmed = confirmed.UTC()
+		}
+		return h, err
+	})
+}
+
+// Holds implements budget.HoldStore.
+func (s *Store) Holds(ctx context.Context, account string) ([]budget.Hold, error) {
+	rows, err := s.pool.Query(ctx, "SELECT "+holdColumns+` FROM budget_holds
+		WHERE community_id = $1 AND account = $2 AND (confirmed_at IS NOT NULL OR expires_at > $3)
+		ORDER BY requisition COLLATE "C"`, s.community, account, budget.HoldsTime(s.now()))
+	if err != nil {
+		return nil, unavailable("list", err)
+	}
+	hs, err := scanHolds(rows)
+	if err != nil {
+		return nil, unavailable("list", err)
+	}
+	return hs, nil
+}
+
+// Expire implements budget.HoldStore.
+func (s *Store) Expire(ctx context.Context) ([]budget.Hold, error) {
+	rows, err := s.pool.Query(ctx, "DELETE FROM budget_holds WHERE community_id = $1 AND expires_at <= $2 RETURNING "+holdColumns,
+		s.community, budget.HoldsTime(s.now()))
+	if err != nil {
+		return nil, unavailable("expire", err)
+	}
+	hs, err := scanHolds(rows)
+	if err != nil {
+		return nil, unavailable("expire", err)
+	}
+	budget.SortHolds(hs)
+	return hs, nil
+}
+
+// Record appends e to the audit table beside the holds (budget.AuditLog).
+func (s *Store) Record(ctx context.Context, e budget.AuditEntry) error {
+	b, err := json.Marshal(e)
+	if err != nil {
+		return fmt.Errorf("pgholds: audit: %w", err)
+	}
+	if _, err := s.pool.Exec(ctx, "INSERT INTO budget_audit (community_id, at, event, requisition, entry) VALUES ($1, $2, $3, $4, $5)",
+		s.community, e.Time, e.Event, e.Requisition, string(b)); err != nil {
+		return unavailable("audit", err)
+	}
+	return nil
+}
+
+// Audit returns the audit entries of the store's community in the order
+// they were recorded, after the first skip.
+func (s *Store) Audit(ctx context.Context, skip int) ([]budget.AuditEntry, error) {
+	rows, err := s.pool.Query(ctx, "SELECT entry::text FROM budget_audit WHERE community_id = $1 ORDER BY id OFFSET $2", s.community, skip)
+	if err != nil {
+		return nil, unavailable("audit", err)
+	}
+	texts, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, unavailable("audit", err)
+	}
+	out := make([]budget.AuditEntry, len(texts))
+	for i, t := range texts {
+		if err := json.Unmarshal([]byte(t), &out[i]); err != nil {
+			return nil, fmt.Errorf("pgholds: audit entry %d: %w", skip+i+1, err)
+		}
+	}
+	return out, nil
+}
+
+type migration struct {
+	version int
+	name    string
+	sql     string
+}
+
+func migrations() ([]migration, error) {
+	names, err := fs.Glob(migrationFiles, "migrations/*.sql")
+	if err != nil {
+		return nil, err
+	}
+	var out []migration
+	for _, name := range names {
+		base := path.Base(name)
+		num, _, ok := strings.Cut(base, "_")
+		v, err := strconv.Atoi(num)
+		if !ok || err != nil || v <= 0 {
+			return nil, fmt.Errorf("migration %s: the name must start with a positive version number and an underscore", base)
+		}
+		b, err := fs.ReadFile(migrationFiles, name)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, migration{version: v, name: base, sql: string(b)})
+	}
+	slices.SortFunc(out, func(a, b migration) int { return a.version - b.version })
+	for i := 1; i < len(out); i++ {
+		if out[i].version == out[i-1].version {
+			return nil, fmt.Errorf("migrations %s and %s have the same version", out[i-1].name, out[i].name)
+		}
+	}
+	return out, nil
+}
+
+// migrate applies the migrations the database lacks in one transaction
+// under a transaction-level advisory lock: connectors starting together
+// apply each migration once, and a failed one leaves the database as it
+// was.
+func migrate(ctx context.Context, pool *pgxpool.Pool) error {
+	ms, err := migrations()
+	if err != nil {
+		return err
+	}
+	return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", migrationLock); err != nil {
+			return fmt.Errorf("migrate: lock: %w", err)
+		}
+		if _, err := tx.Exec(ctx, `CREATE TABLE IF NOT EXISTS budget_holds_migrations (
+			version    integer PRIMARY KEY,
+			name       text NOT NULL,
+			applied_at timestamptz NOT NULL DEFAULT now())`); err != nil {
+			return fmt.Errorf("migrate: %w", err)
+		}
+		rows, err := tx.Query(ctx, "SELECT version FROM budget_holds_migrations")
+		if err != nil {
+			return fmt.Errorf("migrate: %w", err)
+		}
+		applied, err := pgx.CollectRows(rows, pgx.RowTo[int])
+		if err != nil {
+			return fmt.Errorf("migrate: %w", err)
+		}
+		for _, m := range ms {
+			if slices.Contains(applied, m.version) {
+				continue
+			}
+			if _, err := tx.Exec(ctx, m.sql); err != nil {
+				return fmt.Errorf("migration %s: %w", m.name, err)
+			}
+			if _, err := tx.Exec(ctx, "INSERT INTO budget_holds_migrations (version, name) VALUES ($1, $2)", m.version, m.name); err != nil {
+				return fmt.Errorf("migration %s: %w", m.name, err)
+			}
+		}
+		return nil
+	})
+}
