@@ -25,6 +25,7 @@ import (
 	"github.com/procurekit/procure"
 	"github.com/procurekit/procure/auth"
 	"github.com/procurekit/procure/budget"
+	"github.com/procurekit/procure/internal/check"
 	"github.com/procurekit/procure/supplier"
 )
 
@@ -80,6 +81,14 @@ type AdminOptions struct {
 	// Logger receives the causes of 500s and failed authentications; nil
 	// means slog.Default().
 	Logger *slog.Logger
+	// FailedAuthBurst and FailedAuthEvery limit failed authentications per
+	// client address (docs: admin.md "Failed attempts"): a client may fail
+	// FailedAuthBurst times in a row, then once per FailedAuthEvery, and is
+	// answered 429 in between. Zero means AdminFailBurst and
+	// AdminFailEvery; a negative FailedAuthBurst turns the limit off (for a
+	// gateway in front that limits already).
+	FailedAuthBurst int
+	FailedAuthEvery time.Duration
 }
 
 // MountAdmin registers the admin API (docs: admin.md) on mux under
@@ -90,8 +99,8 @@ type AdminOptions struct {
 // CONFLICT. Secrets (a new bearer token, a new API key) appear only in the
 // 201 answer that creates them; lists show ids and metadata only.
 //
-// MountAdmin panics when mux or opts.Store is nil, opts.Token is empty,
-// or the routes are registered already.
+// MountAdmin panics when mux or opts.Store is nil, opts.Token is shorter
+// than MinAdminTokenBytes, or the routes are registered already.
 func MountAdmin(mux *http.ServeMux, opts AdminOptions) {
 	if mux == nil {
 		panic("httpapi: MountAdmin: nil mux")
@@ -116,8 +125,8 @@ func mountAdmin(mux *http.ServeMux, opts AdminOptions, base string) {
 	switch {
 	case opts.Store == nil:
 		panic("httpapi: admin API: nil AdminOptions.Store")
-	case opts.Token == "":
-		panic("httpapi: admin API: empty AdminOptions.Token")
+	case len(opts.Token) < MinAdminTokenBytes:
+		panic("httpapi: admin API: AdminOptions.Token is " + strconv.Itoa(len(opts.Token)) + " bytes long; it must have at least " + strconv.Itoa(MinAdminTokenBytes))
 	}
 	log := opts.Logger
 	if log == nil {
@@ -129,6 +138,7 @@ func mountAdmin(mux *http.ServeMux, opts AdminOptions, base string) {
 		imp:       opts.Import,
 		maxImport: opts.MaxImportBytes,
 		log:       log,
+		fails:     newFailLimiter(opts, time.Now),
 	}
 	rt := router{mux: mux, log: log}
 	c := base + "/communities/{c}"
@@ -187,22 +197,31 @@ type adminAPI struct {
 	imp       ImportFunc
 	maxImport int64
 	log       *slog.Logger
+	fails     *failLimiter
 }
 
 var hdrAdminChallenge = []string{`Bearer realm="admin"`}
 
 // authed checks the admin token (hashes compared in constant time, so
-// neither the token nor its length leaks through timing) and runs h.
+// neither the token nor its length leaks through timing) and runs h. A
+// client that failed too often is answered 429 before its token is looked
+// at (failLimiter).
 func (a *adminAPI) authed(h func(w http.ResponseWriter, r *http.Request) error) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		hdr := w.Header()
 		hdr["Cache-Control"] = hdrNoStore
 		hdr["X-Content-Type-Options"] = hdrNoSniff
+		client := clientKey(r)
+		if wait := a.fails.blocked(client); wait > 0 {
+			tooManyAttempts(w, wait)
+			return
+		}
 		scheme, token, _ := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " ")
 		sum := sha256.Sum256([]byte(strings.TrimSpace(token)))
 		ok := strings.EqualFold(scheme, "Bearer") && subtle.ConstantTimeCompare(sum[:], a.tokenHash[:]) == 1
 		if !ok {
-			a.log.InfoContext(r.Context(), "admin API authentication failed", "method", r.Method, "path", r.URL.Path)
+			a.fails.failed(client)
+			a.log.InfoContext(r.Context(), "admin API authentication failed", "method", r.Method, "path", r.URL.Path, "client", r.RemoteAddr)
 			hdr["Www-Authenticate"] = hdrAdminChallenge
 			writeError(w, r, a.log, auth.ErrUnauthenticated)
 			return
@@ -504,7 +523,13 @@ func (b *tokenBody) validate(now time.Time) error {
 			v.Add("scopes["+strconv.Itoa(i)+"]", "must be 1 to 100 printable ASCII characters without spaces")
 		}
 	}
-	if b.Expires != nil && !b.Expires.After(now) {
+	switch {
+	case b.Expires == nil:
+	case !check.Instant(*b.Expires):
+		// The same rule as every instant (docs: values.md "Dates"):
+		// 9999-12-31T23:30:00-01:00 is in the future, but in year 10000.
+		v.Add("expires", check.InstantRule)
+	case !b.Expires.After(now):
 		v.Add("expires", "must be in the future")
 	}
 	return v.Err()

@@ -410,7 +410,9 @@ func validateAdmin(t *testing.T, pointer string, body []byte) {
 // with one 401 and the admin challenge; the document is served without
 // one.
 func TestAdminAuth(t *testing.T) {
-	e := newAdminEnv(t, httpapi.AdminOptions{Import: memImport(memstore.New())})
+	// Every failure here is deliberate: the failed-attempt limit
+	// (TestAdminFailedAttempts) is off.
+	e := newAdminEnv(t, httpapi.AdminOptions{Import: memImport(memstore.New()), FailedAuthBurst: -1})
 	e.community(t, "acme-au")
 	ops := []struct{ method, path string }{
 		{"GET", "/communities/acme-au"}, {"PUT", "/communities/acme-au"},
@@ -984,8 +986,9 @@ func TestAdminRequestLog(t *testing.T) {
 // MountAdmin refuses a configuration it cannot serve safely.
 func TestMountAdminPanics(t *testing.T) {
 	for name, opts := range map[string]httpapi.AdminOptions{
-		"no token": {Store: memstore.New()},
-		"no store": {Token: "x"},
+		"no token":    {Store: memstore.New()},
+		"short token": {Store: memstore.New(), Token: strings.Repeat("x", httpapi.MinAdminTokenBytes-1)},
+		"no store":    {Token: adminTestToken},
 	} {
 		func() {
 			defer func() {

@@ -147,7 +147,7 @@ func TestAdminHandlerUnderAnyPrefix(t *testing.T) {
 	store := memstore.New()
 	logs := &syncbuf.Buffer{}
 	mux := http.NewServeMux()
-	mux.Handle("/ops/", http.StripPrefix("/ops", httpapi.AdminHandler(httpapi.AdminOptions{Token: "admin-secret", Store: store, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})))
+	mux.Handle("/ops/", http.StripPrefix("/ops", httpapi.AdminHandler(httpapi.AdminOptions{Token: "admin-secret-0123456789", Store: store, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})))
 	srv := httptest.NewServer(httpapi.RequestLog(slog.New(slog.NewJSONHandler(logs, nil)), mux))
 	t.Cleanup(srv.Close)
 	do := func(method, path, token, body string) (int, []byte) {
@@ -176,13 +176,13 @@ func TestAdminHandlerUnderAnyPrefix(t *testing.T) {
 	if st, body := do("PUT", "/ops/communities/acme", "", `{"name":"Acme","region":"AU"}`); st != 401 {
 		t.Errorf("PUT without the admin token: %d %s; want 401", st, body)
 	}
-	if st, body := do("PUT", "/ops/communities/acme", "admin-secret", `{"name":"Acme","region":"AU"}`); st != 200 || !strings.Contains(string(body), `"id":"acme"`) {
+	if st, body := do("PUT", "/ops/communities/acme", "admin-secret-0123456789", `{"name":"Acme","region":"AU"}`); st != 200 || !strings.Contains(string(body), `"id":"acme"`) {
 		t.Errorf("PUT /ops/communities/acme: %d %s; want 200 with the community", st, body)
 	}
-	if st, body := do("GET", "/ops/communities/acme", "admin-secret", ""); st != 200 {
+	if st, body := do("GET", "/ops/communities/acme", "admin-secret-0123456789", ""); st != 200 {
 		t.Errorf("GET /ops/communities/acme: %d %s", st, body)
 	}
-	if st, body := do("GET", "/ops/nowhere", "admin-secret", ""); st != 404 || errorCode(t, body) != httpapi.CodeNotFound {
+	if st, body := do("GET", "/ops/nowhere", "admin-secret-0123456789", ""); st != 404 || errorCode(t, body) != httpapi.CodeNotFound {
 		t.Errorf("GET /ops/nowhere: %d %s; want a JSON 404", st, body)
 	}
 	if !strings.Contains(logs.String(), `"method":"PUT","route":"/ops/communities/{c}"`) {

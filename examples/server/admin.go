@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"strings"
 
 	"github.com/procurekit/procure/httpapi"
 )
@@ -38,30 +39,40 @@ func storeKind(cfg config) string {
 	return "postgres " + u.Host + u.Path
 }
 
-// newAdminHandler mounts the admin API over store, with the admin token
-// from the environment or a new one (returned to be printed once; empty
-// when the environment gave it).
-func newAdminHandler(store backend, cfg config, log *slog.Logger) (http.Handler, string, error) {
-	as, ok := store.(httpapi.AdminStore)
-	if !ok {
-		return nil, "", fmt.Errorf("-admin-addr: the %s store does not support the admin API's writes", storeKind(cfg))
-	}
-	token, generated := os.Getenv(adminTokenEnv), ""
-	if token == "" {
+// adminToken is the admin token from the environment, or a new one (made
+// is then true: it is printed once). A token from the environment must be
+// at least httpapi.MinAdminTokenBytes long with no surrounding white space
+// (a trailing newline from a file would never match a request's token).
+func adminToken() (token string, made bool, err error) {
+	token = os.Getenv(adminTokenEnv)
+	switch {
+	case token == "":
 		var b [32]byte
 		rand.Read(b[:]) // never fails (crypto/rand, Go 1.24+)
-		token = "procure_at_" + hex.EncodeToString(b[:])
-		generated = token
+		return "procure_at_" + hex.EncodeToString(b[:]), true, nil
+	case strings.TrimSpace(token) != token:
+		return "", false, fmt.Errorf("%s starts or ends with white space; set it to the token alone", adminTokenEnv)
+	case len(token) < httpapi.MinAdminTokenBytes:
+		return "", false, fmt.Errorf("%s is %d bytes long; use at least %d (e.g. openssl rand -hex 32)", adminTokenEnv, len(token), httpapi.MinAdminTokenBytes)
+	}
+	return token, false, nil
+}
+
+// newAdminHandler mounts the admin API over store with cfg.adminToken.
+func newAdminHandler(store backend, cfg config, log *slog.Logger) (http.Handler, error) {
+	as, ok := store.(httpapi.AdminStore)
+	if !ok {
+		return nil, fmt.Errorf("-admin-addr: the %s store does not support the admin API's writes", storeKind(cfg))
 	}
 	mux := http.NewServeMux()
 	httpapi.MountAdmin(mux, httpapi.AdminOptions{
-		Token:          token,
+		Token:          cfg.adminToken,
 		Store:          as,
 		Import:         importFunc(store, log),
 		MaxImportBytes: cfg.maxImport,
 		Logger:         log,
 	})
-	return mux, generated, nil
+	return mux, nil
 }
 
 // printAdminBanner tells where the admin API is and, when the server made

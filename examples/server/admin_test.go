@@ -2,9 +2,12 @@ package main
 
 import (
 	"bufio"
+	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"io"
 	"net/http"
 	"regexp"
 	"strings"
@@ -449,6 +452,27 @@ func TestAdminTwoNodesOnPostgres(t *testing.T) {
 			if strings.Contains(logged, s) {
 				t.Errorf("a secret (%.14s...) is in a node's log", s)
 			}
+		}
+	}
+}
+
+// A PROCURE_ADMIN_TOKEN shorter than httpapi.MinAdminTokenBytes, or with
+// white space around it, stops the server at start with an error naming
+// the variable and the rule, before any data loads.
+func TestAdminTokenRefused(t *testing.T) {
+	for _, c := range []struct{ token, want string }{
+		{"a", "PROCURE_ADMIN_TOKEN is 1 bytes long; use at least 16"},
+		{"0123456789abcde", "PROCURE_ADMIN_TOKEN is 15 bytes long; use at least 16"},
+		{testAdminToken + "\n", "PROCURE_ADMIN_TOKEN starts or ends with white space"},
+	} {
+		t.Setenv(adminTokenEnv, c.token)
+		var stdout bytes.Buffer
+		err := run(context.Background(), []string{"-addr", "127.0.0.1:0", "-admin-addr", "127.0.0.1:0", "-data", "no-such-file.json"}, &stdout, io.Discard)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("token of %d bytes: %v, want %q", len(c.token), err, c.want)
+		}
+		if stdout.Len() != 0 {
+			t.Errorf("token of %d bytes: the server printed %q", len(c.token), stdout.String())
 		}
 	}
 }

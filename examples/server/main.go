@@ -97,6 +97,12 @@ type config struct {
 	postgres   string // PostgreSQL DSN; empty means the in-memory store
 	pgCache    bool   // serve supplier reads from pgstore's per-node cache
 	financeURL string // finance system for the demo checkout; empty means the stored budget tables
+
+	// adminToken is the admin API's token (set by run from the
+	// environment, not a flag), and adminTokenMade whether run generated
+	// it (it is then printed once).
+	adminToken     string
+	adminTokenMade bool
 }
 
 // Server timeouts: generous for an API whose largest answer is one page of
@@ -162,6 +168,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if cfg.adminAddr != "" {
+		// Checked before the data loads, which may take minutes.
+		if cfg.adminToken, cfg.adminTokenMade, err = adminToken(); err != nil {
+			return err
+		}
+	}
 	lw := newLogWriter(stderr, 100*time.Millisecond)
 	defer lw.Close()
 	log := newLogger(cfg, lw)
@@ -183,9 +195,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	servers := []*http.Server{newServer(httpapi.RequestLog(log, handler), log)}
 	listeners := []net.Listener{ln}
-	var adminBase, adminToken string
+	var adminBase, shownToken string
 	if cfg.adminAddr != "" {
-		admin, token, err := newAdminHandler(store, cfg, log)
+		admin, err := newAdminHandler(store, cfg, log)
 		if err != nil {
 			ln.Close()
 			return err
@@ -198,13 +210,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		servers = append(servers, newServer(httpapi.RequestLog(log, admin), log))
 		listeners = append(listeners, aln)
 		adminBase = "http://" + displayAddr(aln.Addr())
-		adminToken = token
+		if cfg.adminTokenMade {
+			shownToken = cfg.adminToken
+		}
 		log.Info("admin API listening", "addr", aln.Addr().String())
 	}
 
 	base := "http://" + displayAddr(ln.Addr())
 	printBanner(stdout, base, data.file, data.suppliers, cfg.data == "")
-	printAdminBanner(stdout, adminBase, adminToken)
+	printAdminBanner(stdout, adminBase, shownToken)
 	log.Info("listening", "addr", ln.Addr().String(), "communities", len(data.file.Communities))
 
 	return serve(ctx, servers, listeners, log)
