@@ -25,8 +25,9 @@ import (
 // and `go test` (this is it). The connector runs in the background, as in
 // a second terminal. A command must exit 0, and the output must hold each
 // "# ..." line written under it, the parts between "..." in order (text
-// after three spaces is an annotation). The embedding block builds the Go
-// program the README shows in a module of its own.
+// after three spaces is an annotation). The embedding block makes a module
+// of its own, the Go program after it is its main.go, and the block after
+// that runs in the module (it must build it), as a reader would.
 func TestREADME(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the example programs")
@@ -82,6 +83,7 @@ func TestREADME(t *testing.T) {
 	if err := os.Symlink(root, filepath.Join(work, "procure")); err != nil {
 		t.Fatal(err)
 	}
+	inModule, built := false, false
 	for _, b := range blocks {
 		if b.skip {
 			continue
@@ -107,13 +109,20 @@ func TestREADME(t *testing.T) {
 			cmd = regexp.MustCompile(`go run \./examples/(\w+)`).ReplaceAllString(cmd, `"$$BIN/$1"`)
 			sh.run(t, cmd, c.want)
 		}
-		if b.module {
+		switch {
+		case b.module:
 			if b.program == "" {
 				t.Fatal("the module block is not followed by a Go program")
 			}
 			sh.write(t, "main.go", b.program)
-			sh.run(t, "go build -o /dev/null . && cd "+shellQuote(root), nil)
+			inModule = true // the next block builds it, in the module
+		case inModule:
+			sh.run(t, "cd "+shellQuote(root), nil)
+			inModule, built = false, true
 		}
+	}
+	if !built {
+		t.Error("the README never builds the embedding module's program (a block after the Go program)")
 	}
 	if t.Failed() {
 		t.Logf("server log:\n%s", serverLog.String())

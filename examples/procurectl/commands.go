@@ -62,8 +62,8 @@ var commands = []*command{
 		summary: "Remove an account code from the community's budget table."},
 
 	{group: "import", args: "FILE|-", run: importFile,
-		summary: "Upsert a data file (docs/datafile.md) of any size: streamed to the server, with a progress bar when\n" +
-			"standard error is a terminal, then a summary of what was written."},
+		summary: "Upsert a data file (docs/datafile.md) of any size, streamed to the server, all or nothing.\n" +
+			"A progress bar shows on standard error when it is a terminal; a summary of what was written follows."},
 }
 
 // --- flags ---------------------------------------------------------------------

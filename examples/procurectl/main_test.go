@@ -245,6 +245,15 @@ func TestHelp(t *testing.T) {
 	if r.code != exitOK || !strings.Contains(r.stderr, "usage: procurectl [-server URL]") || !strings.Contains(r.stderr, "key deactivate") {
 		t.Errorf("procurectl -h: exit %d\n%s", r.code, r.stderr)
 	}
+	// The list shows each command's first line: a whole sentence, never
+	// one cut mid-way.
+	for _, line := range strings.Split(r.stderr, "\n") {
+		for _, c := range commands {
+			if rest, ok := strings.CutPrefix(line, "  "+c.title()+" "); ok && !strings.HasSuffix(strings.TrimSpace(rest), ".") {
+				t.Errorf("procurectl -h lists %s with a cut sentence: %q", c.title(), line)
+			}
+		}
+	}
 	if n := ts.requests.Load(); n != 0 {
 		t.Errorf("-h made %d requests", n)
 	}
