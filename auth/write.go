@@ -15,6 +15,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/procurekit/procure"
+	"github.com/procurekit/procure/internal/check"
 )
 
 // ErrNotFound is matched by the error of a credential write or listing that
@@ -140,7 +141,7 @@ const MaxCredentialIDLength = 255
 // printable ASCII without spaces or slashes, since it travels in paths;
 // name at most 255 characters of valid UTF-8 without control characters;
 // each scope 1 to 100 printable ASCII characters without spaces; expires
-// (when given) within the years 1 to 9999. It returns nil or a
+// (when given) within the years 1 to 9999 in UTC (check.Instant). It returns nil or a
 // *procure.ValidationError naming each field that breaks a rule
 // ("scopes[1]").
 func ValidateToken(t Token) error {
@@ -156,8 +157,8 @@ func ValidateToken(t Token) error {
 			v.Add("scopes["+strconv.Itoa(i)+"]", "must be 1 to 100 printable ASCII characters without spaces")
 		}
 	}
-	if !t.Expires.IsZero() && (t.Expires.UTC().Year() < 1 || t.Expires.UTC().Year() > 9999) {
-		v.Add("expires", "must be within the years 1 to 9999")
+	if !t.Expires.IsZero() && !check.Instant(t.Expires) {
+		v.Add("expires", check.InstantRule)
 	}
 	return v.Err()
 }

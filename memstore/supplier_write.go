@@ -75,11 +75,13 @@ func (c *comSuppliers) current(id uuid.UUID) *supplierRec {
 	return c.ov.find(id)
 }
 
-// stamp returns the modifiedDate of a write: now, in UTC at microsecond
-// precision, but strictly after every modifiedDate the community has
-// held (one microsecond after the last when the clock has not moved, or
-// went back). c.wmu is held.
-func (c *comSuppliers) stamp(clock func() time.Time) time.Time {
+// stamp returns the modifiedDate of a write (supplier.NextStamp): now, in
+// UTC at microsecond precision, but strictly after every modifiedDate the
+// community has held (one microsecond after the last when the clock has
+// not moved, or went back). When none is left (supplier.ErrStampExhausted)
+// it returns the error and keeps the high-water mark: the caller must then
+// change nothing. c.wmu is held.
+func (c *comSuppliers) stamp(clock func() time.Time) (time.Time, error) {
 	if !c.hwSet {
 		c.mu.RLock()
 		c.hw = c.ov.maxModified()
@@ -89,12 +91,12 @@ func (c *comSuppliers) stamp(clock func() time.Time) time.Time {
 	if clock == nil {
 		clock = time.Now
 	}
-	us := clock().UnixMicro()
-	if us <= c.hw {
-		us = c.hw + 1
+	t, err := supplier.NextStamp(clock(), time.UnixMicro(c.hw))
+	if err != nil {
+		return time.Time{}, err
 	}
-	c.hw = us
-	return time.UnixMicro(us).UTC()
+	c.hw = t.UnixMicro()
+	return t, nil
 }
 
 // maxModified is the largest modifiedDate of the suppliers, contacts and
@@ -198,7 +200,10 @@ func (s *Store) PutSupplier(ctx context.Context, community string, r supplier.Re
 	if old != nil && sameDetail(&old.detail, &in.detail) && slices.Equal(old.keywords, in.keywords) {
 		return old.detail, nil
 	}
-	now := c.stamp(s.suppliers.clock)
+	now, err := c.stamp(s.suppliers.clock)
+	if err != nil {
+		return supplier.Detail{}, err
+	}
 	d := &in.detail
 	d.ModifiedDate, d.CreatedDate = now, now
 	var oldC *supplier.Contact
@@ -243,6 +248,12 @@ func (s *Store) DeleteSupplier(ctx context.Context, community string, id uuid.UU
 	defer c.wmu.Unlock()
 	if c.current(id) == nil {
 		return notFound(id)
+	}
+	// A delete stamps nothing the API shows, but pgstore's stamps the
+	// change feed of its caches: both refuse it alike when no stamp is
+	// left.
+	if _, err := c.stamp(s.suppliers.clock); err != nil {
+		return err
 	}
 	return c.replace(id, nil)
 }
@@ -339,7 +350,10 @@ func putChild[T any](s *Store, ctx context.Context, community string, supplierID
 	if i >= 0 && k.same(&list[i], &in) {
 		return list[i], nil
 	}
-	now := c.stamp(s.suppliers.clock)
+	now, err := c.stamp(s.suppliers.clock)
+	if err != nil {
+		return zero, err
+	}
 	modified, created := k.dates(&in)
 	*modified, *created = now, now
 	list = slices.Clone(list)
@@ -374,7 +388,10 @@ func deleteChild[T any](s *Store, ctx context.Context, community string, supplie
 	if i < 0 {
 		return fmt.Errorf("%w: %s %s of supplier %s", supplier.ErrNotFound, k.kind, id, supplierID)
 	}
-	now := c.stamp(s.suppliers.clock)
+	now, err := c.stamp(s.suppliers.clock)
+	if err != nil {
+		return err
+	}
 	rec := k.with(old, now, slices.Delete(slices.Clone(list), i, i+1))
 	return c.replace(supplierID, &rec)
 }

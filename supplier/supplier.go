@@ -42,12 +42,12 @@ type Summary struct {
 	TaxIdentificationType   TaxIdentificationType `json:"taxIdentificationType,omitempty" validate:"omitempty,enum"`
 	TaxIdentificationNumber string                `json:"taxIdentificationNumber,omitempty" validate:"max=255"`
 	TinVerificationStatus   TinVerificationStatus `json:"tinVerificationStatus,omitempty" validate:"omitempty,enum"`
-	TinLastVerifiedDate     *time.Time            `json:"tinLastVerifiedDate,omitempty"`
+	TinLastVerifiedDate     *time.Time            `json:"tinLastVerifiedDate,omitempty" validate:"omitempty,instant"`
 	ConnectionState         ConnectionState       `json:"connectionState,omitempty" validate:"omitempty,enum"`
 	BusinessNumber          string                `json:"businessNumber,omitempty" validate:"max=255"`
 	DefaultEmailAddress     string                `json:"defaultEmailAddress,omitempty" validate:"omitempty,max=255,email"`
-	ModifiedDate            time.Time             `json:"modifiedDate" validate:"required"`
-	CreatedDate             time.Time             `json:"createdDate" validate:"required"`
+	ModifiedDate            time.Time             `json:"modifiedDate" validate:"required,instant"`
+	CreatedDate             time.Time             `json:"createdDate" validate:"required,instant"`
 
 	// EmptyText lists the optional text fields of the supplier detail
 	// (this summary and the detail's bankAccount, emails and settings;
@@ -74,8 +74,8 @@ type Contact struct {
 	Phone        *Phone     `json:"phone,omitempty"`
 	Email        string     `json:"email,omitempty" validate:"omitempty,max=255,email"`
 	ManagedBy    TenantType `json:"managedBy,omitempty" validate:"omitempty,enum"`
-	ModifiedDate time.Time  `json:"modifiedDate" validate:"required"`
-	CreatedDate  time.Time  `json:"createdDate" validate:"required"`
+	ModifiedDate time.Time  `json:"modifiedDate" validate:"required,instant"`
+	CreatedDate  time.Time  `json:"createdDate" validate:"required,instant"`
 
 	// EmptyText lists the contact's optional text fields that hold an
 	// explicit empty string ("email", "phone.number", ...): see TextPaths.
@@ -96,8 +96,8 @@ type RemittanceAddress struct {
 	CompanyName  string     `json:"companyName,omitempty" validate:"max=255"`
 	Address      Address    `json:"address"`
 	ManagedBy    TenantType `json:"managedBy,omitempty" validate:"omitempty,enum"`
-	ModifiedDate time.Time  `json:"modifiedDate" validate:"required"`
-	CreatedDate  time.Time  `json:"createdDate" validate:"required"`
+	ModifiedDate time.Time  `json:"modifiedDate" validate:"required,instant"`
+	CreatedDate  time.Time  `json:"createdDate" validate:"required,instant"`
 
 	// EmptyText lists the address's optional text fields that hold an
 	// explicit empty string ("code", "address.line2", ...): see TextPaths.

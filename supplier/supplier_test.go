@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/procurekit/procure"
+	"github.com/procurekit/procure/internal/check"
 	"github.com/procurekit/procure/supplier"
 )
 
@@ -131,6 +132,26 @@ func TestValidate(t *testing.T) {
 		{"unknown managedBy", func(r *supplier.Record) { r.Contacts[1].ManagedBy = "BUYER" }, map[string]string{"contacts[1].managedBy": `must be one of COMMUNITY, SUPPLIER (got "BUYER")`}},
 		{"missing term type", func(r *supplier.Record) { r.Settings.PaymentTerm.TermType = "" }, map[string]string{"settings.paymentTerm.termType": `must be one of DAYS_AFTER_THE_INVOICE_DATE, OF_THE_CURRENT_MONTH, OF_THE_FOLLOWING_MONTH, IMMEDIATELY (got "")`}},
 		{"missing modifiedDate", func(r *supplier.Record) { r.ModifiedDate = time.Time{} }, map[string]string{"modifiedDate": "is required"}},
+		// Instants: the years 1 to 9999 in UTC (docs: values.md "Dates").
+		{"tinLastVerifiedDate 9999-12-31T23:30:00-01:00 (year 10000 in UTC)", func(r *supplier.Record) {
+			tin := time.Date(9999, 12, 31, 23, 30, 0, 0, time.FixedZone("", -3600))
+			r.TinLastVerifiedDate = &tin
+		}, map[string]string{"tinLastVerifiedDate": check.InstantRule}},
+		{"tinLastVerifiedDate 9999-12-31T23:30:00+01:00", func(r *supplier.Record) {
+			tin := time.Date(9999, 12, 31, 23, 30, 0, 0, time.FixedZone("", 3600))
+			r.TinLastVerifiedDate = &tin
+		}, nil},
+		{"modifiedDate at the last nanosecond of 9999", func(r *supplier.Record) { r.ModifiedDate = check.MaxInstant }, nil},
+		{"modifiedDate in year 10000", func(r *supplier.Record) { r.ModifiedDate = check.MaxInstant.Add(time.Nanosecond) }, map[string]string{"modifiedDate": check.InstantRule}},
+		{"createdDate 0001-01-01T00:30:00+01:00 (year 0 in UTC)", func(r *supplier.Record) {
+			r.CreatedDate = time.Date(1, 1, 1, 0, 30, 0, 0, time.FixedZone("", 3600))
+		}, map[string]string{"createdDate": check.InstantRule}},
+		{"contact createdDate in year 10000", func(r *supplier.Record) {
+			r.Contacts[1].CreatedDate = time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)
+		}, map[string]string{"contacts[1].createdDate": check.InstantRule}},
+		{"remittance address modifiedDate in year 10000", func(r *supplier.Record) {
+			r.RemittanceAddresses[0].ModifiedDate = time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)
+		}, map[string]string{"defaultRemittanceAddress.modifiedDate": check.InstantRule, "remittanceAddresses[0].modifiedDate": check.InstantRule}},
 		{"missing contact name", func(r *supplier.Record) { r.Contacts[1].Name = "" }, map[string]string{"contacts[1].name": "is required"}},
 		{"missing city", func(r *supplier.Record) { r.RemittanceAddresses[0].Address.City = "" }, map[string]string{"defaultRemittanceAddress.address.city": "is required", "remittanceAddresses[0].address.city": "is required"}},
 		{"missing bank country", func(r *supplier.Record) { r.BankAccount.Country = "" }, map[string]string{"bankAccount.country": "is required"}},
@@ -180,5 +201,52 @@ func TestNormalize(t *testing.T) {
 	}
 	if at.Location() != nz || at.Nanosecond() != 123456789 {
 		t.Errorf("Normalize changed the caller's TinLastVerifiedDate value through the pointer: %s", at)
+	}
+}
+
+// NextStamp is the stamping rule of every store (docs: live-data.md
+// "Stamping"): the clock when it is past the last stamp, else the next
+// microsecond; never past supplier.LastStamp.
+func TestNextStamp(t *testing.T) {
+	at := time.Date(2026, 5, 1, 9, 30, 0, 0, time.UTC)
+	us := time.Microsecond
+	nz := time.FixedZone("NZST", 12*3600)
+	last := supplier.LastStamp
+	tests := []struct {
+		name      string
+		now, last time.Time
+		want      time.Time // zero: ErrStampExhausted
+	}{
+		{"nothing stamped yet", at, time.Time{}, at},
+		{"the clock moved on", at.Add(5 * us), at, at.Add(5 * us)},
+		{"the clock in another zone, below a microsecond", at.Add(5*us + 999).In(nz), at, at.Add(5 * us)},
+		{"the clock stood still", at, at, at.Add(us)},
+		{"the clock went back", at.Add(-time.Hour), at, at.Add(us)},
+		{"the clock within the last microsecond", at.Add(500), at, at.Add(us)},
+		{"the last stamp between microseconds", at, at.Add(500), at.Add(us)},
+		{"one microsecond left", at, last.Add(-us), last},
+		{"the clock at the last microsecond", last, at, last},
+		{"none left", at, last, time.Time{}},
+		{"none left, the clock past 9999", last.Add(us), at, time.Time{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := supplier.NextStamp(tt.now, tt.last)
+			if tt.want.IsZero() {
+				if !errors.Is(err, supplier.ErrStampExhausted) || !errors.Is(err, procure.ErrConflict) {
+					t.Fatalf("NextStamp = %v, %v; want an error matching ErrStampExhausted and procure.ErrConflict", got, err)
+				}
+				if !got.IsZero() {
+					t.Errorf("NextStamp gave the stamp %v with its error", got)
+				}
+				return
+			}
+			if err != nil || !got.Equal(tt.want) || got.Location() != time.UTC {
+				t.Errorf("NextStamp = %v, %v; want %v in UTC", got, err, tt.want)
+			}
+		})
+	}
+	if !supplier.LastStamp.Equal(check.MaxInstant.Truncate(us)) {
+		t.Errorf("LastStamp %v is not check.MaxInstant at microsecond precision", supplier.LastStamp)
 	}
 }

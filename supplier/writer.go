@@ -3,6 +3,7 @@ package supplier
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/google/uuid"
@@ -33,7 +34,10 @@ import (
 //     seen, inclusive, never misses a change, even with concurrent writers
 //     on several nodes); createdDate is set by the first write and kept.
 //     A write whose content equals what is stored changes nothing and
-//     stamps nothing;
+//     stamps nothing. The stamp follows NextStamp: a write that would
+//     need one past LastStamp is refused with an error matching
+//     ErrStampExhausted and changes nothing (deletes included, since
+//     they stamp their supplier or the change feed);
 //   - keeps every text value as written: "" stays "" (docs: "Values
 //     round-trip exactly").
 type Writer interface {
@@ -67,6 +71,36 @@ type Writer interface {
 	// DeleteRemittanceAddress removes a remittance address of the supplier
 	// and stamps the supplier's modifiedDate.
 	DeleteRemittanceAddress(ctx context.Context, community string, supplierID, id uuid.UUID) error
+}
+
+// LastStamp is the last modifiedDate a store can give: the last microsecond
+// of year 9999 in UTC (check.MaxInstant at the stores' precision). A date
+// past it has no RFC 3339 form, so it could be stored but never read back.
+var LastStamp = time.Date(9999, time.December, 31, 23, 59, 59, 999_999_000, time.UTC)
+
+// ErrStampExhausted is matched by the error of a write to a community that
+// already holds a modifiedDate of LastStamp: every stamp must be greater
+// than that one, and none is left. The write changes nothing. It matches
+// procure.ErrConflict too (the admin API answers 409), since the write
+// conflicts with the state of the community, not with a rule of its input.
+var ErrStampExhausted = fmt.Errorf("no modifiedDate is left for a write: the community holds one at %s, the last representable microsecond, "+
+	"and a write must stamp a later one: %w", LastStamp.Format(time.RFC3339Nano), procure.ErrConflict)
+
+// NextStamp is the stamping rule of every Writer (docs: live-data.md
+// "Stamping"): the modifiedDate of a write made at now in a community whose
+// largest modifiedDate so far is last (the zero time when it has none) is
+// now in UTC at microsecond precision, or the microsecond after last when
+// that is not later. It returns an error matching ErrStampExhausted, and
+// no stamp, when the result would pass LastStamp.
+func NextStamp(now, last time.Time) (time.Time, error) {
+	t := NormalizeTime(now)
+	if !t.After(last) {
+		t = NormalizeTime(last).Add(time.Microsecond)
+	}
+	if t.After(LastStamp) {
+		return time.Time{}, ErrStampExhausted
+	}
+	return t, nil
 }
 
 // ValidateContact checks a contact written on its own (PutContact) by the

@@ -388,6 +388,8 @@ func (h *harness) testTokens(t *testing.T) {
 		{"slash in id", auth.Token{ID: "a/b"}, "id"},
 		{"invalid UTF-8 in id", auth.Token{ID: "\xff"}, "id"},
 		{"expires in year 10000", auth.Token{Expires: time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)}, "expires"},
+		{"expires in year 10000 in UTC", auth.Token{Expires: time.Date(9999, 12, 31, 23, 30, 0, 0, time.FixedZone("", -3600))}, "expires"},
+		{"expires in year 0 in UTC", auth.Token{Expires: time.Date(1, 1, 1, 0, 30, 0, 0, time.FixedZone("", 3600))}, "expires"},
 	}
 	for _, tt := range bad {
 		t.Run(tt.name, func(t *testing.T) {

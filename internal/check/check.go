@@ -12,6 +12,7 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/go-playground/validator/v10"
 
@@ -41,6 +42,10 @@ var validate = sync.OnceValue(func() *validator.Validate {
 	v.RegisterValidation("enum", func(fl validator.FieldLevel) bool {
 		e, ok := fl.Field().Interface().(Enum)
 		return ok && e.Valid()
+	})
+	v.RegisterValidation("instant", func(fl validator.FieldLevel) bool {
+		t, ok := fl.Field().Interface().(time.Time)
+		return ok && Instant(t)
 	})
 	return v
 })
@@ -141,6 +146,8 @@ func Rule(fe validator.FieldError) string {
 		return "must be at least " + fe.Param()
 	case "lte":
 		return "must be at most " + fe.Param()
+	case "instant":
+		return InstantRule
 	case "cidr", "cidrv4", "cidrv6":
 		return "must be an IP address range in CIDR notation"
 	}

@@ -69,6 +69,7 @@ func RunWriter(t *testing.T, open func(t *testing.T) (WriteStore, func(t *testin
 	t.Run("Validation", w.testValidation)
 	t.Run("InputIsCopied", w.testAliasing)
 	t.Run("EmptyTextRoundTrips", w.testEmptyText)
+	t.Run("StampExhausted", w.testStampExhausted)
 }
 
 type writerHarness struct {
@@ -860,6 +861,33 @@ func (w *writerHarness) testValidation(t *testing.T) {
 			_, err := w.st.PutRemittanceAddress(ctx, com, sid, a)
 			return err
 		}, "address.line1"},
+		// Instants must fall within the years 1 to 9999 in UTC
+		// (docs: values.md "Dates"), even the dates a write ignores.
+		{"supplier tinLastVerifiedDate in year 10000 in UTC", func(id uuid.UUID) error {
+			r := NewRecord(id, "X")
+			tin := time.Date(9999, 12, 31, 23, 30, 0, 0, time.FixedZone("", -3600))
+			r.TinLastVerifiedDate = &tin
+			_, err := w.st.PutSupplier(ctx, com, r)
+			return err
+		}, "tinLastVerifiedDate"},
+		{"supplier default contact createdDate in year 0 in UTC", func(id uuid.UUID) error {
+			r := NewRecord(id, "X")
+			r.DefaultContact.CreatedDate = time.Date(1, 1, 1, 0, 30, 0, 0, time.FixedZone("", 3600))
+			_, err := w.st.PutSupplier(ctx, com, r)
+			return err
+		}, "defaultContact.createdDate"},
+		{"contact modifiedDate in year 10000", func(uuid.UUID) error {
+			c := newContact(newID(), "c")
+			c.ModifiedDate = time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)
+			_, err := w.st.PutContact(ctx, com, sid, c)
+			return err
+		}, "modifiedDate"},
+		{"address createdDate in year 10000", func(uuid.UUID) error {
+			a := newAddress(newID(), "a")
+			a.CreatedDate = time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)
+			_, err := w.st.PutRemittanceAddress(ctx, com, sid, a)
+			return err
+		}, "createdDate"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
