@@ -30,6 +30,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/procurekit/procure"
+	"github.com/procurekit/procure/internal/check"
 	"github.com/procurekit/procure/supplier"
 	"github.com/procurekit/procure/user"
 )
@@ -206,6 +207,9 @@ func (v *checker) head(ci int, c *Community) error {
 			return fmt.Errorf("%s.token: the same token appears twice", tat)
 		}
 		v.tokens[t.Token] = true
+		if t.Expires != nil && !check.Instant(*t.Expires) {
+			return fmt.Errorf("%s.expires: %s", tat, check.InstantRule)
+		}
 	}
 	for ai, a := range c.ServiceAccounts {
 		aat := fmt.Sprintf("%s.serviceAccounts[%d]", at, ai)

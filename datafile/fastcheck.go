@@ -96,7 +96,7 @@ func summaryOK(s *supplier.Summary) bool {
 		(s.TinVerificationStatus == "" || s.TinVerificationStatus.Valid()) &&
 		(s.ConnectionState == "" || s.ConnectionState.Valid()) &&
 		maxLen(s.BusinessNumber, 255) && emailOK(s.DefaultEmailAddress) &&
-		dated(s.ModifiedDate, s.CreatedDate)
+		dated(s.ModifiedDate, s.CreatedDate) && (s.TinLastVerifiedDate == nil || check.Instant(*s.TinLastVerifiedDate))
 }
 
 func contactOK(c *supplier.Contact) bool {
@@ -126,8 +126,11 @@ func addressOK(a *supplier.Address) bool {
 	return true
 }
 
-// dated is the rule "required" on both dates: not the zero time.
-func dated(modified, created time.Time) bool { return !modified.IsZero() && !created.IsZero() }
+// dated is the rule "required,instant" on both dates: not the zero time,
+// and within the years 1 to 9999 in UTC (check.Instant).
+func dated(modified, created time.Time) bool {
+	return !modified.IsZero() && !created.IsZero() && check.Instant(modified) && check.Instant(created)
+}
 
 // maxLen is the validator's max=n on a string: at most n characters.
 func maxLen(s string, n int) bool {

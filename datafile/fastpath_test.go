@@ -17,7 +17,8 @@ import (
 // so that every rule of supplier.Record.Validate is met or broken at
 // random: lengths at and around their limits (in characters, multi-byte
 // ones too), emails of many shapes, enums valid, unknown and empty, nil
-// ids, zero dates and empty required fields.
+// ids, zero dates, dates outside the years 1 to 9999 in UTC (at and just
+// past either end, in other zones too) and empty required fields.
 func randomRecord(rng *rand.Rand, bad int) supplier.Record {
 	pick := func(xs ...string) string { return xs[rng.IntN(len(xs))] }
 	broken := func() bool { return rng.IntN(100) < bad }
@@ -51,9 +52,20 @@ func randomRecord(rng *rand.Rand, bad int) supplier.Record {
 		}
 		return uuid.New()
 	}
+	minus1, plus1 := time.FixedZone("", -3600), time.FixedZone("", 3600)
 	date := func() time.Time {
 		if broken() && rng.IntN(4) == 0 {
-			return time.Time{}
+			if rng.IntN(2) == 0 {
+				return time.Time{}
+			}
+			return []time.Time{
+				time.Date(9999, 12, 31, 23, 30, 0, 0, minus1), // year 10000 in UTC
+				time.Date(1, 1, 1, 0, 30, 0, 0, plus1),        // year 0 in UTC
+				time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC),
+				time.Date(9999, 12, 31, 23, 59, 59, 999_999_999, time.UTC), // the last valid one
+				time.Date(9999, 12, 31, 23, 30, 0, 0, plus1),               // valid
+				time.Date(1, 1, 1, 0, 30, 0, 0, minus1),                    // valid
+			}[rng.IntN(6)]
 		}
 		return time.Date(2020+rng.IntN(6), 1, 1, 0, 0, 0, rng.IntN(1e9), time.UTC)
 	}
