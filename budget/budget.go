@@ -124,8 +124,8 @@ func (r *Request) Validate() error {
 		return procure.Invalid(procure.SourceBody, "lines", "at most "+strconv.Itoa(MaxLines)+" lines per request (got "+strconv.Itoa(len(r.Lines))+")")
 	}
 	v := fieldErrors{v: procure.ValidationError{Source: procure.SourceBody}}
-	if n := utf8.RuneCountInString(r.RequisitionID); n > MaxRequisitionIDLength {
-		v.add("requisitionId", "must be at most "+strconv.Itoa(MaxRequisitionIDLength)+" characters (got "+strconv.Itoa(n)+")")
+	if rule := requisitionIDRule(r.RequisitionID); rule != "" {
+		v.add("requisitionId", rule)
 	}
 	places := int32(-1) // no currency: amounts are not checked for minor units
 	if r.Currency != "" {

@@ -3,6 +3,11 @@ package budget
 import (
 	"context"
 	"errors"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/procurekit/procure"
 )
 
 // ErrUnsupported is matched by the error of a Release or Confirm sent to a
@@ -29,4 +34,30 @@ var ErrUnsupported = errors.New("release and confirm are not supported")
 type Committer interface {
 	Release(ctx context.Context, requisition string) (int, error)
 	Confirm(ctx context.Context, requisition string) (int, error)
+}
+
+// ValidateRequisitionID checks the requisition of a Release or Confirm
+// (docs: account-codes.md "Bad input"): not blank, and at most
+// MaxRequisitionIDLength characters. It returns nil or a
+// *procure.ValidationError on the field "requisitionId".
+func ValidateRequisitionID(id string) error {
+	if strings.TrimSpace(id) == "" {
+		return procure.Invalid(procure.SourceBody, "requisitionId", "is required")
+	}
+	if rule := requisitionIDRule(id); rule != "" {
+		return procure.Invalid(procure.SourceBody, "requisitionId", rule)
+	}
+	return nil
+}
+
+// requisitionIDRule returns the rule a requisition id of a check or a
+// release breaks by its length, or "".
+func requisitionIDRule(id string) string {
+	if len(id) <= MaxRequisitionIDLength { // bytes >= characters
+		return ""
+	}
+	if n := utf8.RuneCountInString(id); n > MaxRequisitionIDLength {
+		return "must be at most " + strconv.Itoa(MaxRequisitionIDLength) + " characters (got " + strconv.Itoa(n) + ")"
+	}
+	return ""
 }

@@ -141,10 +141,26 @@ func (l *limiter) malformedAt(format string, args ...any) error {
 // matches ErrMalformed, except the errors of v's own decoding (a
 // *procure.ValidationError from a request's lines).
 func decode(r io.Reader, root string, v any) error {
+	return decodeAny(r, root, func(name string) (any, error) {
+		if name != root {
+			return nil, malformed("the root element is %s; want %s", Quote(name), root)
+		}
+		return v, nil
+	})
+}
+
+// decodeAny is decode for a document whose root element may be one of
+// several: pick returns what the root element named name decodes into, or
+// the error refusing it; want names the expected roots in messages.
+func decodeAny(r io.Reader, want string, pick func(name string) (any, error)) error {
 	src := &readErr{r: r}
 	raw := xml.NewDecoder(src) // Strict; with no CharsetReader, only UTF-8 (and ASCII) is read
 	lim := &limiter{d: raw}
-	err := decodeRoot(xml.NewTokenDecoder(lim), root, v)
+	root := want
+	err := decodeRoot(xml.NewTokenDecoder(lim), want, func(name string) (any, error) {
+		root = name
+		return pick(name)
+	})
 	switch {
 	case err == nil:
 		return nil
@@ -168,32 +184,33 @@ func decode(r io.Reader, root string, v any) error {
 	return malformed("%v", err) // an unsupported encoding
 }
 
-// decodeRoot reads up to the root element, checks its local name, decodes
-// it into v and checks what follows it.
-func decodeRoot(d *xml.Decoder, root string, v any) error {
+// decodeRoot reads up to the root element, has pick choose what it decodes
+// into by its local name, decodes it and checks what follows it.
+func decodeRoot(d *xml.Decoder, want string, pick func(name string) (any, error)) error {
+	var v any
 	for {
 		t, err := d.Token()
 		if err == io.EOF {
-			return malformed("the document is empty; want a %s element", root)
+			return malformed("the document is empty; want a %s element", want)
 		}
 		if err != nil {
 			return err
 		}
 		if start, ok := t.(xml.StartElement); ok {
-			if start.Name.Local != root {
-				return malformed("the root element is %s; want %s", Quote(start.Name.Local), root)
+			if v, err = pick(start.Name.Local); err != nil {
+				return err
 			}
 			if err := d.DecodeElement(v, &start); err != nil {
 				return err
 			}
+			if o, ok := v.(interface{ textOutside() bool }); ok && o.textOutside() {
+				return malformed("%s holds text outside its elements", start.Name.Local)
+			}
 			break
 		}
 		if text, ok := t.(xml.CharData); ok && len(bytes.TrimSpace(text)) > 0 {
-			return malformed("text before the root element; want a %s element", root)
+			return malformed("text before the root element; want a %s element", want)
 		}
-	}
-	if o, ok := v.(interface{ textOutside() bool }); ok && o.textOutside() {
-		return malformed("%s holds text outside its elements", root)
 	}
 	for {
 		t, err := d.Token()

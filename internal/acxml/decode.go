@@ -1,12 +1,15 @@
 package acxml
 
 import (
+	"bytes"
 	"encoding/xml"
 	"errors"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/shopspring/decimal"
 
 	"github.com/procurekit/procure"
 	"github.com/procurekit/procure/budget"
@@ -18,6 +21,7 @@ type requestDoc struct {
 	Username         text         `xml:"Username"`
 	OrganisationUnit text         `xml:"OrganisationUnit"`
 	FinanceYear      text         `xml:"FinanceYear"`
+	Currency         text         `xml:"Currency"`
 	Lines            requestLines `xml:"Lines"`
 	Outside          outside      `xml:",chardata"`
 }
@@ -29,6 +33,7 @@ type requestLine struct {
 	LineNumber text    `xml:"LineNumber"`
 	Account    text    `xml:"Account"`
 	Amount     text    `xml:"Amount"`
+	Splits     splits  `xml:"Splits"`
 	Outside    outside `xml:",chardata"`
 }
 
@@ -36,7 +41,73 @@ func (l *requestLine) reset() {
 	l.LineNumber.reset()
 	l.Account.reset()
 	l.Amount.reset()
+	l.Splits.reset()
 	l.Outside = false
+}
+
+// splits reads a line's Splits element: each Split in order (other
+// elements are skipped). Its buffers are reused by reset.
+type splits struct {
+	list []splitDoc
+	n    int // Split elements read into list
+	set  bool
+}
+
+// splitDoc is one Split as read.
+type splitDoc struct {
+	Account    text    `xml:"Account"`
+	Percentage text    `xml:"Percentage"`
+	Amount     text    `xml:"Amount"`
+	Outside    outside `xml:",chardata"`
+}
+
+func (s *splits) reset() { s.n, s.set = 0, false }
+
+func (s *splits) UnmarshalXML(d *xml.Decoder, start xml.StartElement) error {
+	if s.set {
+		return duplicate(start.Name.Local)
+	}
+	s.set = true
+	for {
+		tok, err := d.Token()
+		if err != nil {
+			return err
+		}
+		switch tok := tok.(type) {
+		case xml.StartElement:
+			if tok.Name.Local != "Split" {
+				if err := d.Skip(); err != nil {
+					return err
+				}
+				continue
+			}
+			if s.n == len(s.list) {
+				s.list = append(s.list, splitDoc{})
+			}
+			doc := &s.list[s.n]
+			doc.Account.reset()
+			doc.Percentage.reset()
+			doc.Amount.reset()
+			doc.Outside = false
+			s.n++
+			if err := d.DecodeElement(doc, &tok); err != nil {
+				var dup duplicate
+				if errors.As(err, &dup) {
+					return malformed("Splits/Split[%d] has more than one %s element", s.n, string(dup))
+				}
+				return err
+			}
+			if doc.Outside {
+				return malformed("Split holds text outside its elements")
+			}
+		case xml.CharData:
+			if len(bytes.TrimSpace(tok)) > 0 {
+				return malformed("Splits holds text outside its elements")
+			}
+		case xml.EndElement:
+			return nil
+		}
+	}
 }
 
 func (l *requestLine) textOutside() bool { return bool(l.Outside) }
@@ -101,9 +172,33 @@ func (ls *requestLines) add(pos int, l *requestLine) {
 	} else {
 		line.Number = n
 	}
-	if line.Account == "" {
+	if line.Account == "" && !l.Splits.set {
 		bad("/Account", "is required")
 		ok = false
+	}
+	if l.Splits.set {
+		line.Splits = make([]budget.Split, l.Splits.n) // not nil: an empty Splits is refused by budget's rules
+		for k, sd := range l.Splits.list[:l.Splits.n] {
+			at := "/Splits/Split[" + strconv.Itoa(k+1) + "]"
+			sp := &line.Splits[k]
+			sp.Account = sd.Account.String()
+			if sd.Percentage.set {
+				if d, err := budget.ParseAmount(sd.Percentage.String()); err != nil {
+					bad(at+"/Percentage", err.Error())
+					ok = false
+				} else {
+					sp.Percentage = decimal.NewNullDecimal(d)
+				}
+			}
+			if sd.Amount.set {
+				if d, err := budget.ParseAmount(sd.Amount.String()); err != nil {
+					bad(at+"/Amount", err.Error())
+					ok = false
+				} else {
+					sp.Amount = decimal.NewNullDecimal(d)
+				}
+			}
+		}
 	}
 	if !l.Amount.set {
 		bad("/Amount", "is required")
@@ -143,29 +238,42 @@ func (ls *requestLines) number(n, pos int) (first int, dup bool) {
 // not the expected XML is an error matching ErrMalformed; a well-formed
 // one with bad fields is a *procure.ValidationError naming each field by
 // its path ("Lines/Line[2]/Amount", Line counted from 1 as in XPath).
-// Errors reading r are returned as they are.
+// Errors reading r are returned as they are. The request is checked by
+// ValidateRequest too; a connector that fills in its default Currency
+// afterwards checks it again.
 func DecodeRequest(r io.Reader) (budget.Request, error) {
-	v := &procure.ValidationError{Source: procure.SourceBody}
-	doc := requestDoc{Lines: requestLines{v: v}}
-	if err := decode(r, RequestRoot, &doc); err != nil {
-		return budget.Request{}, err
-	}
+	m, err := decodeMessage(r, RequestRoot)
+	return m.Request, err
+}
+
+// requestOf turns a decoded request document into a budget.Request,
+// checked by ValidateRequest.
+func requestOf(doc *requestDoc) (budget.Request, error) {
+	v := doc.Lines.v
 	switch {
 	case !doc.Lines.set:
 		v.Add("Lines", "is required")
 	case len(doc.Lines.lines) == 0 && len(v.Fields) == 0:
 		v.Add("Lines", "at least one Line is required")
 	}
+	if doc.Currency.set && len(doc.Currency.b) == 0 {
+		v.Add("Currency", "must not be empty (leave it out for the connector's default)")
+	}
 	if err := v.Err(); err != nil {
 		return budget.Request{}, err
 	}
-	return budget.Request{
+	req := budget.Request{
 		RequisitionID:    doc.RequisitionID.String(),
 		Username:         doc.Username.String(),
 		OrganisationUnit: doc.OrganisationUnit.String(),
 		FinanceYear:      doc.FinanceYear.String(),
+		Currency:         doc.Currency.String(),
 		Lines:            doc.Lines.lines,
-	}, nil
+	}
+	if err := ValidateRequest(&req); err != nil {
+		return budget.Request{}, err
+	}
+	return req, nil
 }
 
 // responseDoc is an AccountCodeValidationResponse as read.

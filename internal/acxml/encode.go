@@ -19,6 +19,7 @@ type requestOut struct {
 	Username         string          `xml:"Username,omitempty"`
 	OrganisationUnit string          `xml:"OrganisationUnit,omitempty"`
 	FinanceYear      string          `xml:"FinanceYear,omitempty"`
+	Currency         string          `xml:"Currency,omitempty"`
 	Lines            requestLinesOut `xml:"Lines"`
 }
 
@@ -26,10 +27,23 @@ type requestLinesOut struct {
 	Line []requestLineOut `xml:"Line"`
 }
 
+// requestLineOut is one Line: Account for an unsplit line, Splits for a
+// split one.
 type requestLineOut struct {
-	LineNumber int    `xml:"LineNumber"`
+	LineNumber int        `xml:"LineNumber"`
+	Account    string     `xml:"Account,omitempty"`
+	Amount     string     `xml:"Amount"`
+	Splits     *splitsOut `xml:"Splits"`
+}
+
+type splitsOut struct {
+	Split []splitOut `xml:"Split"`
+}
+
+type splitOut struct {
 	Account    string `xml:"Account"`
-	Amount     string `xml:"Amount"`
+	Percentage string `xml:"Percentage,omitempty"`
+	Amount     string `xml:"Amount,omitempty"`
 }
 
 type responseOut struct {
@@ -69,18 +83,33 @@ func appendDoc(b []byte, v any) []byte {
 }
 
 // AppendRequest appends req as an AccountCodeValidationRequest to b;
-// empty optional fields are left out. Amounts keep their scale
-// (budget.FormatAmount).
+// empty optional fields are left out, and so is the Account of a line with
+// Splits. Amounts and percentages keep their scale (budget.FormatAmount).
 func AppendRequest(b []byte, req *budget.Request) []byte {
 	doc := requestOut{
 		RequisitionID:    req.RequisitionID,
 		Username:         req.Username,
 		OrganisationUnit: req.OrganisationUnit,
 		FinanceYear:      req.FinanceYear,
+		Currency:         req.Currency,
 		Lines:            requestLinesOut{Line: make([]requestLineOut, len(req.Lines))},
 	}
 	for i, l := range req.Lines {
-		doc.Lines.Line[i] = requestLineOut{LineNumber: l.Number, Account: l.Account, Amount: budget.FormatAmount(l.Amount)}
+		out := requestLineOut{LineNumber: l.Number, Account: l.Account, Amount: budget.FormatAmount(l.Amount)}
+		if l.Splits != nil {
+			out.Splits = &splitsOut{Split: make([]splitOut, len(l.Splits))}
+			for k, s := range l.Splits {
+				so := splitOut{Account: s.Account}
+				if s.Percentage.Valid {
+					so.Percentage = budget.FormatAmount(s.Percentage.Decimal)
+				}
+				if s.Amount.Valid {
+					so.Amount = budget.FormatAmount(s.Amount.Decimal)
+				}
+				out.Splits.Split[k] = so
+			}
+		}
+		doc.Lines.Line[i] = out
 	}
 	return appendDoc(b, &doc)
 }

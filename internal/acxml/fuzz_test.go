@@ -58,6 +58,10 @@ func FuzzXMLRequest(f *testing.F) {
 		`<!DOCTYPE x><AccountCodeValidationRequest/>`,
 		`<AccountCodeValidationRequest><Lines>`,
 		``,
+		`<AccountCodeValidationRequest><Currency>JPY</Currency><Lines><Line><LineNumber>1</LineNumber><Amount>1000</Amount><Splits><Split><Account>A</Account><Percentage>33.3333</Percentage></Split><Split><Account>B</Account><Percentage>66.6667</Percentage></Split></Splits></Line></Lines></AccountCodeValidationRequest>`,
+		`<AccountCodeValidationRequest><Currency>KWD</Currency><Lines><Line><LineNumber>1</LineNumber><Amount>-1.5</Amount><Splits><Split><Account>A</Account><Amount>-1.000</Amount></Split><Split><Account>B</Account><Amount>-0.5</Amount></Split></Splits></Line></Lines></AccountCodeValidationRequest>`,
+		`<AccountCodeValidationRequest><Currency>xyz</Currency><Lines><Line><LineNumber>1</LineNumber><Account>A</Account><Amount>1</Amount><Splits><Split><Account>A</Account><Percentage>100</Percentage><Amount>1</Amount></Split></Splits></Line></Lines></AccountCodeValidationRequest>`,
+		`<AccountCodeValidationRequest><Lines><Line><LineNumber>1</LineNumber><Amount>1</Amount><Splits/></Line></Lines></AccountCodeValidationRequest>`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -114,6 +118,46 @@ func FuzzXMLReply(f *testing.F) {
 		}
 		if !slices.Equal(results, back) && !(len(results) == 0 && len(back) == 0) {
 			t.Fatalf("round trip:\n%+v\n%+v\n%s", results, back, out)
+		}
+	})
+}
+
+func FuzzXMLMessage(f *testing.F) {
+	for _, s := range []string{
+		`<AccountCodeReleaseRequest><RequisitionId>REQ-1001</RequisitionId></AccountCodeReleaseRequest>`,
+		`<c:AccountCodeConfirmRequest xmlns:c="urn:x"><c:RequisitionId> R &amp; D </c:RequisitionId><c:X/></c:AccountCodeConfirmRequest>`,
+		`<AccountCodeReleaseRequest/>`,
+		`<AccountCodeConfirmRequest><RequisitionId>a</RequisitionId><RequisitionId>b</RequisitionId></AccountCodeConfirmRequest>`,
+		`<AccountCodeValidationRequest><Lines><Line><LineNumber>1</LineNumber><Account>A</Account><Amount>1</Amount></Line></Lines></AccountCodeValidationRequest>`,
+		`<AccountCodeReleaseResponse><Changed>1</Changed></AccountCodeReleaseResponse>`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		m, err := DecodeMessage(bytes.NewReader(data))
+		if err != nil {
+			checkXMLRejected(t, err)
+			return
+		}
+		// Accepted input round-trips through the client's encoders.
+		var out []byte
+		switch m.Kind {
+		case Check:
+			out = AppendRequest(nil, &m.Request)
+		case Release, Confirm:
+			if m.RequisitionID == "" {
+				t.Fatalf("accepted a %s without a requisition", m.Kind.Root())
+			}
+			out = AppendCommitRequest(nil, m.Kind, m.RequisitionID)
+		default:
+			t.Fatalf("kind %d", m.Kind)
+		}
+		back, err := DecodeMessage(bytes.NewReader(out))
+		if err != nil {
+			t.Fatalf("the message written back does not read: %v\n%s", err, out)
+		}
+		if diff := cmp.Diff(m, back, decimalEq); diff != "" {
+			t.Fatalf("round trip (-first +second):\n%s\n%s", diff, out)
 		}
 	})
 }
