@@ -339,7 +339,10 @@ func TestOpenAPIParameterLimits(t *testing.T) {
 		{"query", []any{"", strings.Repeat("é", 255)}, []any{strings.Repeat("é", 256)}},
 		{"supplierSort", []any{"name", "name,asc", "createdDate,DESC", "modifiedDate,Desc"}, []any{"companyName", "name,", "name,up", "id"}},
 		{"addressSort", []any{"companyName", "modifiedDate,desc"}, []any{"name", "createdDate"}},
-		{"modifiedSince", []any{"2026-05-01T09:30:00+12:00", "2026-05-01T09:30:00.5Z"}, []any{"yesterday", "2026-05-01T09:30:00"}},
+		// docs: filters.md "modifiedSince": a date-time with an offset, a full date, or
+		// a date-time whose + arrived as a space.
+		{"modifiedSince", []any{"2026-05-01T09:30:00+12:00", "2026-05-01T09:30:00.5Z", "2026-05-01", "2026-05-01T09:30:00 12:00", "2026-05-01t09:30:00.123456 05:30"},
+			[]any{"yesterday", "2026-05-01T09:30:00", "2026-02-30", "2026-5-1", "2026-05-01T09:30:00 1200", "2026-05-01T09:30:00-12:00 "}},
 		{"id", []any{"3f2b8a4e-1c2d-4e5f-8a9b-0c1d2e3f4a5b", "3F2B8A4E-1C2D-4E5F-8A9B-0C1D2E3F4A5B"}, []any{"3f2b8a4e1c2d4e5f8a9b0c1d2e3f4a5b", "{3f2b8a4e-1c2d-4e5f-8a9b-0c1d2e3f4a5b}", "x"}},
 		{"supplierId", []any{"3f2b8a4e-1c2d-4e5f-8a9b-0c1d2e3f4a5b"}, []any{"urn:uuid:3f2b8a4e-1c2d-4e5f-8a9b-0c1d2e3f4a5b"}},
 	}
