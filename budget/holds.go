@@ -88,6 +88,12 @@ type HoldStore interface {
 	// nothing (a credit never frees budget for others).
 	Hold(ctx context.Context, c HoldCheck, decide Decide) (bool, error)
 
+	// Held returns what every requisition holds on each claim's account
+	// (unexpired holds, and commitments confirmed after the claim's AsOf),
+	// in the order of claims, for a check that holds nothing (one without
+	// a requisition id). It locks nothing.
+	Held(ctx context.Context, claims []Claim) ([]decimal.Decimal, error)
+
 	// Release ends every hold and commitment of requisition and returns how
 	// many ended; an unknown requisition is 0 and no error.
 	Release(ctx context.Context, requisition string) (int, error)
@@ -177,17 +183,7 @@ func (m *MemHolds) Hold(ctx context.Context, c HoldCheck, decide Decide) (bool, 
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	now := HoldsTime(m.now())
-	held := make([]decimal.Decimal, len(c.Claims))
-	for i, cl := range c.Claims {
-		var sum runningSum
-		for req, h := range m.byAcc[cl.Account] {
-			if req != c.Requisition && counts(h, now, cl.AsOf) {
-				sum.add(h.Amount)
-			}
-		}
-		held[i] = sum.decimal()
-	}
-	ok := decide(held)
+	ok := decide(m.held(now, c.Requisition, c.Claims))
 	m.drop(c.Requisition)
 	if !ok {
 		return false, nil
@@ -211,6 +207,32 @@ func (m *MemHolds) Hold(ctx context.Context, c HoldCheck, decide Decide) (bool, 
 		m.byReq[c.Requisition] = hs
 	}
 	return true, nil
+}
+
+// Held implements HoldStore.
+func (m *MemHolds) Held(ctx context.Context, claims []Claim) ([]decimal.Decimal, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrUnavailable, err)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.held(HoldsTime(m.now()), "", claims), nil
+}
+
+// held sums what requisitions other than req hold on each claim's
+// account; m.mu is held.
+func (m *MemHolds) held(now time.Time, req string, claims []Claim) []decimal.Decimal {
+	out := make([]decimal.Decimal, len(claims))
+	for i, cl := range claims {
+		var sum runningSum
+		for r, h := range m.byAcc[cl.Account] {
+			if r != req && counts(h, now, cl.AsOf) {
+				sum.add(h.Amount)
+			}
+		}
+		out[i] = sum.decimal()
+	}
+	return out
 }
 
 // drop removes every hold of req; m.mu is held.

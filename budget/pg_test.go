@@ -261,7 +261,10 @@ func TestSQLTablePostgres(t *testing.T) {
 		{"a NULL budget", "SELECT account, NULL::numeric FROM budgets ORDER BY account", `budget table query:1: budget: is NULL (account "6100-200")`},
 		{"a blank account", "SELECT ' ', 1", "budget table query:1: account: is required"},
 		{"a duplicate account", "SELECT account, budget FROM budgets UNION ALL SELECT '6100-300', 1", `budget table query:4: account "6100-300" appears more than once (first on row 2)`},
-		{"three columns", "SELECT account, budget, 1 FROM budgets", "budget table query: it must return two columns (account, budget); it returns 3"},
+		{"three columns, one unknown", "SELECT account, budget, 1 FROM budgets", `budget table query: column "?column?": a budget table query returns account, budget and optionally warn_percent, tolerance_percent, as_of`},
+		{"optional columns without budget", "SELECT account, 1 AS warn_percent, 2 AS tolerance_percent FROM budgets", `budget table query: it must return the columns account and budget`},
+		{"warn over 100", "SELECT account, budget, 101 AS warn_percent FROM budgets", "budget table query:1: warn_percent: must be more than 0 and at most 100"},
+		{"negative tolerance", "SELECT account, budget, -1 AS tolerance_percent FROM budgets", "budget table query:1: tolerance_percent: must not be negative"},
 		{"no rows", "SELECT account, budget FROM budgets WHERE false", "budget table query: the table has no accounts"},
 		{"not a number", "SELECT 'A', 'lots'", "budget table query:1:"},
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/shopspring/decimal"
 )
@@ -30,6 +31,15 @@ type figure struct {
 	exp  int32
 	line int32
 	big  *decimal.Decimal // set when the coefficient needs more than 18 digits
+	ext  *rowExtras       // the optional columns, when the row has any
+}
+
+// rowExtras are a row's optional columns (docs: account-codes.md
+// "Tolerance"): nil pointers and a zero time where a cell is empty.
+type rowExtras struct {
+	warn      *decimal.Decimal // warn_percent
+	tolerance *decimal.Decimal // tolerance_percent
+	asOf      time.Time        // as_of
 }
 
 func figureOf(d decimal.Decimal) figure {
@@ -84,6 +94,16 @@ func overMessage(account string) string {
 	return "The lines on account " + account + " exceed its available budget."
 }
 
+// warnMessage states the row's own warn_percent, a share the customer
+// chose, not a budget figure.
+func warnMessage(account string, percent decimal.Decimal) string {
+	return "The lines on account " + account + " take it past " + percent.String() + "% of its budget."
+}
+
+func toleranceMessage(account string) string {
+	return "The lines on account " + account + " exceed its available budget, within its tolerance."
+}
+
 // Check returns the verdict on every line of req, in the order of its lines
 // (docs: account-codes.md "Budget table option"). What each line charges
 // each account (Line.Shares, in req.Currency: the whole amount of an
@@ -91,28 +111,60 @@ func overMessage(account string) string {
 // over the request; each account's verdict is on its sum: Invalid when the
 // table does not have the account, Valid when the sum is within the budget
 // (sum <= budget), and overBudget (Invalid or Warning) when the sum is over
-// it. A line's verdict is the worst of its accounts' (Invalid, then
-// Warning, then Valid), with the message of the first account, in the
-// order of its splits, that has it. Check does not validate req (see
-// Request.Validate); an empty or unknown overBudget means Invalid.
+// it; the row's warn_percent and tolerance_percent, when it has them, turn
+// a Valid or an over-budget verdict into a Warning (see CheckOptions). A
+// line's verdict is the worst of its accounts' (Invalid, then Warning, then
+// Valid), with the message of the first account, in the order of its
+// splits, that has it. Check does not validate req (see Request.Validate);
+// an empty or unknown overBudget means Invalid. It holds nothing: see
+// TableValidator for holds.
 func (t *Table) Check(req Request, overBudget Status) []Result {
-	if overBudget != Warning {
-		overBudget = Invalid
-	}
-	results := make([]Result, len(req.Lines))
-	type account struct {
-		name   string
-		sum    runningSum
-		status Status
-		msg    string
-	}
-	accounts := make([]account, 0, len(req.Lines))
-	at := make(map[string]int32, len(req.Lines)) // account -> index in accounts
+	tl := t.tally(req)
+	tl.decide(t, CheckOptions{OverBudget: overBudget}, nil)
+	return tl.results(req)
+}
+
+// CheckOptions are the connector's settings of a table check.
+type CheckOptions struct {
+	// OverBudget is the status of an account whose sum is over its budget
+	// (beyond its tolerance): Invalid (also when empty) or Warning.
+	OverBudget Status
+	// ShowAvailable puts what is available on the account (its budget less
+	// what other requisitions hold) in the messages of its lines; without
+	// it no message shows a budget figure.
+	ShowAvailable bool
+}
+
+// tally is a request's amounts summed per account, and after decide each
+// account's verdict.
+type tally struct {
+	accounts []tallied
 	// of[k] is the account of the k-th share; line i's shares are
 	// of[ends[i-1]:ends[i]].
-	of := make([]int32, 0, len(req.Lines))
-	ends := make([]int32, len(req.Lines))
-	var shares []Share // reused for every split line
+	of   []int32
+	ends []int32
+}
+
+type tallied struct {
+	name   string
+	sum    runningSum
+	status Status
+	msg    string
+	// available is the budget less the holds of other requisitions, set
+	// by decide when the table has the account.
+	available decimal.Decimal
+	row       figure
+	inTable   bool
+}
+
+func (t *Table) tally(req Request) *tally {
+	tl := &tally{
+		accounts: make([]tallied, 0, len(req.Lines)),
+		of:       make([]int32, 0, len(req.Lines)),
+		ends:     make([]int32, len(req.Lines)),
+	}
+	at := make(map[string]int32, len(req.Lines)) // account -> index in accounts
+	var shares []Share                           // reused for every split line
 	for i := range req.Lines {
 		l := &req.Lines[i]
 		if len(l.Splits) == 0 {
@@ -123,39 +175,111 @@ func (t *Table) Check(req Request, overBudget Status) []Result {
 		for _, sh := range shares {
 			a, ok := at[sh.Account]
 			if !ok {
-				a = int32(len(accounts))
+				a = int32(len(tl.accounts))
 				at[sh.Account] = a
-				accounts = append(accounts, account{name: sh.Account})
-				accounts[a].sum.set(sh.Amount)
+				tl.accounts = append(tl.accounts, tallied{name: sh.Account})
+				tl.accounts[a].sum.set(sh.Amount)
 			} else {
-				accounts[a].sum.add(sh.Amount)
+				tl.accounts[a].sum.add(sh.Amount)
 			}
-			of = append(of, a)
+			tl.of = append(tl.of, a)
 		}
-		ends[i] = int32(len(of))
+		tl.ends[i] = int32(len(tl.of))
 	}
-	for i := range accounts {
-		a := &accounts[i]
-		f, ok := t.budgets[a.name]
-		switch {
-		case !ok:
+	for i := range tl.accounts {
+		a := &tl.accounts[i]
+		a.row, a.inTable = t.budgets[a.name]
+	}
+	return tl
+}
+
+// claims returns what the request asks of each account in the table, for
+// a HoldStore; an account absent from the table is claimed at nothing
+// (the check is Invalid and holds nothing anyway).
+func (tl *tally) claims() []Claim {
+	out := make([]Claim, len(tl.accounts))
+	for i := range tl.accounts {
+		a := &tl.accounts[i]
+		out[i] = Claim{Account: a.name, Amount: a.sum.decimal()}
+		if a.row.ext != nil {
+			out[i].AsOf = a.row.ext.asOf
+		}
+	}
+	return out
+}
+
+// decide gives every account its verdict; held[i], when held is not nil,
+// is what other requisitions hold on account i.
+func (tl *tally) decide(t *Table, opts CheckOptions, held []decimal.Decimal) {
+	over := opts.OverBudget
+	if over != Warning {
+		over = Invalid
+	}
+	hundred := decimal.New(100, 0)
+	for i := range tl.accounts {
+		a := &tl.accounts[i]
+		a.status, a.msg = Valid, ""
+		if !a.inTable {
 			a.status, a.msg = Invalid, absentMessage(a.name)
-		case a.sum.within(f):
-			a.status = Valid
+			continue
+		}
+		var others decimal.Decimal
+		if held != nil {
+			others = held[i]
+		}
+		ext := a.row.ext
+		if ext == nil && others.IsZero() && !opts.ShowAvailable {
+			// The common case needs no decimal arithmetic.
+			if !a.sum.within(a.row) {
+				a.status, a.msg = over, overMessage(a.name)
+			}
+			continue
+		}
+		budget := a.row.decimal()
+		a.available = budget.Sub(others)
+		total := others.Add(a.sum.decimal())
+		switch {
+		case total.Cmp(budget) <= 0:
+			if ext != nil && ext.warn != nil && total.Mul(hundred).GreaterThan(budget.Mul(*ext.warn)) {
+				a.status, a.msg = Warning, warnMessage(a.name, *ext.warn)
+			}
+		case ext != nil && ext.tolerance != nil &&
+			total.Mul(hundred).Cmp(budget.Mul(hundred.Add(*ext.tolerance))) <= 0 && budget.Sign() >= 0:
+			a.status, a.msg = Warning, toleranceMessage(a.name)
 		default:
-			a.status, a.msg = overBudget, overMessage(a.name)
+			a.status, a.msg = over, overMessage(a.name)
+		}
+		if opts.ShowAvailable && a.msg != "" {
+			a.msg += " Available: " + FormatAmount(a.available) + "."
 		}
 	}
+	for i := range tl.accounts {
+		tl.accounts[i].msg = TruncateMessage(tl.accounts[i].msg)
+	}
+}
+
+// invalid reports whether an account (and so a line) is Invalid.
+func (tl *tally) invalid() bool {
+	for i := range tl.accounts {
+		if tl.accounts[i].status == Invalid {
+			return true
+		}
+	}
+	return false
+}
+
+func (tl *tally) results(req Request) []Result {
+	results := make([]Result, len(req.Lines))
 	start := int32(0)
 	for i, l := range req.Lines {
-		decider := &accounts[of[start]]
-		for _, a := range of[start+1 : ends[i]] {
-			if worse(accounts[a].status, decider.status) {
-				decider = &accounts[a]
+		decider := &tl.accounts[tl.of[start]]
+		for _, a := range tl.of[start+1 : tl.ends[i]] {
+			if worse(tl.accounts[a].status, decider.status) {
+				decider = &tl.accounts[a]
 			}
 		}
 		results[i] = Result{LineNumber: l.Number, Status: decider.status, Message: decider.msg}
-		start = ends[i]
+		start = tl.ends[i]
 	}
 	return results
 }

@@ -11,6 +11,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/shopspring/decimal"
 )
@@ -71,25 +72,21 @@ func ReadCSV(r io.Reader, name string) (*Table, error) {
 	case err != nil:
 		return nil, csvError(b, err)
 	}
-	accountCol, budgetCol := -1, -1
+	cols := [numColumns]int{-1, -1, -1, -1, -1}
 	for i, h := range header {
-		switch strings.ToLower(strings.TrimSpace(h)) {
-		case "account":
-			if accountCol >= 0 {
-				return nil, b.errorf(1, "the header names the column account twice")
-			}
-			accountCol = i
-		case "budget":
-			if budgetCol >= 0 {
-				return nil, b.errorf(1, "the header names the column budget twice")
-			}
-			budgetCol = i
+		c := columnIndex(h)
+		if c < 0 {
+			continue
 		}
+		if cols[c] >= 0 {
+			return nil, b.errorf(1, "the header names the column %s twice", columnNames[c])
+		}
+		cols[c] = i
 	}
+	accountCol, budgetCol := cols[colAccount], cols[colBudget]
 	if accountCol < 0 || budgetCol < 0 {
 		return nil, b.errorf(1, "the header must name the columns account and budget (got %s)", quoteShort(strings.Join(header, ",")))
 	}
-	need := max(accountCol, budgetCol) + 1
 
 	for {
 		rec, err := cr.Read()
@@ -100,16 +97,23 @@ func ReadCSV(r io.Reader, name string) (*Table, error) {
 			return nil, csvError(b, err)
 		}
 		line, _ := cr.FieldPos(0)
-		if len(rec) < need {
-			missing := "budget"
-			if accountCol >= len(rec) {
-				missing = "account"
+		for c, at := range cols {
+			if at >= len(rec) && (c == colAccount || c == colBudget) {
+				return nil, b.errorf(line, "%s: the column is missing (the line has %d of the header's %d columns)", columnNames[c], len(rec), len(header))
 			}
-			return nil, b.errorf(line, "%s: the column is missing (the line has %d of the header's %d columns)", missing, len(rec), len(header))
 		}
 		f, err := parseFigure(rec[budgetCol])
 		if err != nil {
 			return nil, b.errorf(line, "budget: %v", err)
+		}
+		cell := func(c int) string {
+			if cols[c] < 0 || cols[c] >= len(rec) {
+				return ""
+			}
+			return strings.TrimSpace(rec[cols[c]])
+		}
+		if f.ext, err = parseExtras(cell(colWarn), cell(colTolerance), cell(colAsOf)); err != nil {
+			return nil, b.errorf(line, "%v", err)
 		}
 		if err := b.add(line, rec[accountCol], f); err != nil {
 			return nil, err
@@ -152,17 +156,42 @@ func loadSQLTable(ctx context.Context, db *sql.DB, query string, args []any) (*T
 		return nil, fmt.Errorf("budget table query: %w", err)
 	}
 	b := newTableBuilder("budget table query", "row", 0)
+	// Two columns are (account, budget) by position, as before the
+	// optional columns; more are told apart by their names.
+	order := [numColumns]int{0, 1, -1, -1, -1}
 	if len(cols) != 2 {
-		return nil, b.errorf(0, "it must return two columns (account, budget); it returns %d", len(cols))
+		order = [numColumns]int{-1, -1, -1, -1, -1}
+		for i, name := range cols {
+			c := columnIndex(name)
+			if c < 0 {
+				return nil, b.errorf(0, "column %s: a budget table query returns account, budget and optionally warn_percent, tolerance_percent, as_of", quoteShort(name))
+			}
+			if order[c] >= 0 {
+				return nil, b.errorf(0, "it returns the column %s twice", columnNames[c])
+			}
+			order[c] = i
+		}
+		if order[colAccount] < 0 || order[colBudget] < 0 {
+			return nil, b.errorf(0, "it must return the columns account and budget (it returns %s)", quoteShort(strings.Join(cols, ",")))
+		}
 	}
 	var (
-		account sql.NullString
-		budget  decimal.NullDecimal
-		row     int
+		account         sql.NullString
+		budget          decimal.NullDecimal
+		warn, tolerance decimal.NullDecimal
+		asOf            sql.NullTime
+		row             int
 	)
+	dest := make([]any, len(cols))
+	for c, at := range order {
+		if at >= 0 {
+			dest[at] = [numColumns]any{&account, &budget, &warn, &tolerance, &asOf}[c]
+		}
+	}
 	for rows.Next() {
 		row++
-		if err := rows.Scan(&account, &budget); err != nil {
+		warn, tolerance, asOf = decimal.NullDecimal{}, decimal.NullDecimal{}, sql.NullTime{}
+		if err := rows.Scan(dest...); err != nil {
 			return nil, b.errorf(row, "%v", err)
 		}
 		if !account.Valid {
@@ -171,7 +200,12 @@ func loadSQLTable(ctx context.Context, db *sql.DB, query string, args []any) (*T
 		if !budget.Valid {
 			return nil, b.errorf(row, "budget: is NULL (account %s)", quoteShort(account.String))
 		}
-		if err := b.add(row, account.String, figureOf(budget.Decimal)); err != nil {
+		f := figureOf(budget.Decimal)
+		var err error
+		if f.ext, err = extrasOf(warn, tolerance, asOf); err != nil {
+			return nil, b.errorf(row, "%v (account %s)", err, quoteShort(account.String))
+		}
+		if err := b.add(row, account.String, f); err != nil {
 			return nil, err
 		}
 	}
@@ -197,4 +231,84 @@ func LiveTable(load TableLoader, overBudget Status) Validator {
 		}
 		return t.Check(req, overBudget), nil
 	})
+}
+
+// The columns of a budget table; account and budget are required.
+const (
+	colAccount = iota
+	colBudget
+	colWarn
+	colTolerance
+	colAsOf
+	numColumns
+)
+
+var columnNames = [numColumns]string{"account", "budget", "warn_percent", "tolerance_percent", "as_of"}
+
+// columnIndex returns the column a header names (case-insensitive), or -1.
+func columnIndex(name string) int {
+	name = strings.ToLower(strings.TrimSpace(name))
+	for i, n := range columnNames {
+		if n == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// parseExtras reads a CSV row's optional cells; empty cells are absent.
+// as_of is an RFC 3339 time or a date (midnight UTC).
+func parseExtras(warn, tolerance, asOf string) (*rowExtras, error) {
+	var w, t decimal.NullDecimal
+	var a sql.NullTime
+	for _, c := range []struct {
+		name string
+		text string
+		dst  *decimal.NullDecimal
+	}{{"warn_percent", warn, &w}, {"tolerance_percent", tolerance, &t}} {
+		if c.text == "" {
+			continue
+		}
+		d, err := ParseAmount(c.text)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", c.name, err)
+		}
+		*c.dst = decimal.NullDecimal{Decimal: d, Valid: true}
+	}
+	if asOf != "" {
+		tm, err := time.Parse(time.RFC3339Nano, asOf)
+		if err != nil {
+			if tm, err = time.Parse(time.DateOnly, asOf); err != nil {
+				return nil, fmt.Errorf("as_of: must be a time such as 2026-03-01T09:00:00Z or a date such as 2026-03-01 (got %s)", quoteShort(asOf))
+			}
+		}
+		a = sql.NullTime{Time: tm, Valid: true}
+	}
+	return extrasOf(w, t, a)
+}
+
+// extrasOf checks a row's optional values: warn_percent more than 0 and
+// at most 100, tolerance_percent 0 or more. It returns nil when the row
+// has none.
+func extrasOf(warn, tolerance decimal.NullDecimal, asOf sql.NullTime) (*rowExtras, error) {
+	if !warn.Valid && !tolerance.Valid && !asOf.Valid {
+		return nil, nil
+	}
+	e := &rowExtras{}
+	if warn.Valid {
+		if warn.Decimal.Sign() <= 0 || warn.Decimal.GreaterThan(decimal.New(100, 0)) {
+			return nil, fmt.Errorf("warn_percent: must be more than 0 and at most 100 (got %s)", warn.Decimal)
+		}
+		e.warn = &warn.Decimal
+	}
+	if tolerance.Valid {
+		if tolerance.Decimal.Sign() < 0 {
+			return nil, fmt.Errorf("tolerance_percent: must not be negative (got %s)", tolerance.Decimal)
+		}
+		e.tolerance = &tolerance.Decimal
+	}
+	if asOf.Valid {
+		e.asOf = asOf.Time.UTC()
+	}
+	return e, nil
 }

@@ -144,6 +144,12 @@ func testHoldsAndAvailable(t *testing.T, h Harness) {
 	hold(t, s, "B", true, claim("X", "20"))
 	// A check sees every other requisition's holds, never its own.
 	wantHeld(t, heldBy(t, s, "probe", "X", "Y", "Z"), "80.5", "10", "0")
+	// Held, for a check without a requisition, counts every requisition.
+	all, err := s.Held(context.Background(), []budget.Claim{{Account: "Y"}, {Account: "X"}, {Account: "Z"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantHeld(t, toStrings(all), "10", "80.5", "0")
 	wantHeld(t, toStrings(hold(t, s, "A", true, claim("X", "60.50"), claim("Y", "10"))), "20", "0")
 	wantHeld(t, toStrings(hold(t, s, "B", true, claim("X", "20"))), "60.5")
 

@@ -163,13 +163,8 @@ func (s *Store) Hold(ctx context.Context, c budget.HoldCheck, decide budget.Deci
 		forDur = budget.DefaultHoldFor
 	}
 	accounts := make([]string, len(c.Claims))
-	asOf := make([]*time.Time, len(c.Claims))
 	for i, cl := range c.Claims {
 		accounts[i] = cl.Account
-		if !cl.AsOf.IsZero() {
-			t := budget.HoldsTime(cl.AsOf)
-			asOf[i] = &t
-		}
 	}
 	var held bool
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
@@ -179,24 +174,9 @@ func (s *Store) Hold(ctx context.Context, c budget.HoldCheck, decide budget.Deci
 		// The clock is read once the locks are held: a check that waited
 		// sees the time it decides at.
 		now := budget.HoldsTime(s.now())
-		rows, err := tx.Query(ctx, `
-			SELECT coalesce(sum(h.amount), 0)::text
-			FROM unnest($2::text[], $3::timestamptz[]) WITH ORDINALITY AS c(account, as_of, i)
-			LEFT JOIN budget_holds h ON h.community_id = $1 AND h.account = c.account AND h.requisition <> $4
-				AND (h.expires_at > $5 OR h.confirmed_at > c.as_of OR (h.confirmed_at IS NOT NULL AND c.as_of IS NULL))
-			GROUP BY c.i ORDER BY c.i`, s.community, accounts, asOf, c.Requisition, now)
+		others, err := s.held(ctx, tx, now, c.Requisition, c.Claims)
 		if err != nil {
 			return err
-		}
-		sums, err := pgx.CollectRows(rows, pgx.RowTo[string])
-		if err != nil {
-			return err
-		}
-		others := make([]decimal.Decimal, len(sums))
-		for i, t := range sums {
-			if others[i], err = decimal.NewFromString(t); err != nil {
-				return err
-			}
 		}
 		held = decide(others)
 		if _, err := tx.Exec(ctx, "DELETE FROM budget_holds WHERE community_id = $1 AND requisition = $2", s.community, c.Requisition); err != nil {
@@ -225,6 +205,53 @@ func (s *Store) Hold(ctx context.Context, c budget.HoldCheck, decide budget.Deci
 		return false, unavailable("hold", err)
 	}
 	return held, nil
+}
+
+// querier is a pool or a transaction.
+type querier interface {
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+}
+
+// held sums what requisitions other than req hold on each claim's account.
+func (s *Store) held(ctx context.Context, q querier, now time.Time, req string, claims []budget.Claim) ([]decimal.Decimal, error) {
+	accounts := make([]string, len(claims))
+	asOf := make([]*time.Time, len(claims))
+	for i, cl := range claims {
+		accounts[i] = cl.Account
+		if !cl.AsOf.IsZero() {
+			t := budget.HoldsTime(cl.AsOf)
+			asOf[i] = &t
+		}
+	}
+	rows, err := q.Query(ctx, `
+		SELECT coalesce(sum(h.amount), 0)::text
+		FROM unnest($2::text[], $3::timestamptz[]) WITH ORDINALITY AS c(account, as_of, i)
+		LEFT JOIN budget_holds h ON h.community_id = $1 AND h.account = c.account AND h.requisition <> $4
+			AND (h.expires_at > $5 OR h.confirmed_at > c.as_of OR (h.confirmed_at IS NOT NULL AND c.as_of IS NULL))
+		GROUP BY c.i ORDER BY c.i`, s.community, accounts, asOf, req, now)
+	if err != nil {
+		return nil, err
+	}
+	sums, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, err
+	}
+	out := make([]decimal.Decimal, len(sums))
+	for i, t := range sums {
+		if out[i], err = decimal.NewFromString(t); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// Held implements budget.HoldStore.
+func (s *Store) Held(ctx context.Context, claims []budget.Claim) ([]decimal.Decimal, error) {
+	out, err := s.held(ctx, s.pool, budget.HoldsTime(s.now()), "", claims)
+	if err != nil {
+		return nil, unavailable("held", err)
+	}
+	return out, nil
 }
 
 // Release implements budget.HoldStore.
