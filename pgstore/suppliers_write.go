@@ -21,9 +21,11 @@ var _ supplier.Writer = (*Store)(nil)
 // How writes are stamped (docs: live-data.md): every write of a
 // supplier, contact or remittance address runs in one transaction that
 // first locks its community's row (SELECT ... FOR UPDATE) and then reads
-// the stamp greatest(clock_timestamp(), communities.last_modified + 1 µs)
-// in a statement of its own (so, in READ COMMITTED, it sees the high-water
-// mark the previous holder of the lock committed). A write that changes
+// clock_timestamp() and communities.last_modified in a statement of its
+// own (so, in READ COMMITTED, it sees the high-water mark the previous
+// holder of the lock committed); the stamp is supplier.NextStamp of the
+// two, the greater of the clock and the mark + 1 µs, and a write that
+// would need one past supplier.LastStamp rolls back. A write that changes
 // something stores the stamp as the new high-water mark. The lock is held
 // to the commit, and PostgreSQL makes a transaction visible before it
 // releases its locks, so the writes of one community commit one after
@@ -99,11 +101,10 @@ func updateSet(cols []string) string {
 	return out
 }
 
-// lockCommunity locks the community's row to the end of tx and returns the
-// stamp of a write in it, or an error matching procure.ErrUnknownCommunity.
-// more, when not nil, queues reads that run after the lock in the same
-// round trip.
-func lockCommunity(ctx context.Context, tx pgx.Tx, community string, more func(b *pgx.Batch)) (time.Time, error) {
+// lockCommunity locks the community's row to the end of tx, or returns an
+// error matching procure.ErrUnknownCommunity. more, when not nil, queues
+// reads that run after the lock in the same round trip.
+func lockCommunity(ctx context.Context, tx pgx.Tx, community string, more func(b *pgx.Batch)) error {
 	var lk communityLock
 	b := &pgx.Batch{}
 	lk.queue(b, community)
@@ -111,16 +112,19 @@ func lockCommunity(ctx context.Context, tx pgx.Tx, community string, more func(b
 		more(b)
 	}
 	if err := tx.SendBatch(ctx, b).Close(); err != nil {
-		return time.Time{}, err
+		return err
 	}
-	return lk.result(community)
+	return lk.known(community)
 }
 
-// communityLock is the lock of a community's row and the stamp of the
-// write that holds it, queued into a batch.
+// communityLock is the lock of a community's row and what the stamp of
+// the write that holds it is made of, queued into a batch.
 type communityLock struct {
 	found bool
-	stamp time.Time
+	// now is the database's clock; last the community's high-water mark
+	// (nil: nothing stamped yet). supplier.NextStamp makes the stamp.
+	now  time.Time
+	last *time.Time
 }
 
 // queue queues the lock and the read of the stamp.
@@ -133,10 +137,9 @@ func (lk *communityLock) queue(b *pgx.Batch, community string) {
 	})
 	// A statement of its own, after the lock: it sees what the previous
 	// holder committed.
-	b.Queue(`SELECT greatest(clock_timestamp(), coalesce(last_modified + interval '1 microsecond', '-infinity'))
-		FROM communities WHERE id = $1`, community).Query(func(rows pgx.Rows) error {
+	b.Queue(`SELECT clock_timestamp(), last_modified FROM communities WHERE id = $1`, community).Query(func(rows pgx.Rows) error {
 		for rows.Next() {
-			if err := rows.Scan(&lk.stamp); err != nil {
+			if err := rows.Scan(&lk.now, &lk.last); err != nil {
 				return err
 			}
 		}
@@ -144,13 +147,24 @@ func (lk *communityLock) queue(b *pgx.Batch, community string) {
 	})
 }
 
-// result returns the stamp once the batch has run, or an error matching
+// known returns, once the batch has run, nil or an error matching
 // procure.ErrUnknownCommunity.
-func (lk *communityLock) result(community string) (time.Time, error) {
+func (lk *communityLock) known(community string) error {
 	if !lk.found {
-		return time.Time{}, fmt.Errorf("pgstore: community %q: %w", community, procure.ErrUnknownCommunity)
+		return fmt.Errorf("pgstore: community %q: %w", community, procure.ErrUnknownCommunity)
 	}
-	return supplier.NormalizeTime(lk.stamp), nil
+	return nil
+}
+
+// next returns the stamp of the write (supplier.NextStamp), or an error
+// matching supplier.ErrStampExhausted: the write must then change nothing
+// (runWrite rolls it back).
+func (lk *communityLock) next() (time.Time, error) {
+	var last time.Time
+	if lk.last != nil {
+		last = *lk.last
+	}
+	return supplier.NextStamp(lk.now, last)
 }
 
 // Write transactions in two round trips. A write is a transaction that
@@ -218,7 +232,7 @@ func (s *Store) splitLater(ctx context.Context, community string, refs []bucketR
 		return
 	}
 	_ = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		if _, err := lockCommunity(ctx, tx, community, nil); err != nil {
+		if err := lockCommunity(ctx, tx, community, nil); err != nil {
 			return err
 		}
 		var cur []bucketRef
@@ -293,13 +307,16 @@ func (s *Store) PutSupplier(ctx context.Context, community string, r supplier.Re
 		return err
 	})
 	err := s.runWrite(ctx, first, func() (*pgx.Batch, error) {
-		stamp, err := lk.result(community)
-		if err != nil {
+		if err := lk.known(community); err != nil {
 			return nil, err
 		}
 		if found && sameContent(old, r, zeroRecordDates) {
 			out = old.Detail
 			return nil, nil
+		}
+		stamp, err := lk.next()
+		if err != nil {
+			return nil, err
 		}
 		r.ModifiedDate, r.CreatedDate = stamp, stamp
 		if found {
@@ -369,10 +386,11 @@ func stampNested(d, old *supplier.Detail, stamp time.Time) {
 }
 
 // writeError wraps the error of a write: sentinels and validation errors
-// stay matchable.
+// stay matchable. Validation errors and supplier.ErrStampExhausted, whose
+// text the admin API shows, come back as they are, worded as memstore's.
 func writeError(op string, err error) error {
 	var verr *procure.ValidationError
-	if errors.As(err, &verr) {
+	if errors.As(err, &verr) || errors.Is(err, supplier.ErrStampExhausted) {
 		return err
 	}
 	return fmt.Errorf("pgstore: %s: %w", op, err)
@@ -390,12 +408,15 @@ func (s *Store) DeleteSupplier(ctx context.Context, community string, id uuid.UU
 	first.Queue(`DELETE FROM suppliers WHERE community_id = $1 AND id = $2 RETURNING name, created_date, modified_date`,
 		community, id).Query(func(rows pgx.Rows) error { return scanKeys(rows, &keys) })
 	err := s.runWrite(ctx, first, func() (*pgx.Batch, error) {
-		stamp, err := lk.result(community)
-		if err != nil {
+		if err := lk.known(community); err != nil {
 			return nil, err
 		}
 		if keys == nil {
 			return nil, fmt.Errorf("supplier %s: %w", id, supplier.ErrNotFound)
+		}
+		stamp, err := lk.next()
+		if err != nil {
+			return nil, err
 		}
 		b := &pgx.Batch{}
 		var split []bucketRef // a count that falls splits nothing
@@ -445,17 +466,16 @@ func (sl *supplierLock) queue(b *pgx.Batch, community string, id uuid.UUID) {
 		Query(func(rows pgx.Rows) error { return scanKeys(rows, &sl.keys) })
 }
 
-// result returns the write's stamp, or an error matching
-// procure.ErrUnknownCommunity or supplier.ErrNotFound.
-func (sl *supplierLock) result(community string, id uuid.UUID) (time.Time, error) {
-	stamp, err := sl.communityLock.result(community)
-	if err != nil {
-		return stamp, err
+// found returns nil, or an error matching procure.ErrUnknownCommunity or
+// supplier.ErrNotFound. The write's stamp is sl.next().
+func (sl *supplierLock) found(community string, id uuid.UUID) error {
+	if err := sl.known(community); err != nil {
+		return err
 	}
 	if sl.keys == nil {
-		return stamp, fmt.Errorf("supplier %s: %w", id, supplier.ErrNotFound)
+		return fmt.Errorf("supplier %s: %w", id, supplier.ErrNotFound)
 	}
-	return stamp, nil
+	return nil
 }
 
 func deref(s *string) string {
@@ -587,13 +607,16 @@ func putChild[T any](s *Store, ctx context.Context, community string, supplierID
 	sl.queue(first, community, supplierID)
 	queueLoadDoc(first, t.table, community, supplierID, t.id(&v), &old, &found, t.restore)
 	err := s.runWrite(ctx, first, func() (*pgx.Batch, error) {
-		stamp, err := sl.result(community, supplierID)
-		if err != nil {
+		if err := sl.found(community, supplierID); err != nil {
 			return nil, err
 		}
 		if found && sameContent(old, v, t.zeroDates) {
 			out = old
 			return nil, nil
+		}
+		stamp, err := sl.next()
+		if err != nil {
+			return nil, err
 		}
 		modified, created := t.dates(&v)
 		*modified, *created = stamp, stamp
@@ -638,12 +661,15 @@ func (s *Store) deleteChild(ctx context.Context, table, kind, community string, 
 			return nil
 		})
 	err := s.runWrite(ctx, first, func() (*pgx.Batch, error) {
-		stamp, err := sl.result(community, supplierID)
-		if err != nil {
+		if err := sl.found(community, supplierID); err != nil {
 			return nil, err
 		}
 		if deleted == 0 {
 			return nil, fmt.Errorf("%s %s of supplier %s: %w", kind, id, supplierID, supplier.ErrNotFound)
+		}
+		stamp, err := sl.next()
+		if err != nil {
+			return nil, err
 		}
 		b := &pgx.Batch{}
 		queueStampSupplier(b, community, supplierID, sl.keys, stamp, &split)
