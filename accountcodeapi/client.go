@@ -166,9 +166,65 @@ func (c *Client) Validate(ctx context.Context, req budget.Request) ([]budget.Res
 	// The body is not pooled: the transport may still hold it after Do
 	// returns.
 	body := acxml.AppendRequest(make([]byte, 0, 160+len(req.Lines)*96), &req)
+	var results []budget.Result
+	err := c.exchange(ctx, acxml.Check, body, func(r io.Reader) (err error) {
+		results, err = acxml.DecodeResponse(r)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := budget.CheckReply(req, results); err != nil {
+		return nil, fmt.Errorf("account code check at %s: %w", c.redacted, err)
+	}
+	return results, nil
+}
+
+// Release asks the connector to end every hold and commitment of
+// requisition (it was cancelled, rejected or changed) with an
+// AccountCodeReleaseRequest, and returns how many holds it ended: 0 for a
+// requisition that holds nothing. Errors are Validate's, and a connector
+// that keeps no holds (it answers 501) is an error matching
+// budget.ErrUnsupported. A requisition that is blank or over
+// budget.MaxRequisitionIDLength characters is refused before sending
+// (procure.ErrInvalid).
+func (c *Client) Release(ctx context.Context, requisition string) (int, error) {
+	return c.commit(ctx, acxml.Release, requisition)
+}
+
+// Confirm asks the connector to turn requisition's holds into commitments
+// (a purchase order was issued) with an AccountCodeConfirmRequest, and
+// returns how many holds it confirmed. Errors are Release's.
+func (c *Client) Confirm(ctx context.Context, requisition string) (int, error) {
+	return c.commit(ctx, acxml.Confirm, requisition)
+}
+
+var _ budget.Committer = (*Client)(nil)
+
+func (c *Client) commit(ctx context.Context, kind acxml.Kind, requisition string) (int, error) {
+	if err := budget.ValidateRequisitionID(requisition); err != nil {
+		return 0, fmt.Errorf("account code %s: %w", kind.Root(), err)
+	}
+	if c.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, c.timeout)
+		defer cancel()
+	}
+	var n int
+	err := c.exchange(ctx, kind, acxml.AppendCommitRequest(nil, kind, requisition), func(r io.Reader) (err error) {
+		n, err = acxml.DecodeCommitResponse(r, kind, requisition)
+		return err
+	})
+	return n, err
+}
+
+// exchange POSTs body, a message of kind, and has decode read a successful
+// reply, classifying every failure with the sentinels of package budget
+// (see Client).
+func (c *Client) exchange(ctx context.Context, kind acxml.Kind, body []byte, decode func(io.Reader) error) error {
 	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(body))
 	if err != nil {
-		return nil, fmt.Errorf("%w: account code check at %s: %w", budget.ErrUnavailable, c.redacted, err)
+		return fmt.Errorf("%w: account code check at %s: %w", budget.ErrUnavailable, c.redacted, err)
 	}
 	for k, vs := range c.header {
 		hreq.Header[k] = vs
@@ -178,7 +234,7 @@ func (c *Client) Validate(ctx context.Context, req budget.Request) ([]budget.Res
 
 	resp, err := c.http.Do(hreq)
 	if err != nil {
-		return nil, c.transportError(ctx, "", err)
+		return c.transportError(ctx, "", err)
 	}
 	defer func() {
 		// Drain a little so that the connection can be reused.
@@ -187,32 +243,28 @@ func (c *Client) Validate(ctx context.Context, req budget.Request) ([]budget.Res
 	}()
 
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return nil, c.statusError(resp)
+		return c.statusError(resp, kind)
 	}
 	if ct := resp.Header.Get("Content-Type"); ct != "" {
 		mt, _, err := mime.ParseMediaType(ct)
 		if err != nil || !isXMLMediaType(mt) {
-			return nil, fmt.Errorf("%w: account code check at %s: the reply's content type is %s, not XML",
+			return fmt.Errorf("%w: account code check at %s: the reply's content type is %s, not XML",
 				budget.ErrMalformedReply, c.redacted, acxml.Quote(ct))
 		}
 	}
 	if resp.ContentLength > c.maxReply {
-		return nil, c.tooLarge()
+		return c.tooLarge()
 	}
-	results, err := acxml.DecodeResponse(&limitedReader{r: resp.Body, n: c.maxReply})
-	if err != nil {
+	if err := decode(&limitedReader{r: resp.Body, n: c.maxReply}); err != nil {
 		switch {
 		case errors.Is(err, errReplyTooLarge):
-			return nil, c.tooLarge()
+			return c.tooLarge()
 		case errors.Is(err, budget.ErrMalformedReply):
-			return nil, fmt.Errorf("account code check at %s: %w", c.redacted, err)
+			return fmt.Errorf("account code check at %s: %w", c.redacted, err)
 		}
-		return nil, c.transportError(ctx, "reading the reply: ", err)
+		return c.transportError(ctx, "reading the reply: ", err)
 	}
-	if err := budget.CheckReply(req, results); err != nil {
-		return nil, fmt.Errorf("account code check at %s: %w", c.redacted, err)
-	}
-	return results, nil
+	return nil
 }
 
 // transportError classifies a failure to send or to read: a timeout, or
@@ -235,8 +287,10 @@ func (c *Client) tooLarge() error {
 }
 
 // statusError describes a non-2xx answer, with the connector's error code
-// and message when the body carries them.
-func (c *Client) statusError(resp *http.Response) error {
+// and message when the body carries them. A 501 to a release or confirm
+// matches budget.ErrUnsupported; every other status, and a 501 to a check,
+// budget.ErrUnavailable.
+func (c *Client) statusError(resp *http.Response, kind acxml.Kind) error {
 	detail := ""
 	if body, err := io.ReadAll(io.LimitReader(resp.Body, 8<<10)); err == nil {
 		if code, msg, ok := acxml.DecodeError(body); ok {
@@ -246,8 +300,14 @@ func (c *Client) statusError(resp *http.Response) error {
 			}
 		}
 	}
+	sentinel := budget.ErrUnavailable
+	if resp.StatusCode == http.StatusNotImplemented && kind != acxml.Check {
+		// The connector keeps no holds: a fact of its configuration,
+		// not an outage.
+		sentinel = budget.ErrUnsupported
+	}
 	return fmt.Errorf("%w: account code check at %s: the finance system answered %s%s",
-		budget.ErrUnavailable, c.redacted, resp.Status, detail)
+		sentinel, c.redacted, resp.Status, detail)
 }
 
 func isXMLMediaType(mt string) bool {

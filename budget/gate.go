@@ -135,10 +135,11 @@ type GateConfig struct {
 // A soft stop carries an acknowledgement: an HMAC (with the gate's key)
 // over the gate's community and a canonical encoding of the request (each
 // line's number, account and
-// decimal-normalised amount, so 10.5 and 10.50 are the same; the order of
-// the lines does not matter; and the requisition id, username, organisation
-// unit and finance year), the exact warnings shown (line numbers and
-// messages) and an expiry time. It cannot be forged without the key, and it
+// decimal-normalised amount, so 10.5 and 10.50 are the same, and its
+// splits in their order, each with its account and its percentage or
+// amount; the order of the lines does not matter; and the requisition id,
+// username, organisation unit, finance year and currency), the exact
+// warnings shown (line numbers and messages) and an expiry time. It cannot be forged without the key, and it
 // is worth nothing for other lines, other amounts, other context or other
 // warnings. No server-side state is kept, so any node sharing the key can
 // honour it.
@@ -260,6 +261,58 @@ func (g *Gate) Checkout(ctx context.Context, req Request, ack string) (Decision,
 	}, nil
 }
 
+// Release tells the finance system that requisition will not be ordered
+// as checked (it was cancelled, rejected or changed), so that what its
+// checks hold is free for other requisitions (docs: account-codes.md
+// "Release and confirm"). It returns how many holds ended: 0 for a
+// requisition that holds nothing. Confirm tells it a purchase order was
+// issued, so that the holds become commitments that do not expire.
+//
+// Both go through the gate's validator, which must be a Committer
+// (accountcodeapi.Client is one): otherwise the error matches
+// ErrUnsupported. A requisition that is blank or over
+// MaxRequisitionIDLength characters is an error matching
+// procure.ErrInvalid, and nothing is sent. A finance system that fails or
+// times out is an error matching ErrUnavailable (or ErrTimeout): the holds
+// are then as they were, and a release left undone ends when the holds
+// expire, while a confirm should be retried before they do.
+func (g *Gate) Release(ctx context.Context, requisition string) (int, error) {
+	return g.commit(ctx, "release", requisition, Committer.Release)
+}
+
+// Confirm is described with Release.
+func (g *Gate) Confirm(ctx context.Context, requisition string) (int, error) {
+	return g.commit(ctx, "confirm", requisition, Committer.Confirm)
+}
+
+func (g *Gate) commit(ctx context.Context, what, requisition string, call func(Committer, context.Context, string) (int, error)) (n int, err error) {
+	if err := ValidateRequisitionID(requisition); err != nil {
+		return 0, fmt.Errorf("budget: %s: %w", what, err)
+	}
+	c, ok := g.v.(Committer)
+	if !ok {
+		return 0, fmt.Errorf("budget: %s: the validator keeps no holds: %w", what, ErrUnsupported)
+	}
+	if g.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, g.timeout)
+		defer cancel()
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			n, err = 0, fmt.Errorf("budget: %s: %w: the validator panicked: %v", what, ErrUnavailable, p)
+		}
+	}()
+	n, err = call(c, ctx, requisition)
+	if err != nil {
+		if errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, ErrTimeout) {
+			err = fmt.Errorf("%w: %w", ErrTimeout, err)
+		}
+		return 0, fmt.Errorf("budget: %s: %w", what, err)
+	}
+	return n, nil
+}
+
 // ask calls the validator under the gate's timeout. A panic in the
 // validator is a failed check, not a crashed checkout.
 func (g *Gate) ask(ctx context.Context, req Request) (results []Result, err error) {
@@ -290,9 +343,9 @@ var errNoRequisition = procure.Invalid(procure.SourceBody, "requisitionId", "is 
 // The acknowledgement: version byte, expiry (Unix seconds, big-endian) and
 // the HMAC-SHA256 tag, base64url without padding.
 const (
-	ackVersion = 2 // 2: binds the community
+	ackVersion = 3 // 2: binds the community; 3: the currency and splits
 	ackLen     = 1 + 8 + sha256.Size
-	ackDomain  = "procurekit/budget checkout acknowledgement v2\x00"
+	ackDomain  = "procurekit/budget checkout acknowledgement v3\x00"
 )
 
 func (g *Gate) sign(req Request, results []Result, expires time.Time) string {
@@ -342,6 +395,7 @@ func ackTag(key, header []byte, community string, req Request, results []Result)
 	w.str(req.Username)
 	w.str(req.OrganisationUnit)
 	w.str(req.FinanceYear)
+	w.str(req.Currency)
 
 	lines := req.Lines
 	if !increasing(lines) {
@@ -353,6 +407,23 @@ func ackTag(key, header []byte, community string, req Request, results []Result)
 		w.int(int64(l.Number))
 		w.str(l.Account)
 		w.amount(l.Amount)
+		// Splits in their order: the order decides who gets a leftover
+		// unit. A split's kind comes before its figure, so that 50
+		// percent and an amount of 50 differ.
+		w.uint(uint64(len(l.Splits)))
+		for _, sp := range l.Splits {
+			w.str(sp.Account)
+			switch {
+			case sp.Percentage.Valid:
+				w.uint(1)
+				w.amount(sp.Percentage.Decimal)
+			case sp.Amount.Valid:
+				w.uint(2)
+				w.amount(sp.Amount.Decimal)
+			default:
+				w.uint(0)
+			}
+		}
 	}
 
 	var warnings []Result

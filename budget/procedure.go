@@ -24,6 +24,7 @@ const (
 	ParamOrganisationUnit ProcedureParam = "organisation_unit" // the user's organisation unit
 	ParamFinanceYear      ProcedureParam = "finance_year"      // the financial year, as text
 	ParamRequisitionID    ProcedureParam = "requisition_id"    // the requisition's id
+	ParamCurrency         ProcedureParam = "currency"          // the ISO 4217 code of the amounts, always present at a connector
 )
 
 // DefaultProcedureParams is the parameter list used when none is
@@ -41,9 +42,9 @@ func ParseProcedureParams(s string) ([]ProcedureParam, error) {
 	for _, name := range strings.Split(s, ",") {
 		p := ProcedureParam(strings.TrimSpace(name))
 		switch p {
-		case ParamLines, ParamUsername, ParamOrganisationUnit, ParamFinanceYear, ParamRequisitionID:
+		case ParamLines, ParamUsername, ParamOrganisationUnit, ParamFinanceYear, ParamRequisitionID, ParamCurrency:
 		default:
-			return nil, fmt.Errorf("unknown parameter %s (want lines, username, organisation_unit, finance_year or requisition_id)", quoteShort(string(p)))
+			return nil, fmt.Errorf("unknown parameter %s (want lines, username, organisation_unit, finance_year, requisition_id or currency)", quoteShort(string(p)))
 		}
 		for _, q := range out {
 			if q == p {
@@ -92,12 +93,13 @@ type ProcedureConfig struct {
 // logic, in its database, decides each line; budget figures never leave
 // the database.
 //
-// The lines are passed as JSON text:
+// The lines are passed as JSON text (AppendLinesJSON):
 //
 //	[{"line_number":1,"account":"6100-200","amount":125.50}]
 //
 // where amount is a JSON number written exactly from the decimal (its
-// scale kept, never through a float). The reply is checked strictly: JSON
+// scale kept, never through a float); a split line carries its splits with
+// their allocated amounts instead of an account. The reply is checked strictly: JSON
 // that is not an array of objects with an integer line_number and a string
 // status, or that does not answer every line exactly once with Valid,
 // Invalid or Warning, is an error matching ErrMalformedReply; a failing
@@ -144,7 +146,7 @@ func (p *ProcedureValidator) Validate(ctx context.Context, req Request) ([]Resul
 	for i, param := range p.params {
 		switch param {
 		case ParamLines:
-			args[i] = string(AppendLinesJSON(nil, req.Lines))
+			args[i] = string(AppendLinesJSON(nil, req.Lines, req.Currency))
 		case ParamUsername:
 			args[i] = nullable(req.Username)
 		case ParamOrganisationUnit:
@@ -153,6 +155,8 @@ func (p *ProcedureValidator) Validate(ctx context.Context, req Request) ([]Resul
 			args[i] = nullable(req.FinanceYear)
 		case ParamRequisitionID:
 			args[i] = nullable(req.RequisitionID)
+		case ParamCurrency:
+			args[i] = nullable(req.Currency)
 		}
 	}
 	reply, err := p.call(ctx, args)
@@ -214,21 +218,51 @@ func nullable(s string) any {
 	return s
 }
 
-// AppendLinesJSON appends the JSON text of lines as the stored procedure
-// receives it: [{"line_number":1,"account":"6100-200","amount":125.50}].
-// Amounts are JSON numbers written exactly (FormatAmount).
-func AppendLinesJSON(b []byte, lines []Line) []byte {
+// AppendLinesJSON appends the JSON text of lines, in currency, as the
+// stored procedure receives it (docs: account-codes.md "Stored procedure
+// option"): [{"line_number":1,"account":"6100-200","amount":125.50}] for an
+// unsplit line; a split line has "splits" instead of "account", each split
+// with its account, its allocated amount (Line.Shares) and, when it was
+// split by percentage, that percentage:
+//
+//	{"line_number":2,"amount":100.00,"splits":[{"account":"6100-200","amount":33.33,"percentage":33.3333},...]}
+//
+// Amounts and percentages are JSON numbers written exactly (FormatAmount).
+func AppendLinesJSON(b []byte, lines []Line, currency string) []byte {
 	b = append(b, '[')
-	for i, l := range lines {
+	var shares []Share
+	for i := range lines {
+		l := &lines[i]
 		if i > 0 {
 			b = append(b, ',')
 		}
 		b = append(b, `{"line_number":`...)
 		b = strconv.AppendInt(b, int64(l.Number), 10)
-		b = append(b, `,"account":`...)
-		b = jsontext.AppendString(b, l.Account)
+		if len(l.Splits) == 0 {
+			b = append(b, `,"account":`...)
+			b = jsontext.AppendString(b, l.Account)
+		}
 		b = append(b, `,"amount":`...)
 		b = AppendAmount(b, l.Amount)
+		if len(l.Splits) > 0 {
+			shares = l.AppendShares(shares[:0], currency)
+			b = append(b, `,"splits":[`...)
+			for k, sh := range shares {
+				if k > 0 {
+					b = append(b, ',')
+				}
+				b = append(b, `{"account":`...)
+				b = jsontext.AppendString(b, sh.Account)
+				b = append(b, `,"amount":`...)
+				b = AppendAmount(b, sh.Amount)
+				if p := l.Splits[k].Percentage; p.Valid {
+					b = append(b, `,"percentage":`...)
+					b = AppendAmount(b, p.Decimal)
+				}
+				b = append(b, '}')
+			}
+			b = append(b, ']')
+		}
 		b = append(b, '}')
 	}
 	return append(b, ']')

@@ -18,7 +18,7 @@ func TestAppendLinesJSON(t *testing.T) {
 		line(t, 2, `quote " back \ slash`, "-0.005"),
 		line(t, 3, "tab\tnew\nline\x01 \u2028 é \xff", "12345678901234567890.123456789"),
 	}
-	got := string(budget.AppendLinesJSON(nil, lines))
+	got := string(budget.AppendLinesJSON(nil, lines, ""))
 	// docs: account-codes.md "Stored procedure option": the lines as JSON text,
 	// amounts as JSON numbers written exactly.
 	want := `[{"line_number":1,"account":"6100-200","amount":125.50},` +
@@ -123,6 +123,36 @@ func TestNewProcedureValidator(t *testing.T) {
 	} {
 		if _, err := budget.NewProcedureValidator(cfg); err == nil {
 			t.Errorf("%s: accepted", name)
+		}
+	}
+}
+
+// docs: account-codes.md "Stored procedure option": a split line carries
+// its splits with their allocated amounts, in the request's currency.
+func TestAppendLinesJSONSplits(t *testing.T) {
+	lines := []budget.Line{
+		line(t, 1, "6100-200", "125.50"),
+		splitLine(t, 2, "100.00", pct(t, "A", "33.3333"), pct(t, "B", "33.3333"), pct(t, "C", "33.3334")),
+		splitLine(t, 3, "-10", amt(t, "A", "-4"), amt(t, `B "q"`, "-6.00")),
+	}
+	cases := []struct {
+		currency, want string
+	}{
+		{"NZD", `[{"line_number":1,"account":"6100-200","amount":125.50},` +
+			`{"line_number":2,"amount":100.00,"splits":[{"account":"A","amount":33.33,"percentage":33.3333},{"account":"B","amount":33.33,"percentage":33.3333},{"account":"C","amount":33.34,"percentage":33.3334}]},` +
+			`{"line_number":3,"amount":-10,"splits":[{"account":"A","amount":-4},{"account":"B \"q\"","amount":-6.00}]}]`},
+		// Thousandths of a dinar: the leftover goes further down.
+		{"KWD", `[{"line_number":1,"account":"6100-200","amount":125.50},` +
+			`{"line_number":2,"amount":100.00,"splits":[{"account":"A","amount":33.333,"percentage":33.3333},{"account":"B","amount":33.333,"percentage":33.3333},{"account":"C","amount":33.334,"percentage":33.3334}]},` +
+			`{"line_number":3,"amount":-10,"splits":[{"account":"A","amount":-4},{"account":"B \"q\"","amount":-6.00}]}]`},
+	}
+	for _, c := range cases {
+		got := string(budget.AppendLinesJSON(nil, lines, c.currency))
+		if got != c.want {
+			t.Errorf("AppendLinesJSON in %s:\n got %s\nwant %s", c.currency, got, c.want)
+		}
+		if !json.Valid([]byte(got)) {
+			t.Errorf("not valid JSON: %s", got)
 		}
 	}
 }

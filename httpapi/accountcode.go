@@ -65,6 +65,11 @@ type AccountCodeHandlerOptions struct {
 	// ignored.
 	TrustedProxies []netip.Prefix
 
+	// Currency is the ISO 4217 code of a request that names none
+	// (docs: account-codes.md "Splits and currency"); empty means
+	// budget.DefaultCurrency.
+	Currency string
+
 	// InsecureNoAuth serves without a token, for local trials only: a
 	// connector answers whether an account has budget for an amount, so
 	// an open one is a budget (and, with a stored procedure, permission)
@@ -73,29 +78,46 @@ type AccountCodeHandlerOptions struct {
 }
 
 // AccountCodeHandler is the connector's side of Interface C: an
-// http.Handler for POST /account-code-validation that reads the XML request,
-// asks a budget.Validator, and writes the XML reply.
+// http.Handler for POST /account-code-validation that reads the XML
+// message, asks a budget.Validator, and writes the XML reply. The message's
+// root element says what it asks (docs: account-codes.md): a check
+// (AccountCodeValidationRequest, answered by the validator), or a release
+// or confirm of a requisition's holds (AccountCodeReleaseRequest,
+// AccountCodeConfirmRequest, answered by the validator's budget.Committer).
+// A check without Currency is in the handler's default currency. The
+// caller's address reaches the validator through budget.WithCaller.
 //
 // Answers:
 //   - 401 (UNAUTHORIZED, with WWW-Authenticate: Bearer) before anything
 //     else, when the caller lacks "Authorization: Bearer <Token>" or is
 //     outside AllowedIPs; one answer whichever check failed.
-//   - 200, application/xml; charset=utf-8: an AccountCodeValidationResponse
-//     with one Line per request line, in request order, each with its
-//     LineNumber, Status and Message (empty when there is none).
-//   - 400: a document that is not the request XML (MALFORMED_REQUEST), or a
-//     well-formed one with a bad field (INVALID_FIELD): no Lines or no Line,
-//     a missing element, a LineNumber that is not an integer, a duplicate
-//     line number, a blank Account, an Amount that is empty or not a decimal
-//     number. The message names the element by its path, e.g.
-//     "Lines/Line[2]/Amount: must be a decimal number such as 125.50 (got
-//     "12,50")".
+//   - 200, application/xml; charset=utf-8: to a check, an
+//     AccountCodeValidationResponse with one Line per request line, in
+//     request order, each with its LineNumber, Status and Message (empty
+//     when there is none); to a release or confirm, an
+//     AccountCodeReleaseResponse or AccountCodeConfirmResponse with the
+//     RequisitionId and Changed, how many holds changed (0 for a
+//     requisition that holds nothing).
+//   - 400: a document that is not one of the messages (MALFORMED_REQUEST),
+//     or a well-formed one with a bad field (INVALID_FIELD): no Lines or no
+//     Line, a missing element, a LineNumber that is not an integer, a
+//     duplicate line number, a blank Account, an Amount that is empty or
+//     not a decimal number, or finer than the currency's minor units, a
+//     split that breaks the rules of budget.Split, an unknown Currency, a
+//     RequisitionId over budget.MaxRequisitionIDLength characters, a
+//     release or confirm without one. The message names the element by its
+//     path, e.g. "Lines/Line[2]/Amount: must be a decimal number such as
+//     125.50 (got "12,50")". Nothing is held or changed.
+//   - 501 (NOT_IMPLEMENTED): a release or confirm to a connector whose
+//     validator keeps no holds (it is not a budget.Committer, or it answers
+//     budget.ErrUnsupported).
 //   - 405 with "Allow: POST" for any other method.
 //   - 413 for a body over the limit.
 //   - 415 for a Content-Type other than application/xml or text/xml, or a
 //     charset other than UTF-8 (or its subset US-ASCII).
-//   - 502 (UPSTREAM_FAILED) when the validator fails or breaks the reply
-//     rule (budget.CheckReply); the cause is logged, never sent.
+//   - 502 (UPSTREAM_FAILED) when the validator (or its holds) fails or
+//     breaks the reply rule (budget.CheckReply); the cause is logged, never
+//     sent.
 //
 // Every error answer has an XML body:
 //
@@ -105,6 +127,7 @@ type AccountCodeHandlerOptions struct {
 // it may be mounted on any path; Mount uses AccountCodePath.
 type AccountCodeHandler struct {
 	v         budget.Validator
+	currency  string
 	log       *slog.Logger
 	maxBody   int64
 	tokenHash auth.Hash // SHA-256 of the token; compared, never the token itself
@@ -116,9 +139,10 @@ type AccountCodeHandler struct {
 var _ http.Handler = (*AccountCodeHandler)(nil)
 
 // NewAccountCodeHandler returns a handler that delegates to v, which must
-// not be nil. It panics when v is nil, or when opts has neither a Token nor
-// InsecureNoAuth: a connector without a budget source, or open to anyone,
-// is a programming mistake, better found at start.
+// not be nil. It panics when v is nil, when opts has neither a Token nor
+// InsecureNoAuth, or when opts.Currency is not a currency of
+// budget.MinorUnits: a connector without a budget source, open to anyone,
+// or in no currency is a programming mistake, better found at start.
 func NewAccountCodeHandler(v budget.Validator, opts AccountCodeHandlerOptions) *AccountCodeHandler {
 	if v == nil {
 		panic("httpapi: NewAccountCodeHandler: nil validator")
@@ -126,8 +150,14 @@ func NewAccountCodeHandler(v budget.Validator, opts AccountCodeHandlerOptions) *
 	if opts.Token == "" && !opts.InsecureNoAuth {
 		panic("httpapi: NewAccountCodeHandler: no Token (set InsecureNoAuth to serve without one)")
 	}
+	if opts.Currency == "" {
+		opts.Currency = budget.DefaultCurrency
+	}
+	if _, ok := budget.MinorUnits(opts.Currency); !ok {
+		panic("httpapi: NewAccountCodeHandler: " + acxml.Quote(opts.Currency) + " is not an ISO 4217 currency code")
+	}
 	h := &AccountCodeHandler{
-		v: v, log: opts.Logger, maxBody: opts.MaxBodyBytes,
+		v: v, currency: opts.Currency, log: opts.Logger, maxBody: opts.MaxBodyBytes,
 		tokenHash: auth.HashSecret(opts.Token), noAuth: opts.InsecureNoAuth && opts.Token == "",
 		allowed: slices.Clone(opts.AllowedIPs), trusted: slices.Clone(opts.TrustedProxies),
 	}
@@ -180,7 +210,13 @@ func (h *AccountCodeHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	body := http.MaxBytesReader(w, r.Body, h.maxBody)
-	req, err := acxml.DecodeRequest(body)
+	msg, err := acxml.DecodeMessage(body)
+	if err == nil && msg.Kind == acxml.Check && msg.Request.Currency == "" {
+		// The amounts were not checked against a currency's minor units:
+		// check them against the default's.
+		msg.Request.Currency = h.currency
+		err = acxml.ValidateRequest(&msg.Request)
+	}
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		var ve *procure.ValidationError
@@ -190,7 +226,7 @@ func (h *AccountCodeHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		case errors.As(err, &ve):
 			// classify answers it: 400 INVALID_FIELD with the field paths
 		case errors.Is(err, acxml.ErrMalformed):
-			err = newError(http.StatusBadRequest, CodeMalformedRequest, "the body is not an "+acxml.RequestRoot+" document: "+strings.TrimPrefix(err.Error(), acxml.ErrMalformed.Error()+": "))
+			err = newError(http.StatusBadRequest, CodeMalformedRequest, "the body is not an "+acxml.MessageRoots+" document: "+strings.TrimPrefix(err.Error(), acxml.ErrMalformed.Error()+": "))
 		default:
 			err = newError(http.StatusBadRequest, CodeMalformedRequest, "the request body could not be read")
 		}
@@ -198,8 +234,14 @@ func (h *AccountCodeHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
+	ctx := budget.WithCaller(r.Context(), auth.ClientIP(r.RemoteAddr, r.Header[hdrXFF], h.trusted).String())
+	if msg.Kind != acxml.Check {
+		h.commit(w, r.WithContext(ctx), msg)
+		return
+	}
+	req := msg.Request
 
-	results, err := h.v.Validate(r.Context(), req)
+	results, err := h.v.Validate(ctx, req)
 	if err == nil {
 		err = budget.CheckReply(req, results)
 	}
@@ -207,7 +249,7 @@ func (h *AccountCodeHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		var ve *procure.ValidationError
 		switch {
 		case errors.As(err, &ve):
-			h.fail(w, r, err)
+			h.fail(w, r, acxml.ElementPaths(err))
 		case r.Context().Err() != nil && errors.Is(err, context.Canceled):
 			// The caller has gone; nobody reads an answer.
 			h.log.InfoContext(r.Context(), "account code validation abandoned by the caller", "err", err)
@@ -226,6 +268,45 @@ func (h *AccountCodeHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		*bp = b
 		xmlBufPool.Put(bp)
 	}
+}
+
+// commit answers a release or confirm through the validator's
+// budget.Committer.
+func (h *AccountCodeHandler) commit(w http.ResponseWriter, r *http.Request, msg acxml.Message) {
+	c, ok := h.v.(budget.Committer)
+	if !ok {
+		h.fail(w, r, errNoHolds(msg.Kind))
+		return
+	}
+	var n int
+	var err error
+	if msg.Kind == acxml.Release {
+		n, err = c.Release(r.Context(), msg.RequisitionID)
+	} else {
+		n, err = c.Confirm(r.Context(), msg.RequisitionID)
+	}
+	if err != nil {
+		var ve *procure.ValidationError
+		switch {
+		case errors.Is(err, budget.ErrUnsupported):
+			h.fail(w, r, errNoHolds(msg.Kind))
+		case errors.As(err, &ve):
+			h.fail(w, r, acxml.ElementPaths(err))
+		case r.Context().Err() != nil && errors.Is(err, context.Canceled):
+			h.log.InfoContext(r.Context(), "account code "+msg.Kind.Root()+" abandoned by the caller", "err", err)
+		default:
+			h.log.ErrorContext(r.Context(), "account code "+msg.Kind.Root()+" failed", "requisition", msg.RequisitionID, "err", err)
+			h.fail(w, r, newError(http.StatusBadGateway, CodeUpstreamFailed,
+				"the holds could not be changed; the connector's log has the cause"))
+		}
+		return
+	}
+	writeXML(w, http.StatusOK, acxml.AppendCommitResponse(nil, msg.Kind, msg.RequisitionID, n))
+}
+
+func errNoHolds(k acxml.Kind) error {
+	return newError(http.StatusNotImplemented, CodeNotImplemented,
+		"this connector keeps no holds, so it cannot answer an "+k.Root())
 }
 
 // authenticate checks the caller's address against the allowlist and its
