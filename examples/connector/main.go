@@ -24,7 +24,22 @@
 //
 // With a table, a sum of lines over an account's budget is Invalid, or
 // Warning with -over-budget warning; an account absent from the table is
-// Invalid.
+// Invalid. The table may carry the optional columns warn_percent,
+// tolerance_percent and as_of (docs: account-codes.md "Tolerance").
+//
+// Holds (docs: account-codes.md "Holds"): with a table, a check with a
+// RequisitionId that has no Invalid line holds its amounts, and other
+// requisitions see only what is left; AccountCodeReleaseRequest and
+// AccountCodeConfirmRequest end holds or make them commitments, and
+// -hold-for (72h by default) bounds a hold's life. Holds live in the
+// connector's memory (a restart forgets them: the connector says so at
+// start) unless -holds-postgres DSN keeps them in PostgreSQL, shared by
+// every connector given the same DSN. GET /account-code-validation/holds
+// ?account=X lists an account's holds and commitments (same
+// authentication). -show-available puts what is available in the
+// messages. -audit FILE appends every check, release, confirm and expiry
+// to FILE as JSON lines (reopened on SIGHUP, for log rotation); with
+// -holds-postgres they also go to the audit table beside the holds.
 //
 // Callers (docs: account-codes.md "Connector callers"): every request must
 // carry "Authorization: Bearer <secret>", the secret taken from the
@@ -64,6 +79,7 @@ import (
 
 	"github.com/procurekit/procure/auth"
 	"github.com/procurekit/procure/budget"
+	"github.com/procurekit/procure/budget/pgholds"
 	"github.com/procurekit/procure/httpapi"
 )
 
@@ -124,6 +140,10 @@ type config struct {
 	allow      []netip.Prefix
 	noAuth     bool
 	maxBody    int64
+	holdsPG    string
+	holdFor    time.Duration
+	showAvail  bool
+	audit      string
 	set        map[string]bool // flags given on the command line
 }
 
@@ -150,6 +170,10 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&cfg.allowText, "allow", "", "comma-separated `CIDRs` (or addresses) callers must come from (default: any address)")
 	fs.BoolVar(&cfg.noAuth, "insecure-no-auth", false, "serve without the "+TokenEnv+" secret (local trials only)")
 	fs.Int64Var(&cfg.maxBody, "max-body", httpapi.DefaultAccountCodeMaxBody, "largest request body in `bytes` (larger: 413)")
+	fs.StringVar(&cfg.holdsPG, "holds-postgres", "", "PostgreSQL `DSN` keeping the holds, shared by every connector given it (default: in memory, forgotten on restart)")
+	fs.DurationVar(&cfg.holdFor, "hold-for", budget.DefaultHoldFor, "how long a hold lasts unless released or confirmed (table options only)")
+	fs.BoolVar(&cfg.showAvail, "show-available", false, "state what is available on an account in the messages (table options only)")
+	fs.StringVar(&cfg.audit, "audit", "", "append every check, release, confirm and expiry to this `file` as JSON lines (reopened on SIGHUP)")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: %s=<secret> connector [-addr host:port] [-allow CIDR,...] (-table FILE.csv [-over-budget warning] | -postgres DSN (-call SQL | -table-query SQL)) [-refresh interval]\n\n", TokenEnv)
 		fs.PrintDefaults()
@@ -188,6 +212,10 @@ func (c *config) check() error {
 		return configErrorf("-refresh applies to the budget table options, not to -call")
 	case c.call == "" && c.set["call-params"]:
 		return configErrorf("-call-params applies only with -call")
+	case c.call != "" && (c.holdsPG != "" || c.set["hold-for"] || c.showAvail):
+		return configErrorf("-holds-postgres, -hold-for and -show-available apply to the budget table options, not to -call (the procedure decides)")
+	case c.holdFor <= 0:
+		return configErrorf("-hold-for must be positive (got %s)", c.holdFor)
 	case c.refresh < 0:
 		return configErrorf("-refresh must not be negative")
 	case c.timeout < 0:
@@ -239,16 +267,23 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return configErrorf("%s is %d bytes long; use at least 16 (e.g. openssl rand -hex 32)", TokenEnv, len(token))
 	}
 
-	v, describe, closeSource, err := openSource(ctx, cfg, log)
+	hs, err := openHolds(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer hs.close()
+	v, describe, closeSource, err := openSource(ctx, cfg, log, hs)
 	if err != nil {
 		return err
 	}
 	defer closeSource()
 
 	mux := http.NewServeMux()
-	httpapi.NewAccountCodeHandler(v, httpapi.AccountCodeHandlerOptions{
+	h := httpapi.NewAccountCodeHandler(v, httpapi.AccountCodeHandlerOptions{
 		Logger: log, Token: token, InsecureNoAuth: cfg.noAuth, AllowedIPs: cfg.allow, MaxBodyBytes: cfg.maxBody,
-	}).Mount(mux)
+	})
+	h.Mount(mux)
+	mux.Handle(httpapi.AccountCodeHoldsPath, h.HoldsHandler())
 
 	ln, err := net.Listen("tcp", cfg.addr)
 	if err != nil {
@@ -266,6 +301,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "connector serving POST http://%s%s\n", ln.Addr(), httpapi.AccountCodePath)
 	fmt.Fprintf(stdout, "  budget source: %s\n", describe)
+	if cfg.call == "" {
+		fmt.Fprintf(stdout, "  holds: %s; each lasts %s unless released or confirmed\n", hs.describe, cfg.holdFor)
+	}
+	if hs.auditDescribe != "" {
+		fmt.Fprintf(stdout, "  audit: %s\n", hs.auditDescribe)
+	}
 	switch {
 	case cfg.noAuth:
 		fmt.Fprintf(stdout, "  callers: NOT AUTHENTICATED (-insecure-no-auth); allowlist: %s\n", allowDescription(cfg.allow))
@@ -277,15 +318,19 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 
 // openSource builds the validator of the configured budget source, checking
 // that it works. describe is a line for the operator (no secrets).
-func openSource(ctx context.Context, cfg config, log *slog.Logger) (v budget.Validator, describe string, closeFn func(), err error) {
+func openSource(ctx context.Context, cfg config, log *slog.Logger, hs *holdsSetup) (v budget.Validator, describe string, closeFn func(), err error) {
 	over, err := overBudgetStatus(cfg.overBudget)
 	if err != nil {
 		return nil, "", nil, err
 	}
+	tableConfig := func(load budget.TableLoader) budget.TableConfig {
+		return budget.TableConfig{
+			Load: load, Refresh: cfg.refresh, OverBudget: over, Logger: log,
+			Holds: hs.store, HoldFor: cfg.holdFor, ShowAvailable: cfg.showAvail, Audit: hs.audit,
+		}
+	}
 	if cfg.table != "" {
-		tv, err := budget.NewTableValidator(ctx, budget.TableConfig{
-			Load: budget.CSVFile(cfg.table), Refresh: cfg.refresh, OverBudget: over, Logger: log,
-		})
+		tv, err := budget.NewTableValidator(ctx, tableConfig(budget.CSVFile(cfg.table)))
 		if err != nil {
 			return nil, "", nil, &configError{err}
 		}
@@ -321,9 +366,7 @@ func openSource(ctx context.Context, cfg config, log *slog.Logger) (v budget.Val
 		return pv, fmt.Sprintf("stored procedure (%s)", strings.Join(strings.Split(cfg.callParams, ","), ", ")), func() { db.Close() }, nil
 	}
 
-	tv, err := budget.NewTableValidator(ctx, budget.TableConfig{
-		Load: budget.SQLQuery(db, cfg.tableQuery), Refresh: cfg.refresh, OverBudget: over, Logger: log,
-	})
+	tv, err := budget.NewTableValidator(ctx, tableConfig(budget.SQLQuery(db, cfg.tableQuery)))
 	if err != nil {
 		db.Close()
 		return nil, "", nil, configErrorf("-table-query: %w", err)
@@ -389,4 +432,96 @@ type statusWriter struct {
 func (w *statusWriter) WriteHeader(status int) {
 	w.status = status
 	w.ResponseWriter.WriteHeader(status)
+}
+
+// holdsSetup is where holds and audit entries go.
+type holdsSetup struct {
+	store         budget.HoldStore // nil with -call
+	audit         budget.AuditLog  // nil: no audit log
+	describe      string
+	auditDescribe string
+	close         func()
+}
+
+// openHolds opens the holds store and the audit log of cfg. The audit file
+// is reopened on SIGHUP until ctx is done.
+func openHolds(ctx context.Context, cfg config, log *slog.Logger) (*holdsSetup, error) {
+	hs := &holdsSetup{close: func() {}}
+	if cfg.call != "" {
+		if cfg.audit != "" {
+			return nil, configErrorf("-audit applies to the budget table options, not to -call")
+		}
+		return hs, nil
+	}
+	var closers []func()
+	hs.close = func() {
+		for i := len(closers) - 1; i >= 0; i-- {
+			closers[i]()
+		}
+	}
+	var logs multiAudit
+	if cfg.holdsPG != "" {
+		pctx, cancel := context.WithTimeout(ctx, connectTimeout)
+		s, err := pgholds.Open(pctx, cfg.holdsPG, pgholds.Options{})
+		cancel()
+		if err != nil {
+			return nil, configErrorf("-holds-postgres: %w", err)
+		}
+		closers = append(closers, s.Close)
+		hs.store, hs.describe = s, "in PostgreSQL (-holds-postgres), shared by every connector using it"
+		logs = append(logs, s)
+		hs.auditDescribe = "the budget_audit table beside the holds"
+	} else {
+		hs.store, hs.describe = budget.NewMemHolds(nil), "in memory: a restart forgets every hold (use -holds-postgres to keep them)"
+	}
+	if cfg.audit != "" {
+		f, err := budget.OpenAuditFile(cfg.audit)
+		if err != nil {
+			hs.close()
+			return nil, configErrorf("-audit: %w", err)
+		}
+		closers = append(closers, func() { f.Close() })
+		logs = append(logs, f)
+		if hs.auditDescribe != "" {
+			hs.auditDescribe += " and "
+		}
+		hs.auditDescribe += cfg.audit + " (JSON lines; reopened on SIGHUP)"
+		hup := make(chan os.Signal, 1)
+		signal.Notify(hup, syscall.SIGHUP)
+		done := make(chan struct{})
+		go func() {
+			for {
+				select {
+				case <-ctx.Done():
+					return
+				case <-done:
+					return
+				case <-hup:
+					if err := f.Reopen(); err != nil {
+						log.Error("reopening the audit log failed; still writing to the old file", "err", err)
+					} else {
+						log.Info("audit log reopened", "file", cfg.audit)
+					}
+				}
+			}
+		}()
+		closers = append(closers, func() { signal.Stop(hup); close(done) })
+	}
+	if len(logs) > 0 {
+		hs.audit = logs
+	}
+	return hs, nil
+}
+
+// multiAudit records each entry in every log, in order; the first failure
+// fails the request.
+type multiAudit []budget.AuditLog
+
+func (m multiAudit) Record(ctx context.Context, e budget.AuditEntry) error {
+	for _, l := range m {
+		if err := l.Record(ctx, e); err != nil {
+			return err
+		}
+	}
+	return nil
 }
