@@ -17,7 +17,18 @@ package main
 //	 "acknowledgement": "<from a previous soft stop>"}
 //
 // Only lines is required; amount is a decimal as a JSON string or number.
-// Answers:
+// A checkout with a requisitionId that is not a hard stop holds its
+// amounts (docs: account-codes.md "Holds"), until the requisition is
+// cancelled or confirmed, or the hold expires:
+//
+//	POST /demo/checkout/cancel   {"requisitionId": "REQ-1001"}   (Gate.Release)
+//	POST /demo/checkout/confirm  {"requisitionId": "REQ-1001"}   (Gate.Confirm: a purchase order was issued)
+//
+// answer 200 {"requisitionId": "REQ-1001", "changed": 1} (0 for a
+// requisition that holds nothing), 400 without a requisitionId, 501 when
+// the finance system keeps no holds, 503 when it is unavailable.
+//
+// Answers of the checkout:
 //
 //	200 {"decision": "proceed" | "hard_stop" | "soft_stop", "message": "...",
 //	     "lines": [{"lineNumber": 1, "status": "Valid", "message": ""}],
@@ -28,13 +39,17 @@ package main
 //
 // With the in-memory tables, a sum over an account's budget is a Warning
 // (so that the soft stop can be tried) and an account absent from the
-// table is Invalid. Acknowledgements are bound to the community: every
+// table is Invalid. The tables are checked by the connector's own engine,
+// budget.TableValidator, reading the community's table at every check
+// (an admin API edit counts at once), with each community's holds in a
+// budget.HoldStore of its own. Acknowledgements are bound to the community: every
 // gate binds its community id into what it signs (so one key for the
 // whole deployment would be safe), and each community's gate here also
 // signs with its own key, derived from one demo key.
 
 import (
 	"bytes"
+	"context"
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
@@ -47,6 +62,7 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/procurekit/procure"
 	"github.com/procurekit/procure/accountcodeapi"
@@ -87,6 +103,11 @@ type checkoutConfig struct {
 	// Logger receives the causes of unavailable checks; nil means
 	// slog.Default().
 	Logger *slog.Logger
+	// Holds returns the holds store of a community's budget table; nil
+	// keeps each community's holds in memory (budget.MemHolds).
+	Holds func(community string) (budget.HoldStore, error)
+	// HoldFor is how long a hold lasts; zero means budget.DefaultHoldFor.
+	HoldFor time.Duration
 }
 
 // checkoutBudgets is a store of per-community budget tables: memstore.Store
@@ -124,12 +145,80 @@ func mountCheckoutDemo(mux *http.ServeMux, cfg checkoutConfig) error {
 		}
 		d.finance = client
 	}
+	if cfg.Holds == nil {
+		d.cfg.Holds = func(string) (budget.HoldStore, error) { return budget.NewMemHolds(nil), nil }
+	}
 	mux.Handle("POST "+checkoutPath, d)
-	mux.HandleFunc(checkoutPath, func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Allow", http.MethodPost)
-		checkoutError(w, http.StatusMethodNotAllowed, httpapi.CodeMethodNotAllowed, "method "+r.Method+" is not allowed on this path; allowed: POST")
-	})
+	mux.Handle("POST "+checkoutCancelPath, d.commitHandler(false))
+	mux.Handle("POST "+checkoutConfirmPath, d.commitHandler(true))
+	for _, p := range []string{checkoutPath, checkoutCancelPath, checkoutConfirmPath} {
+		mux.HandleFunc(p, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Allow", http.MethodPost)
+			checkoutError(w, http.StatusMethodNotAllowed, httpapi.CodeMethodNotAllowed, "method "+r.Method+" is not allowed on this path; allowed: POST")
+		})
+	}
 	return nil
+}
+
+// The demo's cancel and confirm routes.
+const (
+	checkoutCancelPath  = checkoutPath + "/cancel"
+	checkoutConfirmPath = checkoutPath + "/confirm"
+)
+
+type commitRequest struct {
+	RequisitionID string `json:"requisitionId"`
+}
+
+type commitResponse struct {
+	RequisitionID string `json:"requisitionId"`
+	Changed       int    `json:"changed"`
+}
+
+// commitHandler serves cancel (Gate.Release) or, when confirm is true,
+// confirm (Gate.Confirm).
+func (d *checkoutDemo) commitHandler(confirm bool) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p, ok := d.authenticate(w, r)
+		if !ok {
+			return
+		}
+		body, ok := readJSONBody(w, r)
+		if !ok {
+			return
+		}
+		var in commitRequest
+		if err := json.Unmarshal(body, &in); err != nil {
+			checkoutError(w, http.StatusBadRequest, httpapi.CodeMalformedRequest, "the body is not a cancel or confirm request: "+err.Error())
+			return
+		}
+		if err := budget.ValidateRequisitionID(in.RequisitionID); err != nil {
+			checkoutError(w, http.StatusBadRequest, httpapi.CodeInvalidField, err.Error())
+			return
+		}
+		g, err := d.gate(p.Community)
+		if err != nil {
+			d.cfg.Logger.ErrorContext(r.Context(), "checkout demo: gate", "err", err)
+			checkoutError(w, http.StatusInternalServerError, httpapi.CodeInternal, "internal server error")
+			return
+		}
+		op := g.Release
+		if confirm {
+			op = g.Confirm
+		}
+		n, err := op(r.Context(), in.RequisitionID)
+		switch {
+		case err == nil:
+			checkoutJSON(w, http.StatusOK, commitResponse{RequisitionID: in.RequisitionID, Changed: n})
+		case errors.Is(err, budget.ErrUnsupported):
+			checkoutError(w, http.StatusNotImplemented, httpapi.CodeNotImplemented, "the finance system keeps no holds")
+		case errors.Is(err, procure.ErrInvalid):
+			checkoutError(w, http.StatusBadRequest, httpapi.CodeInvalidField, err.Error())
+		default:
+			d.cfg.Logger.WarnContext(r.Context(), "checkout demo: cancel or confirm unavailable", "community", p.Community, "err", err)
+			checkoutJSON(w, http.StatusServiceUnavailable, checkoutResponse{Decision: budget.Unavailable.String(), Message: budget.UnavailableMessage})
+		}
+	})
 }
 
 type checkoutDemo struct {
@@ -146,7 +235,20 @@ func (d *checkoutDemo) gate(community string) (*budget.Gate, error) {
 	}
 	v := d.finance
 	if v == nil {
-		v = budget.LiveTable(d.cfg.Store.BudgetLoader(community), d.cfg.OverBudget)
+		holds, err := d.cfg.Holds(community)
+		if err != nil {
+			return nil, err
+		}
+		// The expiry loop of a community's validator lasts as long as the
+		// server; a gate is made once per community.
+		tv, err := budget.NewTableValidator(context.Background(), budget.TableConfig{
+			Load: d.cfg.Store.BudgetLoader(community), LoadEach: true, OverBudget: d.cfg.OverBudget,
+			Holds: holds, HoldFor: d.cfg.HoldFor, Logger: d.cfg.Logger,
+		})
+		if err != nil {
+			return nil, err
+		}
+		v = tv
 	}
 	mac := hmac.New(sha256.New, d.cfg.Key)
 	mac.Write([]byte("checkout demo community\x00" + community))
@@ -188,36 +290,56 @@ type checkoutResult struct {
 	Message    string `json:"message"`
 }
 
-func (d *checkoutDemo) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+// authenticate answers the request itself and returns false when its
+// bearer token does not authenticate it.
+func (d *checkoutDemo) authenticate(w http.ResponseWriter, r *http.Request) (auth.Principal, bool) {
 	p, err := d.bearer.Authenticate(r.Context(), r.Header.Get("Authorization"))
 	if err != nil {
 		if errors.Is(err, auth.ErrUnauthenticated) {
 			w.Header().Set("WWW-Authenticate", "Bearer")
 			checkoutError(w, http.StatusUnauthorized, httpapi.CodeUnauthorized, "authentication failed")
-			return
+			return p, false
 		}
 		if httpapi.IsUnavailable(err) { // the database is down or timed out
 			d.cfg.Logger.WarnContext(r.Context(), "checkout demo: token lookup unavailable", "err", err)
 			w.Header().Set("Retry-After", strconv.Itoa(httpapi.RetryAfterSeconds))
 			checkoutError(w, http.StatusServiceUnavailable, httpapi.CodeUnavailable, "the service is temporarily unavailable: retry after "+strconv.Itoa(httpapi.RetryAfterSeconds)+" seconds")
-			return
+			return p, false
 		}
 		d.cfg.Logger.ErrorContext(r.Context(), "checkout demo: token lookup failed", "err", err)
 		checkoutError(w, http.StatusInternalServerError, httpapi.CodeInternal, "internal server error")
-		return
+		return p, false
 	}
+	return p, true
+}
+
+// readJSONBody reads a JSON body of at most checkoutMaxBody bytes, or
+// answers the request itself and returns false.
+func readJSONBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
 	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
 		checkoutError(w, http.StatusUnsupportedMediaType, httpapi.CodeUnsupportedMediaType, "the body must be JSON: send Content-Type application/json")
-		return
+		return nil, false
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, checkoutMaxBody))
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
 			checkoutError(w, http.StatusRequestEntityTooLarge, httpapi.CodePayloadTooLarge, "the body is larger than 1 MiB")
-			return
+			return nil, false
 		}
 		checkoutError(w, http.StatusBadRequest, httpapi.CodeMalformedRequest, "the request body could not be read")
+		return nil, false
+	}
+	return body, true
+}
+
+func (d *checkoutDemo) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	p, ok := d.authenticate(w, r)
+	if !ok {
+		return
+	}
+	body, ok := readJSONBody(w, r)
+	if !ok {
 		return
 	}
 	var in checkoutRequest
