@@ -182,8 +182,10 @@ type scimAPI struct {
 	log     *slog.Logger
 }
 
-// handle registers each method's handler on path, and a SCIM 405 for any
-// other method. GET implies HEAD (net/http's ServeMux does so).
+// handle registers each method's handler on path, and for any other
+// method a SCIM 501 with an Allow header: RFC 7644 3.12 has no 405, and
+// names 501 for an operation the service provider does not offer. GET
+// implies HEAD (net/http's ServeMux does so).
 func (a *scimAPI) handle(mux *http.ServeMux, path string, methods map[string]http.Handler) {
 	allowed := make([]string, 0, len(methods)+1)
 	for m, h := range methods {
@@ -197,7 +199,7 @@ func (a *scimAPI) handle(mux *http.ServeMux, path string, methods map[string]htt
 	allow := strings.Join(allowed, ", ")
 	mux.Handle(path, routed(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Allow", allow)
-		writeSCIMError(w, http.StatusMethodNotAllowed, "", "method "+r.Method+" is not allowed on this path; allowed: "+allow)
+		writeSCIMError(w, http.StatusNotImplemented, "", "method "+r.Method+" is not supported on this path; supported: "+allow)
 	})))
 }
 

@@ -15,16 +15,19 @@ import (
 const scimBaseMark = "\x00base\x00"
 
 type scimAttr struct {
-	Name          string     `json:"name"`
-	Type          string     `json:"type"`
-	MultiValued   bool       `json:"multiValued"`
-	Description   string     `json:"description"`
-	Required      bool       `json:"required"`
-	CaseExact     bool       `json:"caseExact"`
-	Mutability    string     `json:"mutability"`
-	Returned      string     `json:"returned"`
-	Uniqueness    string     `json:"uniqueness"`
-	SubAttributes []scimAttr `json:"subAttributes,omitempty"`
+	Name        string `json:"name"`
+	Type        string `json:"type"`
+	MultiValued bool   `json:"multiValued"`
+	Description string `json:"description"`
+	Required    bool   `json:"required"`
+	CaseExact   bool   `json:"caseExact"`
+	Mutability  string `json:"mutability"`
+	Returned    string `json:"returned"`
+	Uniqueness  string `json:"uniqueness"`
+	// CanonicalValues are the values RFC 7643 suggests for a type
+	// sub-attribute; identity providers read them when mapping.
+	CanonicalValues []string   `json:"canonicalValues,omitempty"`
+	SubAttributes   []scimAttr `json:"subAttributes,omitempty"`
 }
 
 func attr(name, typ, description string, opts ...func(*scimAttr)) scimAttr {
@@ -36,6 +39,9 @@ func attr(name, typ, description string, opts ...func(*scimAttr)) scimAttr {
 }
 
 func multi(a *scimAttr) { a.MultiValued = true }
+func canonical(values ...string) func(*scimAttr) {
+	return func(a *scimAttr) { a.CanonicalValues = values }
+}
 func exact(a *scimAttr) { a.CaseExact = true }
 func sub(subs ...scimAttr) func(*scimAttr) {
 	return func(a *scimAttr) { a.SubAttributes = subs }
@@ -54,17 +60,18 @@ var (
 		attr("emails", "complex", "The user holds one e-mail address (Interface B's email): on input the primary one, else the first of type work, else the first; on output one entry of type work, primary.",
 			multi, sub(
 				attr("value", "string", "The address."),
-				attr("type", "string", "Always work on output."),
+				attr("type", "string", "Always work on output.", canonical("work", "home", "other")),
 				attr("primary", "boolean", "Always true on output."))),
 		attr("phoneNumbers", "complex", "The user holds one phone number (Interface B's phone): on input the primary one, else the first; on output one entry of type work.",
 			multi, sub(
 				attr("value", "string", "The number."),
-				attr("type", "string", "Always work on output."))),
+				attr("type", "string", "Always work on output.", canonical("work", "home", "mobile", "fax", "pager", "other")))),
 		attr("active", "boolean", "Whether the user can log in (Interface B's enabled). Defaults to true on create; the strings \"True\" and \"False\" are accepted."),
 	}
 	scimExtensionAttrs = []scimAttr{
 		attr("organisationUnits", "complex", "Organisation units of the user.", multi, codeAttrs),
-		attr("roles", "complex", "Roles of the user; the community's auto-roles are added on every create and update.", multi, codeAttrs),
+		attr("roleCodes", "complex", "Role codes of the user; the community's auto-roles are added on every create and update. "+
+			"Named so as not to redefine the core attribute roles (RFC 7643 3.3); input under the former name roles is still accepted.", multi, codeAttrs),
 		attr("buyerGroups", "complex", "Buyer groups of the user.", multi, codeAttrs),
 		attr("approverGroups", "complex", "Approver groups of the user.", multi, codeAttrs),
 		attr("attributes", "complex", "Custom attributes, unique by name.", multi, sub(

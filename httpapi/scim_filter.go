@@ -3,15 +3,27 @@ package httpapi
 import (
 	"encoding/json"
 	"net/http"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/procurekit/procure/user"
 )
 
-// A SCIM filter (RFC 7644 3.4.2.2), the part identity providers use:
-// comparisons "attr op value" joined by "and". Attribute names and
-// operators compare case-insensitively; a value is a JSON literal.
+// A SCIM filter (RFC 7644 3.4.2.2): comparisons "attr op value" (or "attr
+// pr"), value paths "emails[type eq \"work\"]", "not (...)", "and", "or"
+// and grouping parentheses, with not binding tighter than and, and and
+// tighter than or. Attribute names, operators and the logical words
+// compare case-insensitively; a value is a JSON literal. The whole grammar
+// is parsed, so that a filter is read as the RFC reads it (the
+// differential test checks the reading against scim2/filter-parser);
+// what /Users can then answer (userFilter) and what a PATCH path may
+// select (conjunction) are narrower, each refusal naming what it lacks.
+//
+// The parser is written here rather than taken from filter-parser because
+// PATCH paths need the same comparisons, the error messages name the
+// position for a client, and the two uses need the parts of a filter, not
+// a general evaluator.
 
 // scimComparison is one "attr op value" of a filter.
 type scimComparison struct {
@@ -20,73 +32,203 @@ type scimComparison struct {
 	value any    // string, bool, float64 or nil, as JSON decodes it
 }
 
-// parseSCIMFilter parses comparisons joined by "and". Anything else - or,
-// not, parentheses, a value path, a missing value - is an error with the
-// position, for a 400 invalidFilter.
-func parseSCIMFilter(s string) ([]scimComparison, error) {
-	var out []scimComparison
-	rest := strings.TrimSpace(s)
-	for {
-		var c scimComparison
-		var err error
-		c, rest, err = parseComparison(rest)
+// filterNode is a parsed filter: a comparison, a logical node (and, or,
+// with left and right), a not (left), or a value path (cmp.attr with its
+// filter in left).
+type filterNode struct {
+	kind        filterKind
+	cmp         scimComparison
+	left, right *filterNode
+}
+
+type filterKind uint8
+
+const (
+	filterCompare filterKind = iota
+	filterAnd
+	filterOr
+	filterNot
+	filterValuePath
+)
+
+// maxFilterDepth bounds the nesting of parentheses, not and value paths,
+// so that a filter of a few kilobytes cannot recurse without end.
+const maxFilterDepth = 32
+
+// parseSCIMFilter parses a whole filter. An error, for a 400
+// invalidFilter, names the position.
+func parseSCIMFilter(s string) (*filterNode, error) {
+	p := filterParser{s: s}
+	n, err := p.or(0, false)
+	if err != nil {
+		return nil, err
+	}
+	if p.skipSpace(); p.i < len(p.s) {
+		return nil, filterError("expected \"and\", \"or\" or the end of the filter at " + p.rest())
+	}
+	return n, nil
+}
+
+type filterParser struct {
+	s string
+	i int
+}
+
+func (p *filterParser) rest() string { return quoteFilter(p.s[p.i:]) }
+
+func (p *filterParser) skipSpace() {
+	for p.i < len(p.s) && (p.s[p.i] == ' ' || p.s[p.i] == '\t' || p.s[p.i] == '\r' || p.s[p.i] == '\n') {
+		p.i++
+	}
+}
+
+// keyword consumes word (case-insensitive) when it stands at the position
+// followed by white space or, for not, a parenthesis.
+func (p *filterParser) keyword(word string) bool {
+	save := p.i
+	p.skipSpace()
+	end := p.i + len(word)
+	if end < len(p.s) && strings.EqualFold(p.s[p.i:end], word) {
+		if c := p.s[end]; c == ' ' || c == '\t' || c == '\r' || c == '\n' || (c == '(' && word == "not") {
+			p.i = end
+			return true
+		}
+	}
+	p.i = save
+	return false
+}
+
+// or parses terms joined by or; inValue is true inside a value path's
+// brackets, where no value path may nest.
+func (p *filterParser) or(depth int, inValue bool) (*filterNode, error) {
+	left, err := p.and(depth, inValue)
+	if err != nil {
+		return nil, err
+	}
+	for p.keyword("or") {
+		right, err := p.and(depth, inValue)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, c)
-		rest = strings.TrimSpace(rest)
-		if rest == "" {
-			return out, nil
-		}
-		word, after := nextWord(rest)
-		if !strings.EqualFold(word, "and") {
-			return nil, filterError("expected \"and\" or the end of the filter at " + quoteFilter(rest) + " (only eq comparisons joined by and are supported)")
-		}
-		rest = strings.TrimSpace(after)
+		left = &filterNode{kind: filterOr, left: left, right: right}
 	}
+	return left, nil
 }
 
-func parseComparison(s string) (scimComparison, string, error) {
-	attr, rest := nextWord(s)
-	if attr == "" || strings.ContainsAny(attr, "()[]\"") {
-		return scimComparison{}, "", filterError("expected an attribute name at " + quoteFilter(s))
-	}
-	op, rest := nextWord(strings.TrimSpace(rest))
-	op = strings.ToLower(op)
-	switch op {
-	case "eq", "ne", "co", "sw", "ew", "gt", "ge", "lt", "le":
-	case "pr":
-		return scimComparison{}, "", filterError("the operator pr is not supported (only eq)")
-	default:
-		return scimComparison{}, "", filterError("expected an operator after " + attr + " (only eq is supported)")
-	}
-	value, rest, err := nextValue(strings.TrimSpace(rest))
+func (p *filterParser) and(depth int, inValue bool) (*filterNode, error) {
+	left, err := p.unary(depth, inValue)
 	if err != nil {
-		return scimComparison{}, "", err
+		return nil, err
 	}
-	return scimComparison{attr: stripCoreURN(attr), op: op, value: value}, rest, nil
+	for p.keyword("and") {
+		right, err := p.unary(depth, inValue)
+		if err != nil {
+			return nil, err
+		}
+		left = &filterNode{kind: filterAnd, left: left, right: right}
+	}
+	return left, nil
 }
 
-// nextWord splits s at the first white space.
-func nextWord(s string) (word, rest string) {
-	i := strings.IndexAny(s, " \t\r\n")
-	if i < 0 {
-		return s, ""
+// unary parses "not (filter)", "(filter)", a value path or a comparison.
+func (p *filterParser) unary(depth int, inValue bool) (*filterNode, error) {
+	if depth >= maxFilterDepth {
+		return nil, filterError("nested more than " + strconv.Itoa(maxFilterDepth) + " levels deep")
 	}
-	return s[:i], s[i:]
+	save := p.i
+	not := p.keyword("not")
+	p.skipSpace()
+	if not && (p.i >= len(p.s) || p.s[p.i] != '(') {
+		p.i, not = save, false // an attribute named not
+		p.skipSpace()
+	}
+	if p.i < len(p.s) && p.s[p.i] == '(' {
+		p.i++
+		n, err := p.or(depth+1, inValue)
+		if err != nil {
+			return nil, err
+		}
+		if p.skipSpace(); p.i >= len(p.s) || p.s[p.i] != ')' {
+			return nil, filterError("expected ) at " + p.rest())
+		}
+		p.i++
+		if not {
+			n = &filterNode{kind: filterNot, left: n}
+		}
+		return n, nil
+	}
+	return p.comparison(depth, inValue)
 }
 
-// nextValue reads a JSON literal at the start of s: a string (with
-// escapes), true, false, null or a number.
-func nextValue(s string) (any, string, error) {
+// comparison parses "attr op value", "attr pr" or "attr[filter]".
+func (p *filterParser) comparison(depth int, inValue bool) (*filterNode, error) {
+	start := p.i
+	for p.i < len(p.s) && isAttrChar(p.s[p.i]) {
+		p.i++
+	}
+	attr := p.s[start:p.i]
+	if attr == "" {
+		return nil, filterError("expected an attribute name at " + p.rest())
+	}
+	attr = stripCoreURN(attr)
+	if p.i < len(p.s) && p.s[p.i] == '[' {
+		if inValue {
+			return nil, filterError("a value path cannot hold another at " + p.rest())
+		}
+		p.i++
+		inner, err := p.or(depth+1, true)
+		if err != nil {
+			return nil, err
+		}
+		if p.skipSpace(); p.i >= len(p.s) || p.s[p.i] != ']' {
+			return nil, filterError("expected ] at " + p.rest())
+		}
+		p.i++
+		return &filterNode{kind: filterValuePath, cmp: scimComparison{attr: attr}, left: inner}, nil
+	}
+	p.skipSpace()
+	opStart := p.i
+	for p.i < len(p.s) && isAttrChar(p.s[p.i]) {
+		p.i++
+	}
+	op := strings.ToLower(p.s[opStart:p.i])
+	switch op {
+	case "pr":
+		return &filterNode{cmp: scimComparison{attr: attr, op: op}}, nil
+	case "eq", "ne", "co", "sw", "ew", "gt", "ge", "lt", "le":
+	default:
+		p.i = opStart
+		return nil, filterError("expected an operator (eq, ne, co, sw, ew, gt, ge, lt, le or pr) after " + quoteFilter(attr) + " at " + p.rest())
+	}
+	if p.i >= len(p.s) || (p.s[p.i] != ' ' && p.s[p.i] != '\t') {
+		return nil, filterError("a comparison lacks its value at " + p.rest())
+	}
+	p.skipSpace()
+	value, err := p.value()
+	if err != nil {
+		return nil, err
+	}
+	return &filterNode{cmp: scimComparison{attr: attr, op: op, value: value}}, nil
+}
+
+// isAttrChar reports whether c may be part of an attribute path: a name,
+// a sub-attribute after a dot, or a schema URN with colons (RFC 7644
+// ATTRNAME, subAttr, URI prefix).
+func isAttrChar(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_' || c == '$' || c == ':' || c == '.'
+}
+
+// value reads a JSON literal: a string (with escapes), true, false, null
+// or a number.
+func (p *filterParser) value() (any, error) {
+	s := p.s[p.i:]
 	if s == "" {
-		return nil, "", filterError("a comparison lacks its value")
+		return nil, filterError("a comparison lacks its value")
 	}
 	end := 0
 	if s[0] == '"' {
-		esc := false
 		end = -1
-		for i := 1; i < len(s); i++ {
+		for i, esc := 1, false; i < len(s) && end < 0; i++ {
 			switch {
 			case esc:
 				esc = false
@@ -95,26 +237,60 @@ func nextValue(s string) (any, string, error) {
 			case s[i] == '"':
 				end = i + 1
 			}
-			if end > 0 {
-				break
-			}
 		}
 		if end < 0 {
-			return nil, "", filterError("a string value is not closed: " + quoteFilter(s))
+			return nil, filterError("a string value is not closed: " + quoteFilter(s))
 		}
 	} else {
-		word, _ := nextWord(s)
-		end = len(word)
+		for end < len(s) && !strings.ContainsRune(" \t\r\n()[]", rune(s[end])) {
+			end++
+		}
 	}
 	lit := s[:end]
+	p.i += end
 	if len(lit) >= 2 && lit[0] == '"' && !strings.ContainsAny(lit[1:len(lit)-1], "\\\"") && utf8.ValidString(lit) {
-		return lit[1 : len(lit)-1], s[end:], nil // the common case: no escapes to decode
+		return lit[1 : len(lit)-1], nil // the common case: no escapes to decode
 	}
 	var v any
 	if err := json.Unmarshal([]byte(lit), &v); err != nil {
-		return nil, "", filterError("the value " + quoteFilter(s[:end]) + " is not a JSON string, number, true, false or null")
+		return nil, filterError("the value " + quoteFilter(lit) + " is not a JSON string, number, true, false or null")
 	}
-	return v, s[end:], nil
+	if _, ok := v.(map[string]any); ok {
+		return nil, filterError("the value " + quoteFilter(lit) + " is not a JSON string, number, true, false or null")
+	}
+	if _, ok := v.([]any); ok {
+		return nil, filterError("the value " + quoteFilter(lit) + " is not a JSON string, number, true, false or null")
+	}
+	return v, nil
+}
+
+// conjunction returns the comparisons of a filter that is comparisons
+// joined by and (in any grouping); any other filter is an error naming
+// what it holds.
+func conjunction(n *filterNode) ([]scimComparison, error) {
+	var out []scimComparison
+	var walk func(n *filterNode) error
+	walk = func(n *filterNode) error {
+		switch n.kind {
+		case filterAnd:
+			if err := walk(n.left); err != nil {
+				return err
+			}
+			return walk(n.right)
+		case filterOr:
+			return filterError("or is not supported (only comparisons joined by and)")
+		case filterNot:
+			return filterError("not is not supported (only comparisons joined by and)")
+		case filterValuePath:
+			return filterError("cannot filter on " + quoteFilter(n.cmp.attr+"[...]") + " (a value path)")
+		}
+		out = append(out, n.cmp)
+		return nil
+	}
+	if err := walk(n); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // stripCoreURN removes the core User schema URN from a fully qualified
@@ -139,16 +315,21 @@ func filterError(detail string) error {
 
 // scimUserFilter is a /Users filter reduced to what the store can answer:
 // at most one value per attribute (two different values for one
-// attribute match nobody).
+// attribute match nobody). Every clause holds: findUsers looks a user up
+// by one and checks the others.
 type scimUserFilter struct {
 	userName, externalID, id *string
 	none                     bool // the comparisons contradict each other
 }
 
 // userFilter checks a parsed filter against what /Users supports: eq on
-// userName, externalId or id, with string values.
-func userFilter(cs []scimComparison) (scimUserFilter, error) {
+// userName, externalId or id, with string values, joined by and.
+func userFilter(n *filterNode) (scimUserFilter, error) {
 	var f scimUserFilter
+	cs, err := conjunction(n)
+	if err != nil {
+		return f, err
+	}
 	for _, c := range cs {
 		if c.op != "eq" {
 			return f, filterError("the operator " + c.op + " is not supported (only eq on userName, externalId and id)")
@@ -177,4 +358,12 @@ func userFilter(cs []scimComparison) (scimUserFilter, error) {
 		}
 	}
 	return f, nil
+}
+
+// matches reports whether u meets every clause of f.
+func (f scimUserFilter) matches(u *user.User) bool {
+	return !f.none &&
+		(f.id == nil || u.ID == *f.id) &&
+		(f.userName == nil || user.UsernameKey(u.Username) == user.UsernameKey(strings.TrimSpace(*f.userName))) &&
+		(f.externalID == nil || u.ExternalID == *f.externalID)
 }

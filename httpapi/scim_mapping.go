@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -28,7 +29,7 @@ import (
 //	phoneNumbers (primary, else first)     phone (out: one entry, type work)
 //	active                                 enabled
 //	<extension>.organisationUnits          organisationUnits   [{"code": ...}]
-//	<extension>.roles                      roles
+//	<extension>.roleCodes                  roles (input: "roles" too)
 //	<extension>.buyerGroups                buyerGroups
 //	<extension>.approverGroups             approverGroups
 //	<extension>.attributes                 attributes          [{"name": ..., "value": ...}]
@@ -114,7 +115,7 @@ func appendSCIMUser(b []byte, u *user.User, location string) []byte {
 			b = append(b, ']')
 		}
 		list("organisationUnits", u.OrganisationUnits)
-		list("roles", u.Roles)
+		list("roleCodes", u.Roles)
 		list("buyerGroups", u.BuyerGroups)
 		list("approverGroups", u.ApproverGroups)
 		if len(u.Attributes) > 0 {
@@ -186,12 +187,26 @@ func parseSCIMInput(body []byte) (scimInput, error) {
 	x := lenient.Extension
 	in.Extension = &scimProcureIn[[]user.Code]{
 		OrganisationUnits: (*[]user.Code)(x.OrganisationUnits),
+		RoleCodes:         (*[]user.Code)(x.RoleCodes),
 		Roles:             (*[]user.Code)(x.Roles),
 		BuyerGroups:       (*[]user.Code)(x.BuyerGroups),
 		ApproverGroups:    (*[]user.Code)(x.ApproverGroups),
 		Attributes:        x.Attributes,
 	}
 	return in, nil
+}
+
+// extensionRoles returns the extension's role codes, sent as roleCodes or under
+// the former name roles (still accepted, docs: scim.md "Mapping"); both,
+// with different codes, is a 400.
+func extensionRoles(x *scimProcureIn[[]user.Code]) (*[]user.Code, error) {
+	switch {
+	case x.RoleCodes == nil:
+		return x.Roles, nil
+	case x.Roles != nil && !slices.Equal(*x.Roles, *x.RoleCodes):
+		return nil, newSCIMError(400, "invalidValue", SCIMExtensionSchema+": roleCodes and roles (its former name) differ: send roleCodes only")
+	}
+	return x.RoleCodes, nil
 }
 
 type scimNameValue struct {
@@ -213,9 +228,12 @@ type scimMultiIn struct {
 }
 
 // scimProcureIn is the extension as sent: a list that is present replaces
-// the user's, an absent one keeps it.
+// the user's, an absent one keeps it. Roles is the former name of
+// RoleCodes, renamed because RFC 7643 3.3 asks extensions not to reuse a
+// core attribute's name; clients written before still send it.
 type scimProcureIn[L any] struct {
 	OrganisationUnits *L                `json:"organisationUnits"`
+	RoleCodes         *L                `json:"roleCodes"`
 	Roles             *L                `json:"roles"`
 	BuyerGroups       *L                `json:"buyerGroups"`
 	ApproverGroups    *L                `json:"approverGroups"`
@@ -273,18 +291,28 @@ func (c *scimCodes) UnmarshalJSON(data []byte) error {
 	if err := json.Unmarshal(data, &raw); err != nil {
 		return newSCIMError(400, "invalidValue", "a coded list must be an array of {\"code\": ...} objects or strings")
 	}
-	out := make(scimCodes, 0, len(raw))
+	out, err := decodeCodeEntries(raw)
+	if err != nil {
+		return newSCIMError(400, "invalidValue", "a coded list must be an array of {\"code\": ...} objects or strings")
+	}
+	*c = out
+	return nil
+}
+
+// decodeCodeEntries decodes the entries of a coded list, each a string or
+// a {"code": ...} object.
+func decodeCodeEntries(raw []json.RawMessage) ([]user.Code, error) {
+	out := make([]user.Code, 0, len(raw))
 	for _, r := range raw {
 		var code user.Code
 		if err := json.Unmarshal(r, &code.Code); err != nil {
 			if err := json.Unmarshal(r, &code); err != nil {
-				return newSCIMError(400, "invalidValue", "a coded list must be an array of {\"code\": ...} objects or strings")
+				return nil, err
 			}
 		}
 		out = append(out, code)
 	}
-	*c = out
-	return nil
+	return out, nil
 }
 
 // pickEmail chooses the address a user keeps: the primary one, else the
@@ -324,7 +352,9 @@ func pickPhone(ps []scimMultiIn) string {
 // attribute present (an absent one is empty), enabled only when active
 // was sent, and the extension's lists only when they were sent. The id is
 // not set: the caller names it (PUT) or the service generates it (POST).
-func inputOf(in *scimInput) user.Input {
+// Its one error is the extension's roles sent under both names, with
+// different codes.
+func inputOf(in *scimInput) (user.Input, error) {
 	held := &struct { // one allocation for the values the Input points to
 		email, phone string
 		enabled      bool
@@ -343,11 +373,15 @@ func inputOf(in *scimInput) user.Input {
 		out.Enabled = &held.enabled
 	}
 	if x := in.Extension; x != nil {
+		roles, err := extensionRoles(x)
+		if err != nil {
+			return user.Input{}, err
+		}
 		out.OrganisationUnits = x.OrganisationUnits
-		out.Roles = x.Roles
+		out.Roles = roles
 		out.BuyerGroups = x.BuyerGroups
 		out.ApproverGroups = x.ApproverGroups
 		out.Attributes = x.Attributes
 	}
-	return out
+	return out, nil
 }

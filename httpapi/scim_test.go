@@ -62,7 +62,7 @@ func serveSCIM(tb testing.TB, users user.Store, accounts scimAccounts) *scimServ
 	mux := http.NewServeMux()
 	httpapi.MountSCIM(mux, httpapi.SCIMOptions{Users: svc, Accounts: accounts, Logger: log})
 	httpapi.MountUsers(mux, httpapi.UserOptions{Users: svc, Accounts: accounts, Logger: log})
-	srv := httptest.NewServer(mux)
+	srv := httptest.NewServer(validatedBy(tb, mux, scimAPI, userAPI))
 	tb.Cleanup(srv.Close)
 	return &scimServer{Server: srv, store: users, logs: logs}
 }
@@ -166,6 +166,21 @@ func scimResponseSchema(tb testing.TB, path, method string, status int) string {
 	return base + "/content/application~1scim+json/schema"
 }
 
+// scimHasOperation reports whether scim.json describes the operation; a
+// 501 for a method it does not is checked against the shared
+// NotImplemented response.
+func scimHasOperation(tb testing.TB, path, method string) bool {
+	tb.Helper()
+	var d struct {
+		Paths map[string]map[string]json.RawMessage `json:"paths"`
+	}
+	if err := json.Unmarshal(httpapi.SCIMOpenAPI(), &d); err != nil {
+		tb.Fatal(err)
+	}
+	_, ok := d.Paths[path][method]
+	return ok
+}
+
 // check fails tb unless the response has the status, is SCIM JSON (but a
 // 204), matches scim.json, and for an error carries scimType.
 func (r scimReq) check(tb testing.TB, got scimResp, status int, scimType string) {
@@ -179,8 +194,8 @@ func (r scimReq) check(tb testing.TB, got scimResp, status int, scimType string)
 	if ct := got.header.Get("Content-Type"); ct != "application/scim+json" {
 		tb.Errorf("%s %s: Content-Type %q; want application/scim+json", r.method, r.path, ct)
 	}
-	pointer := "#/components/responses/MethodNotAllowed/content/application~1scim+json/schema"
-	if status != http.StatusMethodNotAllowed {
+	pointer := "#/components/responses/NotImplemented/content/application~1scim+json/schema"
+	if status != http.StatusNotImplemented || scimHasOperation(tb, scimOperationPath(r.path), strings.ToLower(r.method)) {
 		pointer = scimResponseSchema(tb, scimOperationPath(r.path), strings.ToLower(r.method), status)
 	}
 	checkSchema(tb, httpapi.SCIMOpenAPI(), pointer, got.body)
@@ -220,7 +235,7 @@ type scimUserBody struct {
 	} `json:"phoneNumbers"`
 	Extension *struct {
 		OrganisationUnits []user.Code      `json:"organisationUnits"`
-		Roles             []user.Code      `json:"roles"`
+		Roles             []user.Code      `json:"roleCodes"`
 		BuyerGroups       []user.Code      `json:"buyerGroups"`
 		ApproverGroups    []user.Code      `json:"approverGroups"`
 		Attributes        []user.Attribute `json:"attributes"`
@@ -364,6 +379,8 @@ func TestSCIMDiscovery(t *testing.T) {
 	}
 }
 
+// An unsupported method is a 501 (RFC 7644 3.12 lists no 405), with the
+// SCIM error body and an Allow header.
 func TestSCIMRoutes(t *testing.T) {
 	s := newSCIMServer(t)
 	for _, tt := range []struct {
@@ -371,9 +388,10 @@ func TestSCIMRoutes(t *testing.T) {
 		status       int
 		allow        string
 	}{
-		{http.MethodDelete, "/scim/v2/Users", 405, "GET, HEAD, POST"},
-		{http.MethodPost, "/scim/v2/Users/a-0001", 405, "DELETE, GET, HEAD, PATCH, PUT"},
-		{http.MethodPost, "/scim/v2/ServiceProviderConfig", 405, "GET, HEAD"},
+		{http.MethodDelete, "/scim/v2/Users", 501, "GET, HEAD, POST"},
+		{http.MethodPost, "/scim/v2/Users/a-0001", 501, "DELETE, GET, HEAD, PATCH, PUT"},
+		{http.MethodPost, "/scim/v2/ServiceProviderConfig", 501, "GET, HEAD"},
+		{"PROPFIND", "/scim/v2/Users", 501, "GET, HEAD, POST"},
 	} {
 		r := scimReq{method: tt.method, path: tt.path, body: "{}"}
 		got := s.do(t, r)
@@ -422,12 +440,27 @@ func TestSCIMListUsers(t *testing.T) {
 		{"startIndex past a single match", `filter=userName eq "alice.smith"&startIndex=2`, 200, "", nil, 1, 2},
 		{"count not a number", "count=ten", 400, "invalidValue", nil, 0, 0},
 		{"or", `filter=userName eq "a" or userName eq "b"`, 400, "invalidFilter", nil, 0, 0},
+		{"not", `filter=not (userName eq "a")`, 400, "invalidFilter", nil, 0, 0},
+		{"and binds tighter than or", `filter=id eq "a-0001" and userName eq "Alice.Smith" or id eq "x"`, 400, "invalidFilter", nil, 0, 0},
+		{"value path", `filter=emails[type eq "work"]`, 400, "invalidFilter", nil, 0, 0},
+		{"unclosed group", `filter=(userName eq "a"`, 400, "invalidFilter", nil, 0, 0},
+		{"group nested too deep", `filter=` + strings.Repeat("(", 40) + `id eq "a-0001"` + strings.Repeat(")", 40), 400, "invalidFilter", nil, 0, 0},
+		// Item 7 of issue 19: every clause holds, the id lookup's too.
+		{"id and another user's userName", `filter=id eq "a-0001" and userName eq "bob/ops+1@example.com"`, 200, "", nil, 0, 1},
+		{"id and its userName", `filter=id eq "a-0001" and userName eq "ALICE.smith"`, 200, "", []string{"Alice.Smith"}, 1, 1},
+		{"id and another externalId", `filter=id eq "a-0001" and externalId eq "E-2"`, 200, "", nil, 0, 1},
+		{"userName and another id", `filter=userName eq "Alice.Smith" and id eq "a-0002"`, 200, "", nil, 0, 1},
+		// Item 12: grouping parentheses (RFC 7644 3.4.2.2).
+		{"parenthesised", `filter=(userName eq "Alice.Smith")`, 200, "", []string{"Alice.Smith"}, 1, 1},
+		{"and with a group", `filter=userName eq "alice.smith" and (id eq "a-0001")`, 200, "", []string{"Alice.Smith"}, 1, 1},
+		{"and with a group, not matching", `filter=userName eq "alice.smith" and (id eq "a-0002")`, 200, "", nil, 0, 1},
+		{"nested groups", `filter=((externalId eq "E-1") and ((userName eq "Alice.Smith")))`, 200, "", []string{"Alice.Smith"}, 1, 1},
+		{"group of externalId, listed", `filter=(externalId eq "E-1")`, 200, "", []string{"Alice.Smith"}, 1, 1},
 		{"another operator", `filter=userName sw "a"`, 400, "invalidFilter", nil, 0, 0},
 		{"another attribute", `filter=emails.value eq "a@example.com"`, 400, "invalidFilter", nil, 0, 0},
 		{"pr", `filter=title pr`, 400, "invalidFilter", nil, 0, 0},
 		{"unclosed string", `filter=userName eq "a`, 400, "invalidFilter", nil, 0, 0},
 		{"number value", `filter=userName eq 5`, 400, "invalidFilter", nil, 0, 0},
-		{"parentheses", `filter=(userName eq "a")`, 400, "invalidFilter", nil, 0, 0},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			path := "/scim/v2/Users"

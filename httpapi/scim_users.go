@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/procurekit/procure/user"
 )
@@ -38,11 +39,11 @@ func (a *scimAPI) listUsers(w http.ResponseWriter, r *http.Request, community st
 	start, count = max(start, 1), min(max(count, 0), scimMaxResults)
 	var f scimUserFilter
 	if s := q.filter; strings.TrimSpace(s) != "" {
-		cs, err := parseSCIMFilter(s)
+		n, err := parseSCIMFilter(s)
 		if err != nil {
 			return err
 		}
-		if f, err = userFilter(cs); err != nil {
+		if f, err = userFilter(n); err != nil {
 			return err
 		}
 	}
@@ -75,7 +76,8 @@ func (a *scimAPI) listUsers(w http.ResponseWriter, r *http.Request, community st
 }
 
 // findUsers answers a filter: by lookup when it names a userName or an id
-// (at most one user), through the store's user.Lister otherwise.
+// (at most one user, which must then meet every other clause too),
+// through the store's user.Lister otherwise.
 func (a *scimAPI) findUsers(r *http.Request, community string, f scimUserFilter, offset, limit int) ([]user.User, int, error) {
 	if f.none {
 		return nil, 0, nil
@@ -104,8 +106,7 @@ func (a *scimAPI) findUsers(r *http.Request, community string, f scimUserFilter,
 		return nil, 0, nil
 	case err != nil:
 		return nil, 0, err
-	case f.externalID != nil && u.ExternalID != *f.externalID:
-		// (The userName matched: Get compares it as the store does.)
+	case !f.matches(&u):
 		return nil, 0, nil
 	case offset > 0 || limit == 0:
 		return nil, 1, nil
@@ -178,18 +179,27 @@ func (a *scimAPI) createUser(w http.ResponseWriter, r *http.Request, community s
 	if err != nil {
 		return err
 	}
-	u, err := a.users.Create(r.Context(), community, inputOf(&in))
+	input, err := inputOf(&in)
+	if err != nil {
+		return err
+	}
+	u, err := a.users.Create(r.Context(), community, input)
 	if err != nil {
 		return err
 	}
 	return a.writeUser(w, r, http.StatusCreated, &u)
 }
 
-// getUser answers GET /Users/{id}.
+// getUser answers GET /Users/{id}: a 304 without a body when
+// If-None-Match names the current version (RFC 7644 3.14, etag.go).
 func (a *scimAPI) getUser(w http.ResponseWriter, r *http.Request, community string) error {
 	u, err := a.users.ByID(r.Context(), community, r.PathValue("id"))
 	if err != nil {
 		return err
+	}
+	if etag := versionETag(u.Version); ifNoneMatch(r, etag) {
+		writeNotModified(w, etag)
+		return nil
 	}
 	return a.writeUser(w, r, http.StatusOK, &u)
 }
@@ -204,7 +214,10 @@ func (a *scimAPI) replaceUser(w http.ResponseWriter, r *http.Request, community 
 	if err != nil {
 		return err
 	}
-	input := inputOf(&in)
+	input, err := inputOf(&in)
+	if err != nil {
+		return err
+	}
 	u, err := a.users.Modify(r.Context(), community, r.PathValue("id"), version, func(u *user.User) error {
 		input.ApplyTo(u)
 		return nil
@@ -226,12 +239,12 @@ func (a *scimAPI) patchUser(w http.ResponseWriter, r *http.Request, community st
 	if err != nil {
 		return err
 	}
-	ops, err := parsePatch(body)
+	steps, err := parsePatch(body)
 	if err != nil {
 		return err
 	}
 	u, err := a.users.Modify(r.Context(), community, r.PathValue("id"), version, func(u *user.User) error {
-		return applyPatch(u, ops)
+		return applyPatch(u, steps)
 	})
 	if err != nil {
 		return err
@@ -316,11 +329,12 @@ func readSCIMInput(w http.ResponseWriter, r *http.Request) (scimInput, error) {
 }
 
 // readSCIMBytes reads a request body: application/scim+json or
-// application/json (charset, if given, utf-8; 415 otherwise), at most
-// MaxUserBodyBytes (413), not empty (400 invalidSyntax).
+// application/json (charset, if given, utf-8), at most MaxUserBodyBytes
+// (413), not empty, valid UTF-8. Any other body is a 400 invalidSyntax:
+// RFC 7644 3.12 lists no 415, and its clients know only its statuses.
 func readSCIMBytes(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	if !isSCIMContentType(r.Header.Get("Content-Type")) {
-		return nil, newSCIMError(http.StatusUnsupportedMediaType, "",
+		return nil, newSCIMError(http.StatusBadRequest, "invalidSyntax",
 			"the request body must be JSON: send Content-Type: application/scim+json (or application/json)")
 	}
 	tooLarge := newSCIMError(http.StatusRequestEntityTooLarge, "",
@@ -338,6 +352,11 @@ func readSCIMBytes(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	}
 	if len(bytes.TrimSpace(body)) == 0 {
 		return nil, newSCIMError(http.StatusBadRequest, "invalidSyntax", "the request body is empty")
+	}
+	if !utf8.Valid(body) {
+		// As on /v1/users (readUserInput): encoding/json would quietly
+		// turn the bad bytes into U+FFFD and store that.
+		return nil, newSCIMError(http.StatusBadRequest, "invalidSyntax", "the request body is not valid UTF-8 (JSON must be UTF-8)")
 	}
 	return body, nil
 }

@@ -136,7 +136,10 @@ func TestSCIMCreateErrors(t *testing.T) {
 		{"not JSON", `{"userName":`, "", 400, "invalidSyntax"},
 		{"not an object", `[]`, "", 400, "invalidSyntax"},
 		{"application/json is accepted", `{"userName":"json.user"}`, "application/json", 201, ""},
-		{"text/plain", `{"userName":"x"}`, "text/plain", 415, ""},
+		// RFC 7644 3.12 has no 415: a body of another type is unreadable.
+		{"text/plain", `{"userName":"x"}`, "text/plain", 400, "invalidSyntax"},
+		{"no content type", `{"userName":"x"}`, "-", 400, "invalidSyntax"},
+		{"roles under both names, different", `{"userName":"x","urn:procurekit:params:scim:schemas:extension:procure:2.0:User":{"roles":["A"],"roleCodes":["B"]}}`, "", 400, "invalidValue"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			r := scimReq{method: http.MethodPost, path: "/scim/v2/Users", body: tt.body, contentType: tt.contentType}
