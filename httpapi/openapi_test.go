@@ -53,7 +53,7 @@ func TestOpenAPIServed(t *testing.T) {
 	req := httptest.NewRequest(http.MethodGet, base+"/openapi.json", nil)
 	req.Header.Set("If-None-Match", etag)
 	rec := httptest.NewRecorder()
-	ts.mux.ServeHTTP(rec, req)
+	ts.handler.ServeHTTP(rec, req)
 	if rec.Code != http.StatusNotModified || rec.Body.Len() != 0 {
 		t.Errorf("If-None-Match: status %d with %d bytes, want 304 and none", rec.Code, rec.Body.Len())
 	}

@@ -51,10 +51,12 @@ const (
 
 const base = httpapi.SupplierBasePath
 
-// testServer is the supplier API mounted on a fresh mux, with what it logs.
+// testServer is the supplier API mounted on a fresh mux, with what it logs;
+// handler is the mux behind the validating proxy (openapi_proxy_test.go).
 type testServer struct {
-	mux *http.ServeMux
-	log *syncbuf.Buffer
+	mux     *http.ServeMux
+	handler http.Handler
+	log     *syncbuf.Buffer
 }
 
 // loadTestStore loads testdata/suppliers.json into a memstore.
@@ -91,6 +93,7 @@ func newServer(tb testing.TB, store supplier.Store, tokens auth.TokenStore) *tes
 		Logger: slog.New(slog.NewJSONHandler(ts.log, nil)),
 		Now:    func() time.Time { return testNow },
 	})
+	ts.handler = validatedBy(tb, ts.mux, supplierAPI)
 	return ts
 }
 
@@ -113,7 +116,7 @@ func (ts *testServer) do(tb testing.TB, method, target, authorization string) re
 		req.Header.Set("Authorization", authorization)
 	}
 	rec := httptest.NewRecorder()
-	ts.mux.ServeHTTP(rec, req)
+	ts.handler.ServeHTTP(rec, req)
 	res := response{status: rec.Code, header: rec.Header(), body: rec.Body.Bytes()}
 	if ct := res.header.Get("Content-Type"); ct != "application/json" {
 		tb.Errorf("%s %s: Content-Type %q, want application/json", method, target, ct)
@@ -635,7 +638,7 @@ func TestMethodsAndRoutes(t *testing.T) {
 // real server: a recorder keeps what a handler writes even for HEAD).
 func TestHead(t *testing.T) {
 	ts := newServer(t, nil, nil)
-	srv := httptest.NewServer(ts.mux)
+	srv := httptest.NewServer(ts.handler)
 	t.Cleanup(srv.Close)
 	for _, p := range append(append([]string{}, apiRoutes...), base+"/suppliers?size=0", base+"/openapi.json") {
 		get := ts.get(t, p, alphaToken)

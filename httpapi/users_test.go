@@ -106,7 +106,7 @@ func newUserServer(tb testing.TB, change ...func(*httpapi.UserOptions)) *userSer
 	}
 	mux := http.NewServeMux()
 	httpapi.MountUsers(mux, opts)
-	srv := httptest.NewServer(mux)
+	srv := httptest.NewServer(validatedBy(tb, mux, userAPI))
 	tb.Cleanup(srv.Close)
 	return &userServer{Server: srv, store: store, logs: logs}
 }
