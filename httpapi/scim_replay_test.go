@@ -14,8 +14,9 @@ import (
 // The request sequences of the SCIM validators of Okta (its SCIM 2.0 test
 // suite for app integrations) and of Microsoft Entra ID (its SCIM
 // validator and provisioning service), replayed over real HTTP against
-// each store. Each step checks the status, the body against scim.json,
-// and what the validator itself asserts.
+// each store. Each step checks the status, the body against scim.json
+// and against RFC 7643's schemas (conformSCIM), and what the validator
+// itself asserts.
 
 // replayStep is one request of a validator; {id} in path or body is the
 // id of the user the sequence created.
@@ -54,6 +55,7 @@ func replay(t *testing.T, s *scimServer, steps []replayStep) {
 		r := scimReq{method: st.method, path: path, body: body}
 		got := s.do(t, r)
 		r.check(t, got, st.status, st.scimType)
+		conformSCIM(t, s, st.method, path, got) // scim_conformance_test.go
 		if t.Failed() {
 			t.Fatalf("step %q failed", st.name)
 		}
