@@ -1,6 +1,10 @@
 package httpapi
 
-import "time"
+import (
+	"time"
+
+	"github.com/procurekit/procure/internal/check"
+)
 
 // parseModifiedSince reads the modifiedSince parameter (docs: filters.md). It returns the instant, or a rule in words when v is not
 // accepted. Accepted:
@@ -16,8 +20,20 @@ import "time"
 // Anything else is rejected, strictly to the RFC 3339 grammar: two-digit
 // fields, hours 00-23, minutes and seconds 00-59, offsets up to 23:59, and
 // a day that exists in its month. Digits of a fraction beyond nanoseconds
-// round the instant up, so that `modifiedDate >= value` stays exact.
+// round the instant up, so that `modifiedDate >= value` stays exact. The
+// instant, in UTC, must fall within the years 1 to 9999 (check.Instant, the
+// rule of every instant the service reads: docs: values.md "Dates"), so
+// 9999-12-31T23:30:00-01:00 (year 10000 in UTC) is refused.
 func parseModifiedSince(v string) (time.Time, string) {
+	t, rule := parseInstantParam(v)
+	if rule == "" && !check.Instant(t) {
+		return time.Time{}, check.InstantRule
+	}
+	return t, rule
+}
+
+// parseInstantParam is parseModifiedSince but for the range of the years.
+func parseInstantParam(v string) (time.Time, string) {
 	const (
 		ruleFormat = "must be an RFC 3339 date-time with a UTC offset (2026-05-01T09:30:00+12:00 or 2026-05-01T09:30:00Z) or a date (2026-05-01)"
 		ruleOffset = "must include a UTC offset: Z or +hh:mm or -hh:mm"
