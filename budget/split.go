@@ -83,12 +83,19 @@ func (l *Line) AppendShares(dst []Share, currency string) []Share {
 
 // allocate sets out[i].Amount to split i's part of amount, by the largest
 // remainder method in units of 10^-places, where places is the currency's
-// minor units or the amount's own decimals, whichever is more.
+// minor units, or the amount's own decimals when it is finer than that (an
+// unvalidated request).
 func allocate(out []Share, amount decimal.Decimal, splits []Split, minor int) {
-	places := max(int32(minor), -amount.Exponent())
+	places := int32(minor)
+	if !hasPlaces(amount, places) {
+		places = -amount.Exponent()
+	}
 	units := new(big.Int).Abs(amount.Coefficient())
-	if shift := places + amount.Exponent(); shift > 0 {
+	switch shift := places + amount.Exponent(); {
+	case shift > 0:
 		units.Mul(units, pow10(shift))
+	case shift < 0: // trailing zeros beyond the minor unit: 100.00 yen
+		units.Quo(units, pow10(-shift))
 	}
 	negative := amount.Sign() < 0
 	// Percentages as integers over a common scale: 33.3333 is 333333 of

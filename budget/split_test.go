@@ -372,3 +372,16 @@ func TestTableCheckSplits(t *testing.T) {
 		})
 	}
 }
+
+// An amount written with more decimals than its currency has, all zeros,
+// is allocated in the currency's unit.
+func TestSharesTrailingZeros(t *testing.T) {
+	l := splitLine(t, 1, "100.00", pct(t, "A", "33.3333"), pct(t, "B", "66.6667"))
+	var got []string
+	for _, s := range l.Shares("JPY") {
+		got = append(got, budget.FormatAmount(s.Amount))
+	}
+	if diff := cmp.Diff([]string{"33", "67"}, got); diff != "" {
+		t.Errorf("Shares in JPY (-want +got):\n%s", diff)
+	}
+}

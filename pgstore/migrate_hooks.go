@@ -19,6 +19,7 @@ var migrationHooks = map[int]func(ctx context.Context, tx pgx.Tx) error{
 		return rebuildAllBuckets(ctx, tx)
 	},
 	4: foldUsernameKeys, // username_fold.go
+	7: foldUsernameKeys, // the key gained NFC
 }
 
 // foldNameKeys sets the sort key of every supplier name that is not plain
