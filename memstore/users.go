@@ -2,6 +2,7 @@ package memstore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -26,9 +27,9 @@ type users struct {
 	// byID indexes every user of every community by id: ids are unique
 	// across the service.
 	byID map[string]*userEntry
-	// byName indexes each community's users by user.UsernameKey (that is,
-	// strings.ToLower) of the username: usernames are unique per
-	// community, compared case-insensitively.
+	// byName indexes each community's users by user.UsernameKey of the
+	// username (NFC, case-folded): usernames are unique per community,
+	// compared case-insensitively.
 	byName map[string]map[string]*userEntry
 	// autoRoles holds each community's auto-role codes.
 	autoRoles map[string][]string
@@ -189,7 +190,9 @@ func (s *Store) CreateUser(_ context.Context, community string, u user.User) (us
 }
 
 // UpdateUser implements user.Store. apply runs under the store's write
-// lock, so it must not call the store.
+// lock, which every community's user reads and writes share, so it must
+// not call the store and must be cheap (user.Service prepares the new
+// user before the call).
 func (s *Store) UpdateUser(_ context.Context, community, id string, apply func(*user.User) error) (user.User, error) {
 	x := &s.users
 	x.mu.Lock()
@@ -200,6 +203,9 @@ func (s *Store) UpdateUser(_ context.Context, community, id string, apply func(*
 	}
 	u := e.u.Clone()
 	if err := apply(&u); err != nil {
+		if errors.Is(err, user.ErrUnchanged) {
+			return e.u.Clone(), nil
+		}
 		return user.User{}, err
 	}
 	u.ID = e.u.ID

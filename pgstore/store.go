@@ -51,8 +51,8 @@ type options struct {
 
 // WithLogger has Open log, at Info, each migration it applies (version,
 // name and duration) and the schema version it ends at, so that an
-// operator sees what a start did to the database. Without it Open logs
-// nothing.
+// operator sees what a start did to the database, and warn of stored
+// usernames the user API now refuses. Without it Open logs nothing.
 func WithLogger(l *slog.Logger) Option { return func(o *options) { o.log = l } }
 
 // DefaultStatementTimeout bounds every statement of a store made by Open,
@@ -233,6 +233,11 @@ func New(ctx context.Context, pool *pgxpool.Pool) (*Store, error) {
 func newStore(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger) (*Store, error) {
 	if err := migrate(ctx, pool, log); err != nil {
 		return nil, fmt.Errorf("pgstore: %w", err)
+	}
+	if log != nil {
+		if err := reportHiddenUsernames(ctx, pool, log); err != nil { // username_fold.go
+			return nil, err
+		}
 	}
 	return &Store{pool: pool}, nil
 }

@@ -162,7 +162,10 @@ func userConflict(err error) error {
 // stored user keeps its id. It returns an error matching user.ErrNotFound
 // when the community has no such user, user.ErrDuplicateUsername when the
 // new username belongs to another user of the community, and apply's error
-// as it is; nothing is stored then.
+// as it is; nothing is stored then. When apply reports user.ErrUnchanged
+// the transaction writes nothing and the user is returned as read. apply
+// runs while the row lock and a pooled connection are held, so it must be
+// cheap (user.Service prepares the new user before the call).
 func (s *Store) UpdateUser(ctx context.Context, community, id string, apply func(*user.User) error) (user.User, error) {
 	var stored user.User
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
@@ -173,7 +176,13 @@ func (s *Store) UpdateUser(ctx context.Context, community, id string, apply func
 		if err != nil {
 			return fmt.Errorf("pgstore: update user: %w", err)
 		}
+		before := cur.Clone()
 		if err := apply(&cur); err != nil {
+			if errors.Is(err, user.ErrUnchanged) {
+				// user.Store: nothing written, the stored user returned.
+				stored = before
+				return nil
+			}
 			return err
 		}
 		cur.ID = id // user.Store: neither the id nor the version can change

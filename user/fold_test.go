@@ -6,6 +6,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"golang.org/x/text/unicode/norm"
+
 	"github.com/procurekit/procure/user"
 )
 
@@ -54,20 +56,42 @@ func TestUsernameKeyIsSimpleCaseFolding(t *testing.T) {
 
 func TestUsernameKeyEveryRune(t *testing.T) {
 	// For every rune with case: folding keeps the orbit (EqualFold with
-	// the rune) and every member of the orbit folds alike.
+	// the rune's NFC form: the Kelvin sign is "K" in NFC) and every member
+	// of the orbit with the same NFC form's orbit folds alike.
 	for r := rune(0); r <= unicode.MaxRune; r++ {
 		if unicode.SimpleFold(r) == r || !utf8.ValidRune(r) {
 			continue
 		}
+		nfc := norm.NFC.String(string(r))
 		k := user.UsernameKey(string(r))
-		if !strings.EqualFold(k, string(r)) {
-			t.Fatalf("UsernameKey(%U) = %q, not EqualFold to it", r, k)
+		if !strings.EqualFold(k, nfc) {
+			t.Fatalf("UsernameKey(%U) = %q, not EqualFold to its NFC form %q", r, k, nfc)
 		}
 		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
-			if user.UsernameKey(string(f)) != k {
+			if strings.EqualFold(norm.NFC.String(string(f)), nfc) && user.UsernameKey(string(f)) != k {
 				t.Fatalf("%U and %U are one orbit but fold to %q and %q", r, f, k, user.UsernameKey(string(f)))
 			}
 		}
+	}
+}
+
+// Canonically equivalent usernames are one username: "é" precomposed or
+// as "e" and a combining acute accent, in any case.
+func TestUsernameKeyNFC(t *testing.T) {
+	same := [][2]string{
+		{"jos\u00e9", "jose\u0301"},
+		{"JOS\u00c9", "jose\u0301"},
+		{"\u212a", "k"},                    // the Kelvin sign is K in NFC
+		{"a\u0323\u0307", "a\u0307\u0323"}, // combining marks in canonical order
+		{"\u1e9b\u0323", "\u017f\u0323\u0307"},
+	}
+	for _, s := range same {
+		if a, b := user.UsernameKey(s[0]), user.UsernameKey(s[1]); a != b {
+			t.Errorf("UsernameKey(%+q) = %+q, UsernameKey(%+q) = %+q; want one key", s[0], a, s[1], b)
+		}
+	}
+	if a, b := user.UsernameKey("jos\u00e9"), user.UsernameKey("jose"); a == b {
+		t.Errorf("UsernameKey(jos\u00e9) = UsernameKey(jose) = %q: an accent is not ignored", a)
 	}
 }
 
@@ -80,11 +104,12 @@ func FuzzUsernameKey(f *testing.F) {
 			return // usernames are valid UTF-8 (Validate)
 		}
 		ka, kb := user.UsernameKey(a), user.UsernameKey(b)
-		if (ka == kb) != strings.EqualFold(a, b) {
-			t.Fatalf("%q, %q: keys %q, %q; EqualFold %v", a, b, ka, kb, strings.EqualFold(a, b))
+		na, nb := norm.NFC.String(a), norm.NFC.String(b)
+		if (ka == kb) != strings.EqualFold(na, nb) {
+			t.Fatalf("%q, %q: keys %q, %q; EqualFold of their NFC forms %v", a, b, ka, kb, strings.EqualFold(na, nb))
 		}
-		if user.UsernameKey(ka) != ka {
-			t.Fatalf("the key %q of %q is not its own key", ka, a)
+		if k := user.UsernameKey(norm.NFD.String(a)); k != ka {
+			t.Fatalf("the key of %q is %q, of its NFD form %q", a, ka, k)
 		}
 	})
 }

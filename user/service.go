@@ -15,6 +15,7 @@ import (
 // is called, generates ids, defaults enabled, and adds the community's
 // auto-roles. The HTTP handlers of httpapi call it; a program may call it
 // directly. Its methods are safe for concurrent use when the Store's are.
+// A Service must not be copied after first use.
 type Service struct {
 	// Store keeps the users. Required.
 	Store Store
@@ -26,17 +27,20 @@ type Service struct {
 	// NewID returns the id of a user created without one. Nil means a
 	// random (version 4) UUID in its canonical lower-case text form.
 	NewID func() string
+
+	// writers queues the updates of each user (version.go).
+	writers writers
 }
 
 // NewService returns a Service over store with the default settings.
 func NewService(store Store) *Service { return &Service{Store: store} }
 
 // Get returns the community's user with that username, compared
-// case-insensitively (UsernameKey) after trimming. An empty username is a
+// case-insensitively (UsernameKey) after trimming, in NFC. An empty username is a
 // *procure.ValidationError (Source path); no such user is an error
 // matching ErrNotFound.
 func (s *Service) Get(ctx context.Context, community, username string) (User, error) {
-	username = trim(username)
+	username = normalizeUsername(username)
 	switch {
 	case username == "":
 		return User{}, procure.Invalid(procure.SourcePath, "username", "is required")

@@ -3,6 +3,13 @@ package user
 import (
 	"context"
 	"errors"
+	"fmt"
+	"slices"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
+
+	"github.com/procurekit/procure"
 )
 
 // Sentinel errors of the user API. Stores and the Service wrap them with %w;
@@ -21,6 +28,17 @@ var (
 	// to have (an HTTP If-Match), and the stored user has another one;
 	// nothing was changed.
 	ErrVersionMismatch = errors.New("user version does not match")
+	// ErrContention: an update without a version precondition was
+	// prepared again and again, and each time another write to the same
+	// user committed first (Service.Update, UpdateIf, Modify); nothing
+	// was changed. It matches procure.ErrUnavailable too: the caller may
+	// retry shortly (over HTTP a 503 with Retry-After).
+	ErrContention = fmt.Errorf("user changed by concurrent writes on every attempt: %w", procure.ErrUnavailable)
+	// ErrUnchanged is not a failure: Store.UpdateUser's apply returns it
+	// (or an error wrapping it) to say that the user needs no write, and
+	// the store then stores nothing and returns the stored user as it is,
+	// Version included, with a nil error.
+	ErrUnchanged = errors.New("user unchanged")
 )
 
 // Maximum lengths, in characters after trimming (docs: users.md "The user object").
@@ -95,6 +113,21 @@ func (u User) Clone() User {
 	return u
 }
 
+// SameValues reports whether u and v hold the same user apart from the
+// Version: every other field equal, and every list entry by entry in
+// order (order is kept and returned, so it is part of the user). A nil
+// list equals an empty one: stores need not keep the difference, and JSON
+// omits both. It is what decides that an update changes nothing. (It is
+// not named Equal, which go-cmp would call in place of its own options.)
+func (u User) SameValues(v User) bool {
+	return u.ID == v.ID && u.Username == v.Username && u.ExternalID == v.ExternalID &&
+		u.FirstName == v.FirstName && u.LastName == v.LastName && u.DisplayName == v.DisplayName &&
+		u.Email == v.Email && u.Phone == v.Phone && u.Enabled == v.Enabled &&
+		slices.Equal(u.OrganisationUnits, v.OrganisationUnits) && slices.Equal(u.Roles, v.Roles) &&
+		slices.Equal(u.BuyerGroups, v.BuyerGroups) && slices.Equal(u.Attributes, v.Attributes) &&
+		slices.Equal(u.ApproverGroups, v.ApproverGroups)
+}
+
 // cloneList copies a list; an empty one becomes nil (stores need not keep
 // the difference, and JSON omits both).
 func cloneList[T any](s []T) []T {
@@ -107,17 +140,25 @@ func cloneList[T any](s []T) []T {
 }
 
 // UsernameKey is the form in which usernames are compared: two usernames
-// are the same user's when their keys are equal. It is the username under
-// Unicode simple case folding (docs: users.md: compared
-// case-insensitively): two valid UTF-8 usernames have one key exactly
-// when strings.EqualFold calls them equal, so "JDoe", "jdoe" and "JDOE"
-// are one username, and so are "Kate" and "Kate" (with the Kelvin sign),
-// while "İ" and "i" stay two. Each rune keeps its place (the key has as
-// many runes as the username). Every Store must compare usernames by this
-// key, so that all backends agree; a SQL backend can keep it in an
-// indexed column (pgstore: users.username_key, refolded by migration
-// 0004).
-func UsernameKey(username string) string { return foldString(username) }
+// are the same user's when their keys are equal. It is the username in
+// Unicode normalisation form NFC (so that "é" sent composed, or as "e"
+// and a combining accent, is one username), under Unicode simple case
+// folding (docs: users.md: compared case-insensitively): two valid UTF-8
+// usernames in NFC have one key exactly when strings.EqualFold calls them
+// equal, so "JDoe", "jdoe" and "JDOE" are one username, and so are "Kate"
+// and "Kate" (with the Kelvin sign), while "İ" and "i" stay two. Each
+// rune of the NFC form keeps its place. Every Store must compare
+// usernames by this key, so that all backends agree; a SQL backend can
+// keep it in an indexed column (pgstore: users.username_key, refolded by
+// its migrations whenever this key changes).
+func UsernameKey(username string) string {
+	for i := 0; i < len(username); i++ {
+		if username[i] >= utf8.RuneSelf {
+			return foldString(norm.NFC.String(username))
+		}
+	}
+	return foldString(username)
+}
 
 // Store keeps users per community. It is the backend interface of the user
 // API; memstore and pgstore implement it, and usertest.Run is the
@@ -137,7 +178,8 @@ func UsernameKey(username string) string { return foldString(username) }
 //     call's change (each is a read-modify-write in isolation).
 //   - Every stored user has a Version, 1 on create (and for users loaded
 //     from a data file) and one more on every UpdateUser that stores; the
-//     store sets it, whatever the caller's user holds.
+//     store sets it, whatever the caller's user holds. An UpdateUser whose
+//     apply reports ErrUnchanged stores nothing and keeps the Version.
 //   - Users go in and out by value: a store keeps no reference to a
 //     caller's lists and returns lists that the caller may change freely.
 //     Stores need not keep the difference between a nil and an empty
@@ -182,16 +224,23 @@ type Store interface {
 	// unchanged, when apply fails. On any error nothing is stored, even if
 	// apply changed its argument before failing.
 	//
+	// When apply returns an error matching ErrUnchanged, the store writes
+	// nothing (no new Version, no timestamp) and returns the stored user
+	// as apply saw it, with a nil error.
+	//
 	// apply sees the stored Version, so a caller that expects a version
-	// checks it there, atomically with the write (Service.UpdateIf), and
-	// fails with ErrVersionMismatch. The stored user gets Version one more
-	// than the one apply saw.
+	// checks it there, atomically with the write, and fails (the Service
+	// commits only if the version it prepared from is still stored). The
+	// stored user gets Version one more than the one apply saw.
 	//
 	// The id and the version cannot change: a change apply makes to ID or
-	// Version is discarded. apply must not call the store (it may run
-	// while the store holds a lock), and may be called more than once (a
-	// store may retry on a serialisation conflict), so it must depend only
-	// on its argument.
+	// Version is discarded. apply must not call the store and must be
+	// cheap: it may run while the store holds a lock (memstore's lock on
+	// every community's users; a PostgreSQL row lock and a pooled
+	// connection), so the Service prepares the new user before the call
+	// and its apply only compares versions and swaps that user in. apply
+	// may be called more than once (a store may retry on a serialisation
+	// conflict), so it must depend only on its argument.
 	UpdateUser(ctx context.Context, community, id string, apply func(*User) error) (User, error)
 }
 

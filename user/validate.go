@@ -27,12 +27,17 @@ func trim(s string) string { return strings.TrimSpace(s) }
 
 // Normalize returns a copy of in with surrounding white space (Unicode
 // white space, as strings.TrimSpace) removed from every text field, code,
-// attribute name and attribute value. It does not change in or anything in
-// points to: the result's lists are fresh copies.
+// attribute name and attribute value, and the username in Unicode
+// normalisation form NFC (docs: users.md "Usernames"). It does not change
+// in or anything in points to: the result's lists are fresh copies.
 func (in Input) Normalize() Input {
 	out := in.clone()
 	trimPtr(&out.ID)
-	trimPtr(&out.Username)
+	if out.Username != nil {
+		if n := normalizeUsername(*out.Username); n != *out.Username {
+			out.Username = &n
+		}
+	}
 	trimPtr(&out.ExternalID)
 	trimPtr(&out.FirstName)
 	trimPtr(&out.LastName)
@@ -82,12 +87,14 @@ func trimAttributes(as []Attribute) {
 }
 
 // Normalize returns a deep copy of u with every text field, code,
-// attribute name and value trimmed, as Input.Normalize does.
+// attribute name and value trimmed and the username in NFC, as
+// Input.Normalize does.
 func (u User) Normalize() User {
 	u = u.Clone()
-	for _, p := range []*string{&u.ID, &u.Username, &u.ExternalID, &u.FirstName, &u.LastName, &u.DisplayName, &u.Email, &u.Phone} {
+	for _, p := range []*string{&u.ID, &u.ExternalID, &u.FirstName, &u.LastName, &u.DisplayName, &u.Email, &u.Phone} {
 		*p = trim(*p)
 	}
+	u.Username = normalizeUsername(u.Username)
 	trimCodes(u.OrganisationUnits)
 	trimCodes(u.Roles)
 	trimCodes(u.BuyerGroups)
@@ -121,7 +128,10 @@ func (in Input) Prepare(op Op) (Input, error) {
 //     value are at most 20 characters;
 //   - every list holds at most MaxListEntries entries (a list over the
 //     limit is then the only error reported);
-//   - every text is Storable: UTF-8 without NUL.
+//   - every text is Storable: UTF-8 without NUL;
+//   - the username holds no default-ignorable code point (zero width
+//     space, soft hyphen, byte order mark, word joiner and the like) and
+//     no bidirectional control (docs: users.md "Usernames").
 //
 // It returns nil or a *procure.ValidationError (Source body) listing every
 // broken rule in field order, with JSON paths such as "roles[1].code".
@@ -195,6 +205,9 @@ func validateUser(u *User, ve *procure.ValidationError) error {
 		return nil
 	}
 	storableText(u, ve)
+	if rule := checkUsername(u.Username); rule != "" {
+		ve.Add("username", rule)
+	}
 	if !plainlyValid(u) {
 		if err := checkTags(u, ve); err != nil {
 			return err

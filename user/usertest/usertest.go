@@ -125,6 +125,10 @@ func Run(t *testing.T, open func(t *testing.T, f *datafile.File) user.Store) {
 	t.Run("Versions", func(t *testing.T) { testVersions(t, newStore) })
 	t.Run("ConcurrentUpdateIf", func(t *testing.T) { testConcurrentUpdateIf(t, newStore(t)) })
 	t.Run("Lister", func(t *testing.T) { testLister(t, newStore(t)) })
+	t.Run("UpdateUserUnchanged", func(t *testing.T) { testUpdateUserUnchanged(t, newStore(t)) })
+	t.Run("NoOpUpdates", func(t *testing.T) { testNoOpUpdates(t, newStore(t)) })
+	t.Run("ConcurrentModify", func(t *testing.T) { testConcurrentModify(t, newStore(t)) })
+	t.Run("UsernameNFC", func(t *testing.T) { testUsernameNFC(t, newStore(t)) })
 }
 
 // mustGet returns the user with that username, failing tb otherwise.
