@@ -41,6 +41,11 @@
 // to FILE as JSON lines (reopened on SIGHUP, for log rotation); with
 // -holds-postgres they also go to the audit table beside the holds.
 //
+// Currency (docs: account-codes.md "Splits and currency"): a request
+// without a Currency element is in -currency (NZD by default); its amounts
+// must be whole numbers of that currency's minor units, and split lines
+// are allocated in them.
+//
 // Callers (docs: account-codes.md "Connector callers"): every request must
 // carry "Authorization: Bearer <secret>", the secret taken from the
 // environment variable PROCURE_CONNECTOR_TOKEN (compared in constant
@@ -144,6 +149,7 @@ type config struct {
 	holdFor    time.Duration
 	showAvail  bool
 	audit      string
+	currency   string
 	set        map[string]bool // flags given on the command line
 }
 
@@ -173,6 +179,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&cfg.holdsPG, "holds-postgres", "", "PostgreSQL `DSN` keeping the holds, shared by every connector given it (default: in memory, forgotten on restart)")
 	fs.DurationVar(&cfg.holdFor, "hold-for", budget.DefaultHoldFor, "how long a hold lasts unless released or confirmed (table options only)")
 	fs.BoolVar(&cfg.showAvail, "show-available", false, "state what is available on an account in the messages (table options only)")
+	fs.StringVar(&cfg.currency, "currency", budget.DefaultCurrency, "ISO 4217 `code` of a request that names no Currency; amounts are checked against its minor units and splits allocated in them")
 	fs.StringVar(&cfg.audit, "audit", "", "append every check, release, confirm and expiry to this `file` as JSON lines (reopened on SIGHUP)")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: %s=<secret> connector [-addr host:port] [-allow CIDR,...] (-table FILE.csv [-over-budget warning] | -postgres DSN (-call SQL | -table-query SQL)) [-refresh interval]\n\n", TokenEnv)
@@ -231,6 +238,9 @@ func (c *config) check() error {
 	if _, err := overBudgetStatus(c.overBudget); err != nil {
 		return err
 	}
+	if _, ok := budget.MinorUnits(c.currency); !ok {
+		return configErrorf("-currency must be an active ISO 4217 currency code such as NZD, in capitals (got %q)", c.currency)
+	}
 	return nil
 }
 
@@ -281,6 +291,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	mux := http.NewServeMux()
 	h := httpapi.NewAccountCodeHandler(v, httpapi.AccountCodeHandlerOptions{
 		Logger: log, Token: token, InsecureNoAuth: cfg.noAuth, AllowedIPs: cfg.allow, MaxBodyBytes: cfg.maxBody,
+		Currency: cfg.currency,
 	})
 	h.Mount(mux)
 	mux.Handle(httpapi.AccountCodeHoldsPath, h.HoldsHandler())
