@@ -47,9 +47,10 @@ func TestHandlersUnderAnyPrefix(t *testing.T) {
 	mux.Handle("/idp/", http.StripPrefix("/idp", httpapi.SCIMHandler(httpapi.SCIMOptions{Users: user.NewService(users), Accounts: users, Logger: quiet})))
 	root := http.NewServeMux() // the supplier API at a host's root
 	root.Handle("/", httpapi.SupplierHandler(httpapi.SupplierOptions{Store: store, Tokens: store, Logger: quiet}))
-	srv := httptest.NewServer(httpapi.RequestLog(slog.New(slog.NewJSONHandler(logs, nil)), mux))
+	srv := httptest.NewServer(validatedBy(t, httpapi.RequestLog(slog.New(slog.NewJSONHandler(logs, nil)), mux),
+		under("/procurement", supplierAPI), under("/hr", userAPI), under("/idp", scimAPI)))
 	t.Cleanup(srv.Close)
-	rootSrv := httptest.NewServer(root)
+	rootSrv := httptest.NewServer(validatedBy(t, root, under("/", supplierAPI)))
 	t.Cleanup(rootSrv.Close)
 
 	get := func(base, path string, header ...string) (int, http.Header, []byte) {
@@ -148,7 +149,7 @@ func TestAdminHandlerUnderAnyPrefix(t *testing.T) {
 	logs := &syncbuf.Buffer{}
 	mux := http.NewServeMux()
 	mux.Handle("/ops/", http.StripPrefix("/ops", httpapi.AdminHandler(httpapi.AdminOptions{Token: "admin-secret-0123456789", Store: store, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})))
-	srv := httptest.NewServer(httpapi.RequestLog(slog.New(slog.NewJSONHandler(logs, nil)), mux))
+	srv := httptest.NewServer(validatedBy(t, httpapi.RequestLog(slog.New(slog.NewJSONHandler(logs, nil)), mux), under("/ops", adminAPI)))
 	t.Cleanup(srv.Close)
 	do := func(method, path, token, body string) (int, []byte) {
 		t.Helper()

@@ -104,6 +104,17 @@ var (
 	scimAPI     = func(tb testing.TB) *apiDoc { return docFor(tb, "scim.json", httpapi.SCIMOpenAPI()) }
 )
 
+// under is d as an API's Handler serves it behind a router that strips
+// mount: the mount takes the place of the document's server URL, as in
+// the document the Handler then serves.
+func under(mount string, d func(testing.TB) *apiDoc) func(testing.TB) *apiDoc {
+	return func(tb testing.TB) *apiDoc {
+		c := *d(tb)
+		c.prefix = strings.TrimSuffix(mount, "/")
+		return &c
+	}
+}
+
 // route finds the operation of a request path: the document, its route
 // and the path parameters. Of several matching templates the one with
 // the most fixed segments wins, as OpenAPI says.
