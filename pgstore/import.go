@@ -2,6 +2,7 @@ package pgstore
 
 import (
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -456,6 +457,16 @@ func sendBatch(ctx context.Context, tx pgx.Tx, b *pgx.Batch, name func(i int, er
 // foreignEntry returns the index of the first of keys (an array
 // parameter of type typ) that column col of table holds for another
 // community than community, or -1.
+//
+// fencedUpsert: the upserts of rows keyed across communities (users,
+// tokens, service accounts) update only a row of the importing
+// community (WHERE t.community_id = excluded.community_id in the
+// statement itself), and foreignEntry runs after them. A row the fence
+// skipped is one another community holds; ON CONFLICT locked it, so it
+// is still there, still the other community's, when foreignEntry reads
+// it, and the import fails with procure.ErrConflict naming the entry.
+// A check before the upsert (as the import once did) leaves a gap in
+// which another community creates the id and the upsert overwrites it.
 func foreignEntry(ctx context.Context, tx pgx.Tx, table, col, typ, community string, keys any) (int, error) {
 	var i int64
 	err := tx.QueryRow(ctx, `SELECT u.i FROM unnest($1::`+typ+`[]) WITH ORDINALITY AS u(k, i)
@@ -469,6 +480,16 @@ func foreignEntry(ctx context.Context, tx pgx.Tx, table, col, typ, community str
 	return int(i) - 1, nil
 }
 
+// keyLockKeys are the second keys of AddKey's advisory locks on hashes
+// (keyHashLock).
+func keyLockKeys(hashes [][]byte) []int32 {
+	out := make([]int32, len(hashes))
+	for i, h := range hashes {
+		out[i] = int32(binary.BigEndian.Uint32(h[:4]))
+	}
+	return out
+}
+
 func importTokens(ctx context.Context, tx pgx.Tx, at string, c *datafile.Community) error {
 	if len(c.Tokens) == 0 {
 		return nil
@@ -477,12 +498,6 @@ func importTokens(ctx context.Context, tx pgx.Tx, at string, c *datafile.Communi
 	for i, t := range c.Tokens {
 		h := auth.HashSecret(t.Token)
 		hashes[i] = h[:]
-	}
-	if i, err := foreignEntry(ctx, tx, "tokens", "hash", "bytea", c.ID, hashes); err != nil {
-		return fmt.Errorf("%s.tokens: %w", at, err)
-	} else if i >= 0 {
-		// Never echo the token, nor its hash.
-		return procure.Invalid(procure.SourceData, fmt.Sprintf("%s.tokens[%d].token", at, i), "the same token belongs to another community")
 	}
 	b := &pgx.Batch{}
 	for i, t := range c.Tokens {
@@ -497,14 +512,25 @@ func importTokens(ctx context.Context, tx pgx.Tx, at string, c *datafile.Communi
 		// An import never un-revokes (docs: datafile.md "Import"): a
 		// token revoked through the admin API stays revoked whatever an
 		// older file says.
+		// The community fence is part of the upsert (fencedUpsert).
 		b.Queue(`INSERT INTO tokens (hash, community_id, scopes, expires, revoked) VALUES ($1, $2, $3, $4, $5)
 			ON CONFLICT (hash) DO UPDATE SET scopes = excluded.scopes, expires = excluded.expires, revoked = tokens.revoked OR excluded.revoked
-			WHERE `+distinct("tokens", []string{"scopes", "expires"})+` OR (excluded.revoked AND NOT tokens.revoked)`,
+			WHERE tokens.community_id = excluded.community_id
+				AND (`+distinct("tokens", []string{"scopes", "expires"})+` OR (excluded.revoked AND NOT tokens.revoked))`,
 			hashes[i], c.ID, scopes, expires, t.Revoked)
 	}
-	return sendBatch(ctx, tx, b, func(i int, err error) error {
+	if err := sendBatch(ctx, tx, b, func(i int, err error) error {
 		return fmt.Errorf("%s.tokens[%d]: %w", at, i, err)
-	})
+	}); err != nil {
+		return err
+	}
+	if i, err := foreignEntry(ctx, tx, "tokens", "hash", "bytea", c.ID, hashes); err != nil {
+		return fmt.Errorf("%s.tokens: %w", at, err)
+	} else if i >= 0 {
+		// Never echo the token, nor its hash.
+		return fmt.Errorf("%s.tokens[%d].token: the same token belongs to another community: %w", at, i, procure.ErrConflict)
+	}
+	return nil
 }
 
 func importAccounts(ctx context.Context, tx pgx.Tx, at string, c *datafile.Community) error {
@@ -515,13 +541,10 @@ func importAccounts(ctx context.Context, tx pgx.Tx, at string, c *datafile.Commu
 	for i, a := range c.ServiceAccounts {
 		ids[i] = a.ID
 	}
-	if i, err := foreignEntry(ctx, tx, "service_accounts", "id", "text", c.ID, ids); err != nil {
-		return fmt.Errorf("%s.serviceAccounts: %w", at, err)
-	} else if i >= 0 {
-		return procure.Invalid(procure.SourceData, fmt.Sprintf("%s.serviceAccounts[%d].id", at, i), "a service account with this id belongs to another community")
-	}
-	b := &pgx.Batch{}
-	var fields []string
+	// The accounts first, fenced by community (fencedUpsert), then the
+	// check for ids of another community, then the keys: a key is never
+	// written under an account that is not the community's.
+	accounts := &pgx.Batch{}
 	for ai, a := range c.ServiceAccounts {
 		aat := fmt.Sprintf("%s.serviceAccounts[%d]", at, ai)
 		ips := make([]netip.Prefix, 0, len(a.AllowedIPs))
@@ -532,10 +555,25 @@ func importAccounts(ctx context.Context, tx pgx.Tx, at string, c *datafile.Commu
 			}
 			ips = append(ips, p)
 		}
-		b.Queue(`INSERT INTO service_accounts (id, community_id, allowed_ips) VALUES ($1, $2, $3)
+		accounts.Queue(`INSERT INTO service_accounts (id, community_id, allowed_ips) VALUES ($1, $2, $3)
 			ON CONFLICT (id) DO UPDATE SET allowed_ips = excluded.allowed_ips
-			WHERE service_accounts.allowed_ips IS DISTINCT FROM excluded.allowed_ips`, a.ID, c.ID, ips)
-		fields = append(fields, aat)
+			WHERE service_accounts.community_id = excluded.community_id
+				AND service_accounts.allowed_ips IS DISTINCT FROM excluded.allowed_ips`, a.ID, c.ID, ips)
+	}
+	if err := sendBatch(ctx, tx, accounts, func(i int, err error) error {
+		return fmt.Errorf("%s.serviceAccounts[%d]: %w", at, i, err)
+	}); err != nil {
+		return err
+	}
+	if i, err := foreignEntry(ctx, tx, "service_accounts", "id", "text", c.ID, ids); err != nil {
+		return fmt.Errorf("%s.serviceAccounts: %w", at, err)
+	} else if i >= 0 {
+		return fmt.Errorf("%s.serviceAccounts[%d].id: a service account with this id belongs to another community: %w", at, i, procure.ErrConflict)
+	}
+	b := &pgx.Batch{}
+	var fields []string
+	for ai, a := range c.ServiceAccounts {
+		aat := fmt.Sprintf("%s.serviceAccounts[%d]", at, ai)
 		// Keys are upserted by secret (docs: datafile.md "Import"): a
 		// key the file does not name stays (one added through the admin
 		// API, say), a new one is added after the account's others, and
@@ -546,6 +584,13 @@ func importAccounts(ctx context.Context, tx pgx.Tx, at string, c *datafile.Commu
 		for ki, k := range a.Keys {
 			h := auth.HashSecret(k.Key)
 			hashes[ki], active[ki] = h[:], k.Active
+		}
+		// AddKey's advisory locks on the hashes (in one order, so two
+		// imports cannot deadlock): a key given to another account at
+		// the same moment waits, or is seen below.
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1, k) FROM
+			(SELECT DISTINCT k FROM unnest($2::int4[]) AS k ORDER BY k) AS l`, keyHashLock, keyLockKeys(hashes)); err != nil {
+			return fmt.Errorf("%s.keys: %w", aat, err)
 		}
 		var other int
 		err := tx.QueryRow(ctx, `SELECT coalesce(min(u.i), 0) FROM unnest($2::bytea[]) WITH ORDINALITY AS u(h, i)
@@ -610,7 +655,7 @@ var importUsersSQL = func() string {
 	return `INSERT INTO users (` + userColumns + `) VALUES (` + userPlaceholders + `)
 		ON CONFLICT (id) DO UPDATE SET ` + updateSet(cols) + `, updated_at = now(),
 			version = users.version + 1 -- a changed user is a new version (If-Match)
-		WHERE ` + distinct("users", cols)
+		WHERE users.community_id = excluded.community_id AND ` + distinct("users", cols)
 }()
 
 // importUsers upserts the community's users by id.
@@ -622,11 +667,6 @@ func importUsers(ctx context.Context, tx pgx.Tx, at string, c *datafile.Communit
 	for i, u := range c.Users {
 		ids[i] = u.ID
 	}
-	if i, err := foreignEntry(ctx, tx, "users", "id", "text", c.ID, ids); err != nil {
-		return fmt.Errorf("%s.users: %w", at, err)
-	} else if i >= 0 {
-		return procure.Invalid(procure.SourceData, fmt.Sprintf("%s.users[%d].id", at, i), "a user with this id exists in another community")
-	}
 	b := &pgx.Batch{}
 	for _, u := range c.Users {
 		row, err := userRow(c.ID, u)
@@ -635,11 +675,19 @@ func importUsers(ctx context.Context, tx pgx.Tx, at string, c *datafile.Communit
 		}
 		b.Queue(importUsersSQL, row...)
 	}
-	return sendBatch(ctx, tx, b, func(i int, err error) error {
+	if err := sendBatch(ctx, tx, b, func(i int, err error) error {
 		uat := fmt.Sprintf("%s.users[%d]", at, i)
 		if uniqueViolation(err) == constraintUserUsername {
-			return procure.Invalid(procure.SourceData, uat+".username", "taken by another user of the community")
+			return fmt.Errorf("%s.username: taken by another user of the community: %w", uat, procure.ErrConflict)
 		}
 		return fmt.Errorf("%s: %w", uat, err)
-	})
+	}); err != nil {
+		return err
+	}
+	if i, err := foreignEntry(ctx, tx, "users", "id", "text", c.ID, ids); err != nil {
+		return fmt.Errorf("%s.users: %w", at, err)
+	} else if i >= 0 {
+		return fmt.Errorf("%s.users[%d].id: a user with this id exists in another community: %w", at, i, procure.ErrConflict)
+	}
+	return nil
 }

@@ -149,22 +149,26 @@ func TestImportFailureChangesNothing(t *testing.T) {
 		second    datafile.Community
 		setup     func(t *testing.T, s storeUnderTest)
 		wantField string
+		conflict  bool // procure.ErrConflict, not a ValidationError
 	}{
 		{
 			name:      "user id of another community",
 			second:    datafile.Community{ID: "c3", Region: datafile.US, Users: []user.User{{ID: "u9", Username: "x"}, {ID: "u2", Username: "someone"}}},
 			wantField: "communities[1].users[1].id",
+			conflict:  true,
 		},
 		{
 			name:      "token of another community",
 			second:    datafile.Community{ID: "c3", Region: datafile.US, Tokens: []datafile.Token{{Token: "demo-token-c2"}}},
 			wantField: "communities[1].tokens[0].token",
+			conflict:  true,
 		},
 		{
 			name:      "service account of another community",
 			second:    datafile.Community{ID: "c3", Region: datafile.US, ServiceAccounts: []datafile.ServiceAccount{{ID: "sa-c9"}}},
 			setup:     importCommunity(datafile.Community{ID: "c9", Region: datafile.US, ServiceAccounts: []datafile.ServiceAccount{{ID: "sa-c9"}}}),
 			wantField: "communities[1].serviceAccounts[0].id",
+			conflict:  true,
 		},
 		{
 			name:   "username taken through the user API",
@@ -175,6 +179,7 @@ func TestImportFailureChangesNothing(t *testing.T) {
 				}
 			},
 			wantField: "communities[1].users[0].username",
+			conflict:  true,
 		},
 		{
 			name: "duplicate contact id within a supplier",
@@ -198,7 +203,14 @@ func TestImportFailureChangesNothing(t *testing.T) {
 			f.Communities[1] = tt.second
 			err := s.Import(ctx, f)
 			var verr *procure.ValidationError
-			if !errors.As(err, &verr) || len(verr.Fields) != 1 || verr.Fields[0].Field != tt.wantField {
+			switch {
+			case tt.conflict:
+				// A clash with stored data is a conflict (409), naming
+				// the entry; the file itself is valid.
+				if !errors.Is(err, procure.ErrConflict) || errors.Is(err, procure.ErrInvalid) || !strings.HasPrefix(err.Error(), tt.wantField+": ") {
+					t.Fatalf("Import error = %v; want procure.ErrConflict naming %s", err, tt.wantField)
+				}
+			case !errors.As(err, &verr) || len(verr.Fields) != 1 || verr.Fields[0].Field != tt.wantField:
 				t.Fatalf("Import error = %v; want a ValidationError on %s", err, tt.wantField)
 			}
 			if diff := cmp.Diff(before, snapshot(t, dsn)); diff != "" {
