@@ -138,14 +138,27 @@ func ValidHoldCheck(c HoldCheck) error {
 }
 
 // MemHolds is the in-memory HoldStore: the connector's default. A restart
-// forgets every hold. One mutex serialises all checks; a check's work under
-// it is a few comparisons per account.
+// forgets every hold. One mutex serialises all checks. Each account keeps
+// the sums of its holds and of its commitments, so a check costs the same
+// however many requisitions hold the account; expired holds are swept out
+// of an account when it is next used, and kept for Expire to report.
 type MemHolds struct {
 	now func() time.Time
 
-	mu    sync.Mutex
-	byReq map[string][]*Hold          // requisition -> its holds
-	byAcc map[string]map[string]*Hold // account -> requisition -> hold
+	mu      sync.Mutex
+	byReq   map[string][]*Hold      // requisition -> its holds
+	byAcc   map[string]*accountHold // account -> its holds
+	expired []Hold                  // swept, not yet reported by Expire
+}
+
+// accountHold is what is held on one account.
+type accountHold struct {
+	byReq     map[string]*Hold
+	holds     runningSum // sum of the holds in byReq, expired ones included until swept
+	committed runningSum // sum of the commitments in byReq
+	// soonest is no later than the earliest expiry of the holds in byReq
+	// (zero when there are none).
+	soonest time.Time
 }
 
 var _ HoldStore = (*MemHolds)(nil)
@@ -156,7 +169,7 @@ func NewMemHolds(now func() time.Time) *MemHolds {
 	if now == nil {
 		now = time.Now
 	}
-	return &MemHolds{now: now, byReq: map[string][]*Hold{}, byAcc: map[string]map[string]*Hold{}}
+	return &MemHolds{now: now, byReq: map[string][]*Hold{}, byAcc: map[string]*accountHold{}}
 }
 
 // counts reports whether h counts against a claim with the given as_of at
@@ -166,6 +179,78 @@ func counts(h *Hold, now, asOf time.Time) bool {
 		return asOf.IsZero() || h.Confirmed.After(asOf)
 	}
 	return h.Expires.After(now)
+}
+
+// account returns the holds of name after sweeping out the expired ones,
+// or nil when nothing is held on it; m.mu is held.
+func (m *MemHolds) account(name string, now time.Time) *accountHold {
+	a := m.byAcc[name]
+	if a == nil || a.soonest.IsZero() || a.soonest.After(now) {
+		return a
+	}
+	a.soonest = time.Time{}
+	for req, h := range a.byReq {
+		switch {
+		case h.Committed():
+		case h.Expires.After(now):
+			if a.soonest.IsZero() || h.Expires.Before(a.soonest) {
+				a.soonest = h.Expires
+			}
+		default:
+			m.expired = append(m.expired, *h)
+			m.remove(h)
+			hs := slices.DeleteFunc(m.byReq[req], func(x *Hold) bool { return x == h })
+			if len(hs) == 0 {
+				delete(m.byReq, req)
+			} else {
+				m.byReq[req] = hs
+			}
+		}
+	}
+	return m.byAcc[name]
+}
+
+// remove takes h out of its account's sums and map (not out of byReq);
+// m.mu is held.
+func (m *MemHolds) remove(h *Hold) {
+	a := m.byAcc[h.Account]
+	delete(a.byReq, h.Requisition)
+	if len(a.byReq) == 0 {
+		delete(m.byAcc, h.Account)
+		return
+	}
+	if h.Committed() {
+		a.committed.sub(h.Amount)
+	} else {
+		a.holds.sub(h.Amount)
+	}
+}
+
+// held sums what requisitions other than req hold on each claim's
+// account; m.mu is held.
+func (m *MemHolds) held(now time.Time, req string, claims []Claim) []decimal.Decimal {
+	out := make([]decimal.Decimal, len(claims))
+	for i, cl := range claims {
+		a := m.account(cl.Account, now)
+		if a == nil {
+			continue
+		}
+		sum := a.holds
+		if cl.AsOf.IsZero() {
+			sum.add(a.committed.decimal())
+		} else if !a.committed.zero() {
+			for _, h := range a.byReq {
+				if h.Committed() && h.Confirmed.After(cl.AsOf) {
+					sum.add(h.Amount)
+				}
+			}
+		}
+		if own := a.byReq[req]; req != "" && own != nil && counts(own, now, cl.AsOf) {
+			sum.sub(own.Amount)
+		}
+		out[i] = sum.decimal()
+	}
+	return out
 }
 
 // Hold implements HoldStore.
@@ -184,24 +269,30 @@ func (m *MemHolds) Hold(ctx context.Context, c HoldCheck, decide Decide) (bool, 
 	defer m.mu.Unlock()
 	now := HoldsTime(m.now())
 	ok := decide(m.held(now, c.Requisition, c.Claims))
-	m.drop(c.Requisition)
+	m.drop(c.Requisition, now)
 	if !ok {
 		return false, nil
 	}
 	expires := now.Add(forDur)
 	var hs []*Hold
+	backing := make([]Hold, 0, len(c.Claims)) // one allocation for the check's holds
 	for _, cl := range c.Claims {
 		if cl.Amount.Sign() <= 0 {
 			continue
 		}
-		h := &Hold{Requisition: c.Requisition, Account: cl.Account, Amount: cl.Amount, Held: now, Expires: expires}
+		backing = append(backing, Hold{Requisition: c.Requisition, Account: cl.Account, Amount: cl.Amount, Held: now, Expires: expires})
+		h := &backing[len(backing)-1]
 		hs = append(hs, h)
-		acc := m.byAcc[cl.Account]
-		if acc == nil {
-			acc = map[string]*Hold{}
-			m.byAcc[cl.Account] = acc
+		a := m.byAcc[cl.Account]
+		if a == nil {
+			a = &accountHold{byReq: map[string]*Hold{}}
+			m.byAcc[cl.Account] = a
 		}
-		acc[c.Requisition] = h
+		a.byReq[c.Requisition] = h
+		a.holds.add(h.Amount)
+		if a.soonest.IsZero() || expires.Before(a.soonest) {
+			a.soonest = expires
+		}
 	}
 	if len(hs) > 0 {
 		m.byReq[c.Requisition] = hs
@@ -219,34 +310,18 @@ func (m *MemHolds) Held(ctx context.Context, claims []Claim) ([]decimal.Decimal,
 	return m.held(HoldsTime(m.now()), "", claims), nil
 }
 
-// held sums what requisitions other than req hold on each claim's
-// account; m.mu is held.
-func (m *MemHolds) held(now time.Time, req string, claims []Claim) []decimal.Decimal {
-	out := make([]decimal.Decimal, len(claims))
-	for i, cl := range claims {
-		var sum runningSum
-		for r, h := range m.byAcc[cl.Account] {
-			if r != req && counts(h, now, cl.AsOf) {
-				sum.add(h.Amount)
-			}
+// drop removes every hold of req and returns those that still counted
+// (commitments and unexpired holds); m.mu is held.
+func (m *MemHolds) drop(req string, now time.Time) int {
+	n := 0
+	for _, h := range m.byReq[req] {
+		if h.Committed() || h.Expires.After(now) {
+			n++
 		}
-		out[i] = sum.decimal()
-	}
-	return out
-}
-
-// drop removes every hold of req; m.mu is held.
-func (m *MemHolds) drop(req string) int {
-	hs := m.byReq[req]
-	for _, h := range hs {
-		acc := m.byAcc[h.Account]
-		delete(acc, req)
-		if len(acc) == 0 {
-			delete(m.byAcc, h.Account)
-		}
+		m.remove(h)
 	}
 	delete(m.byReq, req)
-	return len(hs)
+	return n
 }
 
 // Release implements HoldStore.
@@ -256,15 +331,7 @@ func (m *MemHolds) Release(ctx context.Context, requisition string) (int, error)
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	now := HoldsTime(m.now())
-	n := 0
-	for _, h := range m.byReq[requisition] {
-		if h.Committed() || h.Expires.After(now) {
-			n++
-		}
-	}
-	m.drop(requisition)
-	return n, nil
+	return m.drop(requisition, HoldsTime(m.now())), nil
 }
 
 // Confirm implements HoldStore.
@@ -278,6 +345,9 @@ func (m *MemHolds) Confirm(ctx context.Context, requisition string) (int, error)
 	n := 0
 	for _, h := range m.byReq[requisition] {
 		if !h.Committed() && h.Expires.After(now) {
+			a := m.byAcc[h.Account]
+			a.holds.sub(h.Amount)
+			a.committed.add(h.Amount)
 			h.Confirmed, h.Expires = now, time.Time{}
 			n++
 		}
@@ -292,12 +362,13 @@ func (m *MemHolds) Holds(ctx context.Context, account string) ([]Hold, error) {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	now := HoldsTime(m.now())
-	var out []Hold
-	for _, h := range m.byAcc[account] {
-		if h.Committed() || h.Expires.After(now) {
-			out = append(out, *h)
-		}
+	a := m.account(account, HoldsTime(m.now()))
+	if a == nil {
+		return nil, nil
+	}
+	out := make([]Hold, 0, len(a.byReq))
+	for _, h := range a.byReq {
+		out = append(out, *h)
 	}
 	slices.SortFunc(out, func(a, b Hold) int { return cmp.Compare(a.Requisition, b.Requisition) })
 	return out, nil
@@ -311,27 +382,11 @@ func (m *MemHolds) Expire(ctx context.Context) ([]Hold, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	now := HoldsTime(m.now())
-	var out []Hold
-	for req, hs := range m.byReq {
-		keep := hs[:0]
-		for _, h := range hs {
-			if h.Committed() || h.Expires.After(now) {
-				keep = append(keep, h)
-				continue
-			}
-			out = append(out, *h)
-			acc := m.byAcc[h.Account]
-			delete(acc, req)
-			if len(acc) == 0 {
-				delete(m.byAcc, h.Account)
-			}
-		}
-		if len(keep) == 0 {
-			delete(m.byReq, req)
-		} else {
-			m.byReq[req] = keep
-		}
+	for name := range m.byAcc {
+		m.account(name, now)
 	}
+	out := m.expired
+	m.expired = nil
 	SortHolds(out)
 	return out, nil
 }

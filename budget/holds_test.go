@@ -13,3 +13,9 @@ func TestMemHolds(t *testing.T) {
 		return budget.NewMemHolds(now)
 	}})
 }
+
+func BenchmarkMemHoldsCheck(b *testing.B) { holdstest.BenchmarkCheck(b, budget.NewMemHolds(nil)) }
+
+func BenchmarkMemHoldsHotAccount(b *testing.B) {
+	holdstest.BenchmarkHotAccount(b, budget.NewMemHolds(nil))
+}

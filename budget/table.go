@@ -228,9 +228,13 @@ func (tl *tally) decide(t *Table, opts CheckOptions, held []decimal.Decimal) {
 			others = held[i]
 		}
 		ext := a.row.ext
-		if ext == nil && others.IsZero() && !opts.ShowAvailable {
+		if ext == nil && !opts.ShowAvailable {
 			// The common case needs no decimal arithmetic.
-			if !a.sum.within(a.row) {
+			total := a.sum
+			if held != nil {
+				total.add(others)
+			}
+			if !total.within(a.row) {
 				a.status, a.msg = over, overMessage(a.name)
 			}
 			continue
@@ -304,24 +308,47 @@ func (s *runningSum) set(d decimal.Decimal) {
 }
 
 func (s *runningSum) add(d decimal.Decimal) {
-	if !s.isBig && d.NumDigits() <= 18 {
-		a, ae := s.coef, s.exp
-		b, be := d.CoefficientInt64(), d.Exponent()
-		ok := true
-		switch {
-		case ae > be:
-			a, ok = scale(a, ae-be)
-			ae = be
-		case be > ae:
-			b, ok = scale(b, be-ae)
-		}
-		if r := a + b; ok && (b >= 0) == (r >= a) { // no overflow
-			s.coef, s.exp = r, ae
-			return
-		}
+	if !s.isBig && d.NumDigits() <= 18 && s.addCoef(d.CoefficientInt64(), d.Exponent()) {
+		return
 	}
 	s.big = s.decimal().Add(d)
 	s.isBig = true
+}
+
+// zero reports whether the sum is zero.
+func (s *runningSum) zero() bool {
+	if s.isBig {
+		return s.big.IsZero()
+	}
+	return s.coef == 0
+}
+
+// sub subtracts d, as add adds it.
+func (s *runningSum) sub(d decimal.Decimal) {
+	if !s.isBig && d.NumDigits() <= 18 && s.addCoef(-d.CoefficientInt64(), d.Exponent()) {
+		return
+	}
+	s.big = s.decimal().Sub(d)
+	s.isBig = true
+}
+
+// addCoef adds b * 10^be when the result stays exact in an int64, and
+// reports whether it did.
+func (s *runningSum) addCoef(b int64, be int32) bool {
+	a, ae := s.coef, s.exp
+	ok := true
+	switch {
+	case ae > be:
+		a, ok = scale(a, ae-be)
+		ae = be
+	case be > ae:
+		b, ok = scale(b, be-ae)
+	}
+	if r := a + b; ok && (b >= 0) == (r >= a) { // no overflow
+		s.coef, s.exp = r, ae
+		return true
+	}
+	return false
 }
 
 func (s *runningSum) decimal() decimal.Decimal {

@@ -179,25 +179,45 @@ func (s *Store) Hold(ctx context.Context, c budget.HoldCheck, decide budget.Deci
 			return err
 		}
 		held = decide(others)
-		if _, err := tx.Exec(ctx, "DELETE FROM budget_holds WHERE community_id = $1 AND requisition = $2", s.community, c.Requisition); err != nil {
+		if !held {
+			_, err := s.deleteHolds(ctx, tx, "requisition = $2", c.Requisition)
 			return err
 		}
-		if !held {
-			return nil
-		}
-		var accs, amounts []string
+		accs, amounts := []string{}, []string{}
 		for _, cl := range c.Claims {
 			if cl.Amount.Sign() > 0 {
 				accs = append(accs, cl.Account)
 				amounts = append(amounts, budget.FormatAmount(cl.Amount))
 			}
 		}
-		if len(accs) == 0 {
-			return nil
-		}
+		// One statement replaces the requisition's rows (updated in place
+		// where it claims an account again) and moves the totals by the
+		// difference; a re-check of the same amounts leaves them as they
+		// are. Every CTE sees the rows as they were before the statement.
 		_, err = tx.Exec(ctx, `
-			INSERT INTO budget_holds (community_id, requisition, account, amount, held_at, expires_at)
-			SELECT $1, $2, a, m::numeric, $5, $6 FROM unnest($3::text[], $4::text[]) AS u(a, m)`,
+			WITH new AS (
+				SELECT a AS account, m::numeric AS amount FROM unnest($3::text[], $4::text[]) AS u(a, m)),
+			old AS (
+				SELECT account, amount, confirmed_at FROM budget_holds WHERE community_id = $1 AND requisition = $2),
+			del AS (
+				DELETE FROM budget_holds WHERE community_id = $1 AND requisition = $2 AND account <> ALL($3::text[])),
+			up AS (
+				INSERT INTO budget_holds (community_id, requisition, account, amount, held_at, expires_at)
+				SELECT $1, $2, account, amount, $5, $6 FROM new
+				ON CONFLICT (community_id, requisition, account) DO UPDATE
+				SET amount = EXCLUDED.amount, held_at = EXCLUDED.held_at, expires_at = EXCLUDED.expires_at, confirmed_at = NULL),
+			delta AS (
+				SELECT account, sum(h) AS h, sum(k) AS k FROM (
+					SELECT account,
+						CASE WHEN confirmed_at IS NULL THEN -amount ELSE 0 END AS h,
+						CASE WHEN confirmed_at IS NULL THEN 0 ELSE -amount END AS k
+					FROM old
+					UNION ALL SELECT account, amount, 0 FROM new) u
+				GROUP BY account HAVING sum(h) <> 0 OR sum(k) <> 0)
+			INSERT INTO budget_hold_totals AS t (community_id, account, held, committed)
+			SELECT $1, account, h, k FROM delta
+			ON CONFLICT (community_id, account) DO UPDATE
+			SET held = t.held + EXCLUDED.held, committed = t.committed + EXCLUDED.committed`,
 			s.community, c.Requisition, accs, amounts, now, now.Add(forDur))
 		return err
 	})
@@ -205,6 +225,29 @@ func (s *Store) Hold(ctx context.Context, c budget.HoldCheck, decide budget.Deci
 		return false, unavailable("hold", err)
 	}
 	return held, nil
+}
+
+// deleteHolds deletes the rows of the store's community that match where
+// (in which $1 is the community and $2 arg), takes them out of the
+// totals, and returns the deleted rows.
+func (s *Store) deleteHolds(ctx context.Context, q querier, where string, arg any) ([]budget.Hold, error) {
+	rows, err := q.Query(ctx, `
+		WITH gone AS (
+			DELETE FROM budget_holds WHERE community_id = $1 AND `+where+`
+			RETURNING `+holdColumns+`, amount AS n),
+		sums AS (
+			SELECT account,
+				coalesce(sum(n) FILTER (WHERE confirmed_at IS NULL), 0) AS held,
+				coalesce(sum(n) FILTER (WHERE confirmed_at IS NOT NULL), 0) AS committed
+			FROM gone GROUP BY account),
+		upd AS (
+			UPDATE budget_hold_totals t SET held = t.held - sums.held, committed = t.committed - sums.committed
+			FROM sums WHERE t.community_id = $1 AND t.account = sums.account)
+		SELECT requisition, account, amount::text, held_at, expires_at, confirmed_at FROM gone`, s.community, arg)
+	if err != nil {
+		return nil, err
+	}
+	return scanHolds(rows)
 }
 
 // querier is a pool or a transaction.
@@ -223,12 +266,24 @@ func (s *Store) held(ctx context.Context, q querier, now time.Time, req string, 
 			asOf[i] = &t
 		}
 	}
+	// From each account's totals: less the expired holds not yet
+	// removed, less the commitments the figures include (as_of), less the
+	// requisition's own; index lookups only, however many requisitions
+	// hold the account.
 	rows, err := q.Query(ctx, `
-		SELECT coalesce(sum(h.amount), 0)::text
+		SELECT (coalesce(t.held, 0)
+			- coalesce((SELECT sum(x.amount) FROM budget_holds x
+				WHERE x.community_id = $1 AND x.account = c.account AND x.expires_at <= $5), 0)
+			+ CASE WHEN c.as_of IS NULL THEN coalesce(t.committed, 0)
+				ELSE coalesce((SELECT sum(y.amount) FROM budget_holds y
+					WHERE y.community_id = $1 AND y.account = c.account AND y.confirmed_at > c.as_of), 0) END
+			- coalesce((SELECT o.amount FROM budget_holds o
+				WHERE o.community_id = $1 AND o.requisition = $4 AND o.account = c.account
+				AND (o.expires_at > $5 OR o.confirmed_at > c.as_of OR (o.confirmed_at IS NOT NULL AND c.as_of IS NULL))), 0)
+			)::text
 		FROM unnest($2::text[], $3::timestamptz[]) WITH ORDINALITY AS c(account, as_of, i)
-		LEFT JOIN budget_holds h ON h.community_id = $1 AND h.account = c.account AND h.requisition <> $4
-			AND (h.expires_at > $5 OR h.confirmed_at > c.as_of OR (h.confirmed_at IS NOT NULL AND c.as_of IS NULL))
-		GROUP BY c.i ORDER BY c.i`, s.community, accounts, asOf, req, now)
+		LEFT JOIN budget_hold_totals t ON t.community_id = $1 AND t.account = c.account
+		ORDER BY c.i`, s.community, accounts, asOf, req, now)
 	if err != nil {
 		return nil, err
 	}
@@ -261,14 +316,14 @@ func (s *Store) Release(ctx context.Context, requisition string) (int, error) {
 		if err := s.lock(ctx, tx, requisition, nil); err != nil {
 			return err
 		}
-		tag, err := tx.Exec(ctx, `DELETE FROM budget_holds WHERE community_id = $1 AND requisition = $2
-			AND (confirmed_at IS NOT NULL OR expires_at > $3)`, s.community, requisition, budget.HoldsTime(s.now()))
-		if err != nil {
-			return err
+		now := budget.HoldsTime(s.now())
+		gone, err := s.deleteHolds(ctx, tx, "requisition = $2", requisition)
+		// Expired rows end too, without counting.
+		for _, h := range gone {
+			if h.Committed() || h.Expires.After(now) {
+				n++
+			}
 		}
-		n = tag.RowsAffected()
-		// Expired rows end silently; Expire reports those it finds.
-		_, err = tx.Exec(ctx, "DELETE FROM budget_holds WHERE community_id = $1 AND requisition = $2", s.community, requisition)
 		return err
 	})
 	if err != nil {
@@ -285,8 +340,13 @@ func (s *Store) Confirm(ctx context.Context, requisition string) (int, error) {
 			return err
 		}
 		now := budget.HoldsTime(s.now())
-		tag, err := tx.Exec(ctx, `UPDATE budget_holds SET confirmed_at = $3, expires_at = NULL
-			WHERE community_id = $1 AND requisition = $2 AND expires_at > $3`, s.community, requisition, now)
+		tag, err := tx.Exec(ctx, `
+			WITH conf AS (
+				UPDATE budget_holds SET confirmed_at = $3, expires_at = NULL
+				WHERE community_id = $1 AND requisition = $2 AND expires_at > $3
+				RETURNING account, amount)
+			UPDATE budget_hold_totals t SET held = t.held - conf.amount, committed = t.committed + conf.amount
+			FROM conf WHERE t.community_id = $1 AND t.account = conf.account`, s.community, requisition, now)
 		n = tag.RowsAffected()
 		return err
 	})
@@ -296,7 +356,7 @@ func (s *Store) Confirm(ctx context.Context, requisition string) (int, error) {
 	return int(n), nil
 }
 
-const holdColumns = "requisition, account, amount::text, held_at, expires_at, confirmed_at"
+const holdColumns = "requisition, account, amount, held_at, expires_at, confirmed_at"
 
 func scanHolds(rows pgx.Rows) ([]budget.Hold, error) {
 	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (budget.Hold, error) {
@@ -323,7 +383,7 @@ func scanHolds(rows pgx.Rows) ([]budget.Hold, error) {
 
 // Holds implements budget.HoldStore.
 func (s *Store) Holds(ctx context.Context, account string) ([]budget.Hold, error) {
-	rows, err := s.pool.Query(ctx, "SELECT "+holdColumns+` FROM budget_holds
+	rows, err := s.pool.Query(ctx, `SELECT requisition, account, amount::text, held_at, expires_at, confirmed_at FROM budget_holds
 		WHERE community_id = $1 AND account = $2 AND (confirmed_at IS NOT NULL OR expires_at > $3)
 		ORDER BY requisition COLLATE "C"`, s.community, account, budget.HoldsTime(s.now()))
 	if err != nil {
@@ -338,12 +398,7 @@ func (s *Store) Holds(ctx context.Context, account string) ([]budget.Hold, error
 
 // Expire implements budget.HoldStore.
 func (s *Store) Expire(ctx context.Context) ([]budget.Hold, error) {
-	rows, err := s.pool.Query(ctx, "DELETE FROM budget_holds WHERE community_id = $1 AND expires_at <= $2 RETURNING "+holdColumns,
-		s.community, budget.HoldsTime(s.now()))
-	if err != nil {
-		return nil, unavailable("expire", err)
-	}
-	hs, err := scanHolds(rows)
+	hs, err := s.deleteHolds(ctx, s.pool, "expires_at <= $2", budget.HoldsTime(s.now()))
 	if err != nil {
 		return nil, unavailable("expire", err)
 	}

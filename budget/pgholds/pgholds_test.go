@@ -49,3 +49,16 @@ func harness() holdstest.Harness {
 }
 
 func TestHolds(t *testing.T) { holdstest.Run(t, harness()) }
+
+func openBench(b *testing.B) *pgholds.Store {
+	s, err := pgholds.Open(context.Background(), pgtest.NewDatabase(b), pgholds.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(s.Close)
+	return s
+}
+
+func BenchmarkCheck(b *testing.B) { holdstest.BenchmarkCheck(b, openBench(b)) }
+
+func BenchmarkHotAccount(b *testing.B) { holdstest.BenchmarkHotAccount(b, openBench(b)) }
