@@ -261,34 +261,52 @@ func uniqueSupplier(seen map[uuid.UUID]struct{}, ci, si int, s *supplier.Record)
 
 // tail checks a community's auto-roles, users and budgets.
 func (v *checker) tail(ci int, c *Community) error {
+	usernames := map[string]bool{}
+	for ui := range c.Users {
+		// The rules of the user API (user.User.Validate) on the
+		// trimmed values that Parse keeps.
+		u := c.Users[ui].Normalize()
+		if err := v.user(ci, ui, &u, usernames); err != nil {
+			return err
+		}
+	}
+	return v.rest(ci, c)
+}
+
+// user checks user ui of community ci, normalised (user.User.Normalize),
+// against the rules of the user API and the ids of the file's users and
+// the usernames of its community so far.
+func (v *checker) user(ci, ui int, u *user.User, usernames map[string]bool) error {
+	if v.userIDs == nil {
+		v.userIDs = map[string]bool{}
+	}
+	uat := communityPath(ci) + ".users[" + strconv.Itoa(ui) + "]"
+	if err := u.Validate(); err != nil {
+		var v *procure.ValidationError
+		if errors.As(err, &v) {
+			return fmt.Errorf("%s", v.Prefix(uat).Error())
+		}
+		return fmt.Errorf("%s: %w", uat, err)
+	}
+	if v.userIDs[u.ID] {
+		return fmt.Errorf("%s.id: duplicate user id %q", uat, u.ID)
+	}
+	v.userIDs[u.ID] = true
+	key := user.UsernameKey(u.Username)
+	if usernames[key] {
+		return fmt.Errorf("%s.username: duplicate username %q (usernames compare case-insensitively)", uat, u.Username)
+	}
+	usernames[key] = true
+	return nil
+}
+
+// rest checks a community's auto-roles and budgets.
+func (v *checker) rest(ci int, c *Community) error {
 	at := communityPath(ci)
 	for ri, r := range c.AutoRoles {
 		if r = strings.TrimSpace(r); r == "" || utf8.RuneCountInString(r) > user.MaxTextLength {
 			return fmt.Errorf("%s.autoRoles[%d]: must be a role code of 1 to %d characters", at, ri, user.MaxTextLength)
 		}
-	}
-	usernames := map[string]bool{}
-	for ui, u := range c.Users {
-		uat := fmt.Sprintf("%s.users[%d]", at, ui)
-		// The rules of the user API (user.User.Validate) on the
-		// trimmed values that Parse keeps.
-		u = u.Normalize()
-		if err := u.Validate(); err != nil {
-			var v *procure.ValidationError
-			if errors.As(err, &v) {
-				return fmt.Errorf("%s", v.Prefix(uat).Error())
-			}
-			return fmt.Errorf("%s: %w", uat, err)
-		}
-		if v.userIDs[u.ID] {
-			return fmt.Errorf("%s.id: duplicate user id %q", uat, u.ID)
-		}
-		v.userIDs[u.ID] = true
-		key := user.UsernameKey(u.Username)
-		if usernames[key] {
-			return fmt.Errorf("%s.username: duplicate username %q (usernames compare case-insensitively)", uat, u.Username)
-		}
-		usernames[key] = true
 	}
 	accountsSeen := map[string]bool{}
 	for bi, b := range c.Budgets {

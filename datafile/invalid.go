@@ -5,6 +5,7 @@ import (
 
 	"github.com/procurekit/procure"
 	"github.com/procurekit/procure/supplier"
+	"github.com/procurekit/procure/user"
 )
 
 // invalidError marks an error of Stream that is the data file's fault
@@ -36,6 +37,26 @@ func (g *handlerGuard) Supplier(ci, si int, rec *supplier.Record) error {
 
 func (g *handlerGuard) Community(i int, c *Community, n int) error {
 	if err := g.h.Community(i, c, n); err != nil {
+		g.err = err
+		return err
+	}
+	return nil
+}
+
+// users returns the guard as a UserHandler when its Handler is one, and
+// nil otherwise.
+func (g *handlerGuard) users() UserHandler {
+	if _, ok := g.h.(UserHandler); !ok {
+		return nil
+	}
+	return userGuard{g}
+}
+
+// userGuard is a handlerGuard whose Handler is a UserHandler.
+type userGuard struct{ *handlerGuard }
+
+func (g userGuard) User(ci, ui int, u *user.User) error {
+	if err := g.h.(UserHandler).User(ci, ui, u); err != nil {
 		g.err = err
 		return err
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/procurekit/procure/supplier"
+	"github.com/procurekit/procure/user"
 )
 
 // Handler receives a data file from Stream, entry by entry, in file order.
@@ -33,6 +34,34 @@ type Handler interface {
 	// suppliers, n of them, went to Supplier before.
 	Community(index int, c *Community, n int) error
 }
+
+// UserHandler is a Handler that takes a community's users one at a time,
+// as Handler takes its suppliers, so that a community of a million users
+// is never held as a whole by Stream. Stream finds it by type assertion
+// (as database/sql finds a driver's optional interfaces).
+//
+// User receives user index of community community (both counted from 0),
+// validated and normalised as Parse validates and normalises the users of
+// a File, before the community's Community call, which then has nil Users.
+// Like suppliers, a community's users may arrive before its own fields are
+// known.
+type UserHandler interface {
+	Handler
+	User(community, index int, u *user.User) error
+}
+
+// MaxEntryBytes bounds the JSON text of one entry of a data file other
+// than a supplier (a user, a token, a service account, a budget, an
+// auto-role, a community's id, name or region, an object key), and
+// MaxSupplierBytes that of one supplier with its contacts and remittance
+// addresses. An entry over its bound is the file's fault: an error naming
+// the entry and the line where it starts. The bounds keep what Stream
+// holds at once small whatever the file; values of keys a data file does
+// not have are skipped without being held at all.
+const (
+	MaxEntryBytes    = 1 << 20
+	MaxSupplierBytes = 16 << 20
+)
 
 // StreamFile is Stream on the data file at path. Errors start with the path.
 func StreamFile(path string, h Handler) error {
@@ -75,7 +104,14 @@ func StreamFile(path string, h Handler) error {
 // keywords, ...) come out as shared strings, and a record's other strings
 // share a few larger allocations: strings are immutable, so this changes
 // nothing for the handler but the memory and the time it takes.
-func Stream(r io.Reader, h Handler) (err error) {
+func Stream(r io.Reader, h Handler) error {
+	_, err := stream(r, h)
+	return err
+}
+
+// stream is Stream, returning also the largest read buffer it held (which
+// tests hold to a bound).
+func stream(r io.Reader, h Handler) (peak int, err error) {
 	st := &streamer{
 		sc:    scanner{r: r, line: 1},
 		jobs:  make(chan *batch, 2*runtime.GOMAXPROCS(0)),
@@ -86,7 +122,7 @@ func Stream(r io.Reader, h Handler) (err error) {
 	// the reader's errors pass unchanged. Runs after the clean-up below,
 	// once the reader goroutine has stopped writing st.sc.
 	g := &handlerGuard{h: h}
-	defer func() { err = markInvalid(err, g.err, st.sc.rerr) }()
+	defer func() { err, peak = markInvalid(err, g.err, st.sc.rerr), st.sc.peak }()
 	var wg sync.WaitGroup
 	for range runtime.GOMAXPROCS(0) {
 		wg.Add(1)
@@ -118,13 +154,14 @@ func Stream(r io.Reader, h Handler) (err error) {
 		}
 		wg.Wait()
 	}()
-	return st.consume(g)
+	return 0, st.consume(g)
 }
 
 // item is what the reader hands to the consumer, in file order: a batch of
-// suppliers, a finished community, or an error.
+// suppliers, a user (index n), a finished community, or an error.
 type item struct {
 	batch     *batch
+	user      *user.User
 	community *Community
 	ci, n     int
 	err       error
@@ -215,6 +252,14 @@ func (st *streamer) flush() error {
 func (st *streamer) consume(h Handler) error {
 	var v checker
 	var seen map[uuid.UUID]struct{}
+	var uh UserHandler
+	if g, ok := h.(*handlerGuard); ok {
+		uh = g.users()
+	} else {
+		uh, _ = h.(UserHandler)
+	}
+	var users []user.User         // of the community being read, when h takes no users
+	var usernames map[string]bool // of the community being read
 	communities := 0
 	for it := range st.items {
 		switch {
@@ -246,18 +291,31 @@ func (st *streamer) consume(h Handler) error {
 				return b.err
 			}
 			b.recs = nil
+		case it.user != nil:
+			if usernames == nil {
+				usernames = map[string]bool{}
+			}
+			u := it.user.Normalize()
+			if err := v.user(it.ci, it.n, &u, usernames); err != nil {
+				return err
+			}
+			if uh == nil {
+				users = append(users, u)
+				continue
+			}
+			if err := uh.User(it.ci, it.n, &u); err != nil {
+				return err
+			}
 		case it.community != nil:
 			communities++
-			seen = nil
+			seen, usernames = nil, nil
 			c := it.community
+			c.Users, users = users, nil
 			if err := v.head(it.ci, c); err != nil {
 				return err
 			}
-			if err := v.tail(it.ci, c); err != nil {
+			if err := v.rest(it.ci, c); err != nil {
 				return err
-			}
-			for ui, u := range c.Users {
-				c.Users[ui] = u.Normalize()
 			}
 			if err := h.Community(it.ci, c, it.n); err != nil {
 				return err
@@ -280,6 +338,7 @@ func (st *streamer) file() error {
 		if !equalFoldASCII(key, "communities") {
 			return sc.skip(key)
 		}
+		// (skip holds nothing of the value: see there.)
 		return st.communities()
 	})
 	if err != nil {
@@ -328,19 +387,21 @@ func (st *streamer) community(ci int) error {
 			n, err = st.suppliers(ci)
 			return err
 		}
-		raw, p, err := sc.value(at + "." + key)
-		if err != nil {
-			return err
-		}
 		target := communityField(c, key)
 		if target == nil {
 			// An unknown key is ignored, as Parse ignores it, but it
 			// must still be valid JSON.
-			if !json.Valid(raw) {
-				var v any
-				return chunkError(json.Unmarshal(raw, &v), raw, reflect.TypeFor[any](), at+"."+key, p)
-			}
-			return nil
+			return sc.skip(at + "." + key)
+		}
+		if equalFoldASCII(key, "users") {
+			return st.users(ci)
+		}
+		if array, ok := target.(arrayField); ok {
+			return st.array(at+"."+key, array)
+		}
+		raw, p, err := sc.valueMax(at+"."+key, MaxEntryBytes)
+		if err != nil {
+			return err
 		}
 		if err := json.Unmarshal(raw, target); err != nil {
 			return chunkError(err, raw, reflect.TypeOf(target).Elem(), at+"."+key, p)
@@ -367,11 +428,11 @@ func communityField(c *Community, key string) any {
 		"id":              &c.ID,
 		"name":            &c.Name,
 		"region":          &c.Region,
-		"tokens":          &c.Tokens,
-		"serviceAccounts": &c.ServiceAccounts,
-		"autoRoles":       &c.AutoRoles,
+		"tokens":          (*sliceField[Token])(&c.Tokens),
+		"serviceAccounts": (*sliceField[ServiceAccount])(&c.ServiceAccounts),
+		"autoRoles":       (*sliceField[string])(&c.AutoRoles),
 		"users":           &c.Users,
-		"budgets":         &c.Budgets,
+		"budgets":         (*sliceField[Budget])(&c.Budgets),
 	}
 	if f, ok := fields[key]; ok {
 		return f
@@ -400,6 +461,120 @@ func equalFoldASCII(a, b string) bool {
 	return true
 }
 
+// arrayField is a community's array that Stream reads element by element
+// (each at most MaxEntryBytes), so that the array's text is never held
+// whole.
+type arrayField interface {
+	// null sets the array to nil, as a JSON null does.
+	null()
+	// decode appends the element raw, or returns json.Unmarshal's error.
+	decode(raw []byte) error
+	// elem is the type of an element, for error messages.
+	elem() reflect.Type
+}
+
+// sliceField is a []T as an arrayField (and, for a value that is not an
+// array, a json.Unmarshaler with encoding/json's own errors).
+type sliceField[T any] []T
+
+func (f *sliceField[T]) null() { *f = nil }
+
+func (f *sliceField[T]) decode(raw []byte) error {
+	var v T
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return err
+	}
+	*f = append(*f, v)
+	return nil
+}
+
+func (f *sliceField[T]) elem() reflect.Type { return reflect.TypeFor[T]() }
+
+func (f *sliceField[T]) UnmarshalJSON(b []byte) error { return json.Unmarshal(b, (*[]T)(f)) }
+
+// elementsOf reads the array at (or null) whose elements are each at most
+// max bytes, calling f with each element's index, raw text and position.
+// A value that is not an array goes to notArray whole (at most max bytes),
+// which words encoding/json's error for it.
+func (st *streamer) elementsOf(at string, max int, f func(i int, raw []byte, p pos) error, notArray func(raw []byte, p pos) error) error {
+	sc := &st.sc
+	if !sc.ws() {
+		return sc.endError(at)
+	}
+	switch sc.buf[sc.i] {
+	case 'n':
+		ok, err := sc.null()
+		if ok || err != nil {
+			return err
+		}
+		fallthrough
+	default:
+		raw, p, err := sc.valueMax(at, max)
+		if err != nil {
+			return err
+		}
+		return notArray(raw, p)
+	case '[':
+	}
+	sc.i++
+	i := 0
+	return sc.elements(func() error {
+		raw, p, err := sc.valueMax(at+"["+strconv.Itoa(i)+"]", max)
+		if err != nil {
+			return err
+		}
+		err = f(i, raw, p)
+		i++
+		return err
+	})
+}
+
+// array reads a community's array field element by element.
+func (st *streamer) array(at string, a arrayField) error {
+	a.null()
+	return st.elementsOf(at, MaxEntryBytes, func(i int, raw []byte, p pos) error {
+		if err := a.decode(raw); err != nil {
+			return chunkError(err, raw, a.elem(), at+"["+strconv.Itoa(i)+"]", p)
+		}
+		return nil
+	}, func(raw []byte, p pos) error {
+		if string(raw) == "null" {
+			return nil
+		}
+		err := json.Unmarshal(raw, a)
+		if err == nil {
+			err = errors.New("must be a JSON array")
+		}
+		return chunkError(err, raw, reflect.PointerTo(reflect.SliceOf(a.elem())).Elem(), at, p)
+	})
+}
+
+// users reads community ci's users element by element, handing each to
+// the consumer, which checks it and passes it on.
+func (st *streamer) users(ci int) error {
+	at := communityPath(ci) + ".users"
+	return st.elementsOf(at, MaxEntryBytes, func(i int, raw []byte, p pos) error {
+		u := new(user.User)
+		if err := json.Unmarshal(raw, u); err != nil {
+			return chunkError(err, raw, reflect.TypeFor[user.User](), at+"["+strconv.Itoa(i)+"]", p)
+		}
+		if !st.emit(item{user: u, ci: ci, n: i}) {
+			return errStopped
+		}
+		return nil
+	}, func(raw []byte, p pos) error {
+		if string(raw) == "null" {
+			return nil
+		}
+		var us []user.User
+		err := json.Unmarshal(raw, &us)
+		if err == nil {
+			err = errors.New("must be a JSON array")
+		}
+		return chunkError(err, raw, reflect.TypeFor[[]user.User](), at, p)
+	})
+}
+
 // suppliers splits community ci's suppliers array into batches.
 func (st *streamer) suppliers(ci int) (int, error) {
 	sc := &st.sc
@@ -412,7 +587,7 @@ func (st *streamer) suppliers(ci int) (int, error) {
 	}
 	si := 0
 	err := sc.elements(func() error {
-		raw, p, err := sc.value(at + "[" + strconv.Itoa(si) + "]")
+		raw, p, err := sc.valueMax(at+"["+strconv.Itoa(si)+"]", MaxSupplierBytes)
 		if err != nil {
 			return err
 		}
@@ -486,6 +661,7 @@ type scanner struct {
 	off  int64 // file offset of buf[0]
 	eof  bool
 	rerr error
+	peak int // the largest buffer allocated
 	// The line counter: line is the line of file offset counted, which
 	// starts at offset lineStart.
 	line      int
@@ -507,6 +683,7 @@ func (sc *scanner) more(keep int) bool {
 		sc.count(sc.off + int64(keep))
 		rest := sc.buf[keep:]
 		nb := make([]byte, len(rest), max(readChunk, 2*len(rest)))
+		sc.peak = max(sc.peak, cap(nb))
 		copy(nb, rest)
 		sc.off += int64(keep)
 		sc.i -= keep
@@ -619,7 +796,7 @@ func (sc *scanner) null() (bool, error) {
 	if sc.buf[sc.i] != 'n' {
 		return false, nil
 	}
-	raw, p, err := sc.value("the data file")
+	raw, p, err := sc.valueMax("the data file", MaxEntryBytes)
 	if err != nil {
 		return false, err
 	}
@@ -642,7 +819,7 @@ func (sc *scanner) members(f func(key string, at pos) error) error {
 		return nil
 	}
 	for {
-		raw, p, err := sc.value("an object key")
+		raw, p, err := sc.valueMax("an object key", MaxEntryBytes)
 		if err != nil {
 			return err
 		}
@@ -717,24 +894,11 @@ func (sc *scanner) elements(f func() error) error {
 	}
 }
 
-// skip reads a value and checks that it is valid JSON.
-func (sc *scanner) skip(path string) error {
-	raw, p, err := sc.value(path)
-	if err != nil {
-		return err
-	}
-	if !json.Valid(raw) {
-		var v any
-		return chunkError(json.Unmarshal(raw, &v), raw, reflect.TypeFor[any](), path, p)
-	}
-	return nil
-}
-
 // value reads the raw bytes of the next value, and where it starts. It
 // finds the end of the value by its brackets and strings only: decoding
 // the bytes checks the rest of the syntax. what names the value for an
-// error at the end of input.
-func (sc *scanner) value(what string) ([]byte, pos, error) {
+// error at the end of input, or for a value over max bytes.
+func (sc *scanner) valueMax(what string, max int) ([]byte, pos, error) {
 	if !sc.ws() {
 		return nil, pos{}, sc.endError(what)
 	}
@@ -742,15 +906,25 @@ func (sc *scanner) value(what string) ([]byte, pos, error) {
 	for {
 		end := valueEnd(sc.buf, sc.i, sc.eof)
 		if end > 0 {
+			if end-sc.i > max {
+				return nil, pos{}, tooLarge(p, what, max)
+			}
 			raw := sc.buf[sc.i:end:end]
 			sc.i = end
 			return raw, p, nil
+		}
+		if len(sc.buf)-sc.i > max {
+			return nil, pos{}, tooLarge(p, what, max)
 		}
 		if !sc.more(sc.i) {
 			sc.i = len(sc.buf)
 			return nil, pos{}, sc.endError(what)
 		}
 	}
+}
+
+func tooLarge(p pos, what string, max int) error {
+	return fmt.Errorf("line %s: %s: the entry is larger than %d bytes, the most a data file's entry may hold", p, what, max)
 }
 
 // valueEnd returns the end of the value that starts at b[i], or -1 when b
