@@ -3,9 +3,12 @@ package pgholds_test
 import (
 	"context"
 	"os"
+	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/shopspring/decimal"
 
 	"github.com/procurekit/procure/budget"
 	"github.com/procurekit/procure/budget/holdstest"
@@ -62,3 +65,11 @@ func openBench(b *testing.B) *pgholds.Store {
 func BenchmarkCheck(b *testing.B) { holdstest.BenchmarkCheck(b, openBench(b)) }
 
 func BenchmarkHotAccount(b *testing.B) { holdstest.BenchmarkHotAccount(b, openBench(b)) }
+
+func toStrings(ds []decimal.Decimal) string {
+	s := make([]string, len(ds))
+	for i, d := range ds {
+		s[i] = d.String()
+	}
+	return strings.Join(s, ",")
+}
