@@ -230,7 +230,7 @@ func (l *Line) validateSplits(v *fieldErrors, i int, currency string, places int
 			v.add(splitField(i, j, "account"), "is required")
 			good = false
 		} else if k, dup := firstAccount(l.Splits[:j], first, s.Account, j); dup {
-			v.add(splitField(i, j, "account"), "account "+quoteShort(s.Account)+" appears more than once in the line's splits (first in split "+strconv.Itoa(k)+")")
+			v.add(splitField(i, j, "account"), "account "+quoteShort(s.Account)+" appears more than once in the line's splits (it is also split number "+strconv.Itoa(k+1)+", counted from 1)")
 			good = false
 		}
 		switch {

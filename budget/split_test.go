@@ -228,10 +228,10 @@ func TestRequestValidateSplits(t *testing.T) {
 		{"the same account twice", budget.Request{Lines: []budget.Line{
 			line(t, 1, "X", "1"),
 			splitLine(t, 2, "100", pct(t, "A", "50"), pct(t, "A", "50"))}},
-			"lines[1].splits[1].account", `account "A" appears more than once in the line's splits (first in split 0)`},
+			"lines[1].splits[1].account", `account "A" appears more than once in the line's splits (it is also split number 1, counted from 1)`},
 		{"the same account twice on a long line", budget.Request{Lines: []budget.Line{{Number: 1, Amount: decimal.New(100, 0),
 			Splits: append(append([]budget.Split(nil), hundred[:20]...), pct(t, "A3", "1"))}}},
-			"lines[0].splits[20].account", `account "A3" appears more than once in the line's splits (first in split 3)`},
+			"lines[0].splits[20].account", `account "A3" appears more than once in the line's splits (it is also split number 4, counted from 1)`},
 		{"a blank split account", budget.Request{Lines: []budget.Line{
 			splitLine(t, 1, "100", pct(t, " ", "100"))}},
 			"lines[0].splits[0].account", "is required"},

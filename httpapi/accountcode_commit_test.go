@@ -116,7 +116,7 @@ func TestAccountCodeHandlerSplitsBadInput(t *testing.T) {
 		{"more than 100 splits", splitDoc("", splitXMLLine(1, "101", many...)),
 			"Lines/Line[1]/Splits: at most 100 splits per line (got 101)"},
 		{"the same account twice", splitDoc("", splitXMLLine(1, "100", pct("A", "50"), pct("A", "50"))),
-			`Lines/Line[1]/Splits/Split[2]/Account: account "A" appears more than once in the line's splits (first in split 0)`},
+			`Lines/Line[1]/Splits/Split[2]/Account: account "A" appears more than once in the line's splits (it is also split number 1, counted from 1)`},
 		{"an unknown currency", splitDoc("EURO", xmlLine("1", "A", "1")),
 			`Currency: must be an active ISO 4217 currency code such as NZD (got "EURO")`},
 		{"an amount finer than the default currency", splitDoc("", xmlLine("1", "A", "10.005")),

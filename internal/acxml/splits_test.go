@@ -98,7 +98,7 @@ func TestDecodeSplitsBadInput(t *testing.T) {
 		{"more than 100 splits", "", line(1, "101", many.String()),
 			"Lines/Line[1]/Splits", "at most 100 splits per line (got 101)"},
 		{"the same account twice", "", line(1, "100", split("A", "Percentage", "50")+split("A", "Percentage", "50")),
-			"Lines/Line[1]/Splits/Split[2]/Account", `account "A" appears more than once in the line's splits (first in split 0)`},
+			"Lines/Line[1]/Splits/Split[2]/Account", `account "A" appears more than once in the line's splits (it is also split number 1, counted from 1)`},
 		{"a split without an account", "", line(1, "100", "<Split><Percentage>100</Percentage></Split>"),
 			"Lines/Line[1]/Splits/Split[1]/Account", "is required"},
 		{"a split with both", "", line(1, "100", "<Split><Account>A</Account><Percentage>100</Percentage><Amount>100</Amount></Split>"),
@@ -196,13 +196,13 @@ func TestDecodeMessage(t *testing.T) {
 		})
 	}
 	malformedCases := []struct{ name, doc, want string }{
-		{"another root", "<AccountCodeCancelRequest/>", `the root element is "AccountCodeCancelRequest"; want ` + anyRoot},
-		{"a reply sent as a request", "<AccountCodeReleaseResponse/>", `the root element is "AccountCodeReleaseResponse"; want ` + anyRoot},
+		{"another root", "<AccountCodeCancelRequest/>", `the root element is "AccountCodeCancelRequest"; want ` + MessageRoots},
+		{"a reply sent as a request", "<AccountCodeReleaseResponse/>", `the root element is "AccountCodeReleaseResponse"; want ` + MessageRoots},
 		{"two RequisitionIds", "<AccountCodeReleaseRequest><RequisitionId>a</RequisitionId><RequisitionId>b</RequisitionId></AccountCodeReleaseRequest>",
 			"AccountCodeReleaseRequest has more than one RequisitionId element"},
 		{"text in a release", "<AccountCodeReleaseRequest>x<RequisitionId>a</RequisitionId></AccountCodeReleaseRequest>",
 			"AccountCodeReleaseRequest holds text outside its elements"},
-		{"empty", "", "the document is empty; want a " + anyRoot + " element"},
+		{"empty", "", "the document is empty; want a " + MessageRoots + " element"},
 	}
 	for _, c := range malformedCases {
 		t.Run(c.name, func(t *testing.T) {
