@@ -62,8 +62,8 @@ type Message struct {
 	RequisitionID string         // for Release and Confirm
 }
 
-// anyRoot names the roots DecodeMessage accepts, for its messages.
-const anyRoot = RequestRoot + ", " + ReleaseRoot + " or " + ConfirmRoot
+// MessageRoots names the roots DecodeMessage accepts, for messages.
+const MessageRoots = RequestRoot + ", " + ReleaseRoot + " or " + ConfirmRoot
 
 // DecodeMessage reads a message to the connector, whichever its root
 // element: an AccountCodeValidationRequest (as DecodeRequest), an
@@ -83,7 +83,7 @@ func decodeMessage(r io.Reader, only string) (Message, error) {
 		check  *requestDoc
 		commit *commitDoc
 	)
-	want := anyRoot
+	want := MessageRoots
 	if only != "" {
 		want = only
 	}
@@ -118,7 +118,7 @@ func decodeMessage(r io.Reader, only string) (Message, error) {
 	}
 	m.RequisitionID = commit.RequisitionID.String()
 	if err := budget.ValidateRequisitionID(m.RequisitionID); err != nil {
-		return Message{}, elementPaths(err)
+		return Message{}, ElementPaths(err)
 	}
 	return m, nil
 }
@@ -138,13 +138,13 @@ func (d *commitDoc) textOutside() bool { return bool(d.Outside) }
 // "lines[1].splits[0].percentage" (Line and Split counted from 1 as in
 // XPath), "Currency", "RequisitionId".
 func ValidateRequest(req *budget.Request) error {
-	return elementPaths(req.Validate())
+	return ElementPaths(req.Validate())
 }
 
-// elementPaths renames the fields of a *procure.ValidationError from
-// package budget's names to element paths; other errors come back as they
-// are.
-func elementPaths(err error) error {
+// ElementPaths renames the fields of a *procure.ValidationError from
+// package budget's names to element paths (ElementPath); other errors come
+// back as they are.
+func ElementPaths(err error) error {
 	var ve *procure.ValidationError
 	if !errors.As(err, &ve) {
 		return err
