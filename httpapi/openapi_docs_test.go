@@ -3,6 +3,7 @@ package httpapi_test
 import (
 	"context"
 	"encoding/json"
+	"net/http"
 	"slices"
 	"sort"
 	"strconv"
@@ -259,7 +260,11 @@ func TestAdminOpenAPICopiesSupplierSchemas(t *testing.T) {
 	}
 	supplierIn := writeBody("SupplierDetail")
 	props := supplierIn["properties"].(map[string]any)
-	props["keywords"] = adm["SupplierInput"]["properties"].(map[string]any)["keywords"]
+	// keywords, and contacts and addresses that must be empty (they have
+	// routes of their own), are the write body's own.
+	for _, p := range []string{"keywords", "contacts", "remittanceAddresses"} {
+		props[p] = adm["SupplierInput"]["properties"].(map[string]any)[p]
+	}
 	// The default contact and address are written with the supplier: their
 	// ids are required (nothing else names them), their dates optional.
 	props["defaultContact"] = map[string]any{"$ref": "#/components/schemas/ContactInput", "required": []any{"id"}}
@@ -291,25 +296,41 @@ func TestAdminOpenAPIWriteBodies(t *testing.T) {
 	const address = `{"address": {"line1": "1 Lambton Quay", "city": "Wellington", "country": "NZ"}}`
 	const sup = `{"profileType": "COMPANY", "name": "Acme", "keywords": ["paper"],
 	  "defaultContact": {"id": "3f2b8a4e-1c2d-4e5f-8a9b-0c1d2e3f4a5b", "name": "Ann"}}`
+	// The server agrees: what the schema takes is written (200), what it
+	// refuses is a 400.
+	e := newAdminEnv(t, httpapi.AdminOptions{})
+	e.community(t, "acme-au")
+	const supPath = "/communities/acme-au/suppliers/" + adminSupplierID
+	paths := map[string]string{
+		"SupplierInput":          supPath,
+		"ContactInput":           supPath + "/contacts/" + otherUUID,
+		"RemittanceAddressInput": supPath + "/remittance-addresses/" + otherUUID,
+	}
 	for _, tt := range []struct{ schema, body string }{
+		{"SupplierInput", sup},
+		{"SupplierInput", `{"profileType": "COMPANY", "contacts": [], "remittanceAddresses": []}`},
+		{"SupplierInput", `{"id": "` + adminSupplierID + `", "profileType": "INDIVIDUAL", "modifiedDate": "2026-05-01T00:00:00Z", "createdDate": "2026-05-01T00:00:00Z"}`},
 		{"ContactInput", contact},
 		{"RemittanceAddressInput", address},
-		{"SupplierInput", sup},
-		{"SupplierInput", `{"id": "3f2b8a4e-1c2d-4e5f-8a9b-0c1d2e3f4a5b", "profileType": "INDIVIDUAL", "modifiedDate": "2026-05-01T00:00:00Z", "createdDate": "2026-05-01T00:00:00Z"}`},
 	} {
 		checkSchema(t, doc, tt.schema, []byte(tt.body))
+		e.call(t, http.MethodPut, paths[tt.schema], tt.body).want(t, http.StatusOK, "", "")
 	}
 	for _, tt := range []struct{ name, schema, body string }{
 		{"contact without name", "ContactInput", `{"email": "a@example.com"}`},
 		{"address without address", "RemittanceAddressInput", `{"code": "A"}`},
 		{"supplier without profileType", "SupplierInput", `{"name": "Acme"}`},
-		{"supplier with contacts", "SupplierInput", `{"profileType": "COMPANY", "contacts": []}`},
+		{"supplier with contacts", "SupplierInput", `{"profileType": "COMPANY", "contacts": [{"id": "` + otherUUID + `", "name": "Ann"}]}`},
+		{"supplier with addresses", "SupplierInput", `{"profileType": "COMPANY", "remittanceAddresses": [{"id": "` + otherUUID + `", "address": {"line1": "1 Lambton Quay", "country": "NZ"}}]}`},
 		{"default contact without id", "SupplierInput", `{"profileType": "COMPANY", "defaultContact": {"name": "Ann"}}`},
 		{"keyword too long", "SupplierInput", `{"profileType": "COMPANY", "keywords": ["` + strings.Repeat("k", 256) + `"]}`},
 	} {
 		s := compileSchema(t, doc, "#/components/schemas/"+tt.schema)
 		if err := s.Validate(mustJSON(t, []byte(tt.body))); err == nil {
 			t.Errorf("%s: %s accepted %s", tt.name, tt.schema, tt.body)
+		}
+		if got := e.call(t, http.MethodPut, paths[tt.schema], tt.body); got.status != http.StatusBadRequest {
+			t.Errorf("%s: the server answered %d, want 400: %s", tt.name, got.status, got.body)
 		}
 	}
 }
