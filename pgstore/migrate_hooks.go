@@ -20,6 +20,9 @@ var migrationHooks = map[int]func(ctx context.Context, tx pgx.Tx) error{
 	},
 	4: foldUsernameKeys, // username_fold.go
 	7: foldUsernameKeys, // the key gained NFC
+
+	// Dates outside the years 1 to 9999 in UTC (dates_repair.go).
+	8: clampSupplierDates,
 }
 
 // foldNameKeys sets the sort key of every supplier name that is not plain
