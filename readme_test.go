@@ -10,12 +10,16 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/procurekit/procure/internal/pgtest"
 	"github.com/procurekit/procure/internal/syncbuf"
 )
+
+func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
 
 // TestREADME runs the README's shell commands as a reader would, in order,
 // in one shell, against the example programs built from this tree: every
@@ -27,7 +31,11 @@ import (
 // "# ..." line written under it, the parts between "..." in order (text
 // after three spaces is an annotation). The embedding block makes a module
 // of its own, the Go program after it is its main.go, and the block after
-// that runs in the module (it must build it), as a reader would.
+// that runs in the module (it must build it), as a reader would. A
+// connector started with -addr listens there (8091 is another free port);
+// one started on a port stops the one there before. `export HOLDS_DSN=...`
+// is given a throwaway PostgreSQL database instead (internal/pgtest), so
+// the test needs PostgreSQL, as the store tests do.
 func TestREADME(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the example programs")
@@ -62,7 +70,7 @@ func TestREADME(t *testing.T) {
 			t.Fatalf("go build ./%s: %v\n%s", dir, err, out)
 		}
 	}
-	ports := map[string]string{"8080": freePort(t), "8081": freePort(t), "8090": freePort(t)}
+	ports := map[string]string{"8080": freePort(t), "8081": freePort(t), "8090": freePort(t), "8091": freePort(t)}
 	adminToken := "readme-admin-token"
 	if m := regexp.MustCompile(`PROCURE_ADMIN_TOKEN=([^\s"']+)`).FindStringSubmatch(string(readme)); m != nil {
 		adminToken = m[1]
@@ -102,9 +110,15 @@ func TestREADME(t *testing.T) {
 			case regexp.MustCompile(`^(\S+=\S+ )*go run \./examples/server\b`).MatchString(cmd):
 				continue // running already
 			case strings.HasPrefix(cmd, "go run ./examples/connector"):
+				port := ports["8090"]
+				if m := regexp.MustCompile(`-addr 127\.0\.0\.1:(\d+)`).FindStringSubmatch(cmd); m != nil {
+					port = m[1] // a later -addr overrides the one put first
+				}
 				cmd = strings.Replace(cmd, "go run ./examples/connector", `"$BIN/connector" -addr 127.0.0.1:`+ports["8090"], 1)
-				sh.background(t, cmd, ports["8090"])
+				sh.background(t, cmd, port)
 				continue
+			case regexp.MustCompile(`^export HOLDS_DSN=\S+$`).MatchString(cmd):
+				cmd = "export HOLDS_DSN=" + shellQuote(pgtest.NewDatabase(t))
 			}
 			cmd = regexp.MustCompile(`go run \./examples/(\w+)`).ReplaceAllString(cmd, `"$$BIN/$1"`)
 			sh.run(t, cmd, c.want)
@@ -318,16 +332,19 @@ func (sh *shell) run(t *testing.T, cmd string, want []string) {
 // first.
 func (sh *shell) background(t *testing.T, cmd, port string) {
 	t.Helper()
-	for _, b := range sh.bg {
-		b.stop()
-	}
-	sh.bg = sh.bg[:0]
+	sh.bg = slices.DeleteFunc(sh.bg, func(b *proc) bool {
+		if b.port == port {
+			b.stop()
+			return true
+		}
+		return false
+	})
 	c := exec.Command("bash", "-c", "exec "+cmd)
 	c.Dir = sh.root
 	c.Env = append([]string{}, sh.env...)
 	// The variables the commands so far exported, as a second terminal
 	// where the reader exported them too would have them.
-	for _, kv := range []string{"PROCURE_CONNECTOR_TOKEN", "PROCURE_ADMIN_TOKEN", "PROCURE_API_KEY"} {
+	for _, kv := range []string{"PROCURE_CONNECTOR_TOKEN", "PROCURE_ADMIN_TOKEN", "PROCURE_API_KEY", "HOLDS_DSN"} {
 		if v, ok := sh.lookup(t, kv); ok {
 			c.Env = append(c.Env, kv+"="+v)
 		}
@@ -335,6 +352,7 @@ func (sh *shell) background(t *testing.T, cmd, port string) {
 	out := &syncbuf.Buffer{}
 	c.Stdout, c.Stderr = out, out
 	p := start(t, c)
+	p.port = port
 	sh.bg = append(sh.bg, p)
 	p.waitPort(t, port)
 }
@@ -378,6 +396,7 @@ func freePort(t *testing.T) string {
 type proc struct {
 	cmd  *exec.Cmd
 	done chan struct{} // closed when it has exited
+	port string        // where a background program listens
 }
 
 func start(t *testing.T, cmd *exec.Cmd) *proc {
