@@ -112,9 +112,9 @@ func (s *Service) Modify(ctx context.Context, community, id string, version int6
 }
 
 // update is the optimistic read-prepare-commit of UpdateIf and Modify.
-// prepare builds the new user from a private copy of the stored one; it
-// runs with no lock held, and again for each attempt that another write
-// spoiled.
+// prepare builds the new user from the stored one, which it must not
+// change (it works on a Clone); it runs with no lock held, and again for
+// each attempt that another write spoiled.
 func (s *Service) update(ctx context.Context, community, id string, version int64, prepare func(cur User) (User, error)) (User, error) {
 	done, err := s.writers.wait(ctx, community, id)
 	if err != nil {
@@ -129,7 +129,7 @@ func (s *Service) update(ctx context.Context, community, id string, version int6
 		if err := checkVersion(&cur, version); err != nil {
 			return User{}, err
 		}
-		next, err := prepare(cur.Clone())
+		next, err := prepare(cur)
 		if err != nil {
 			return User{}, err
 		}
