@@ -27,6 +27,13 @@
 //     Warning where so configured. The table comes from a CSV file or an SQL
 //     query (database/sql, any driver) and may be refreshed at an interval,
 //     keeping the last good table when a refresh fails.
+//     With a HoldStore (MemHolds in memory, or package pgholds in
+//     PostgreSQL, shared by several connectors) it also holds what each
+//     requisition's check claims, so concurrent checkouts never spend an
+//     account's money twice; holds end on Release, expire, or become
+//     commitments on Confirm (TableValidator is a Committer), and every
+//     check, release, confirm and expiry can go to an AuditLog. Package
+//     holdstest is the conformance suite of HoldStore.
 //   - ProcedureValidator: the stored-procedure option. Operator-supplied SQL
 //     receives the lines as JSON text plus the optional username,
 //     organisation unit and finance year, and returns the verdicts as JSON
