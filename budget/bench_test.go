@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/shopspring/decimal"
+
 	"github.com/procurekit/procure/budget"
 )
 
@@ -108,5 +110,54 @@ func BenchmarkGateCheckout(b *testing.B) {
 		if err != nil || d.Outcome != budget.Proceed {
 			b.Fatal(d.Outcome, err)
 		}
+	}
+}
+
+// splitRequest has n lines, each split three ways by percentage
+// (33.3333/33.3333/33.3334, so every line has a leftover cent) over
+// accounts that overlap between lines.
+func splitRequest(tb testing.TB, n int) budget.Request {
+	tb.Helper()
+	req := budget.Request{RequisitionID: "REQ-2001", Currency: "NZD", Lines: make([]budget.Line, n)}
+	for i := range req.Lines {
+		req.Lines[i] = splitLine(tb, i+1, strconv.Itoa(100+i)+".01",
+			pct(tb, "ACC-"+strconv.Itoa(i), "33.3333"),
+			pct(tb, "ACC-"+strconv.Itoa(i+1), "33.3333"),
+			pct(tb, "ACC-"+strconv.Itoa(i+2), "33.3334"))
+	}
+	return req
+}
+
+// BenchmarkTableCheckSplits is the connector's work on a 100-line check
+// with splits, without holds: Request.Validate and Table.Check (which
+// allocates every split).
+func BenchmarkTableCheckSplits(b *testing.B) {
+	budgets := map[string]decimal.Decimal{}
+	for i := range 1000 {
+		budgets["ACC-"+strconv.Itoa(i)] = decimal.New(int64(1000+i), 0)
+	}
+	tab, err := budget.NewTable(budgets)
+	if err != nil {
+		b.Fatal(err)
+	}
+	req := splitRequest(b, 100)
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := req.Validate(); err != nil {
+			b.Fatal(err)
+		}
+		if res := tab.Check(req, budget.Invalid); len(res) != 100 {
+			b.Fatal(len(res))
+		}
+	}
+}
+
+// BenchmarkShares allocates one line split three ways.
+func BenchmarkShares(b *testing.B) {
+	l := splitRequest(b, 1).Lines[0]
+	var out []budget.Share
+	b.ReportAllocs()
+	for b.Loop() {
+		out = l.AppendShares(out[:0], "NZD")
 	}
 }

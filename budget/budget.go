@@ -245,6 +245,9 @@ func (l *Line) validateSplits(v *fieldErrors, i int, currency string, places int
 			good = false
 		case s.Percentage.Valid:
 			p := s.Percentage.Decimal
+			if u, ok := percentUnits(p); ok && u > 0 && u <= 100*percentScale {
+				continue // the usual case, decided without math/big
+			}
 			switch {
 			case p.Sign() <= 0 || p.Cmp(hundred) > 0:
 				v.add(splitField(i, j, "percentage"), "must be more than 0 and at most 100 (got "+FormatAmount(p)+")")
@@ -268,20 +271,52 @@ func (l *Line) validateSplits(v *fieldErrors, i int, currency string, places int
 	if !good {
 		return
 	}
-	sum := decimal.Zero
-	for _, s := range l.Splits {
-		if byPercent {
-			sum = sum.Add(s.Percentage.Decimal)
-		} else {
-			sum = sum.Add(s.Amount.Decimal)
+	if byPercent {
+		// Every percentage is now a whole number of percentScale.
+		var units int64
+		for _, s := range l.Splits {
+			u, _ := percentUnits(s.Percentage.Decimal)
+			units += u // at most MaxSplits * 100 * percentScale: no overflow
 		}
+		if units != 100*percentScale {
+			v.add(lineField(i, "splits"), "the percentages must sum to exactly 100 (got "+FormatAmount(decimal.New(units, -MaxPercentageDecimals))+")")
+		}
+		return
 	}
-	switch {
-	case byPercent && !sum.Equal(hundred):
-		v.add(lineField(i, "splits"), "the percentages must sum to exactly 100 (got "+FormatAmount(sum)+")")
-	case !byPercent && !sum.Equal(l.Amount):
-		v.add(lineField(i, "splits"), "the split amounts must sum to exactly the line's amount "+FormatAmount(l.Amount)+" (got "+FormatAmount(sum)+")")
+	var sum runningSum
+	sum.set(l.Splits[0].Amount.Decimal)
+	for _, s := range l.Splits[1:] {
+		sum.add(s.Amount.Decimal)
 	}
+	if total := sum.decimal(); !total.Equal(l.Amount) {
+		v.add(lineField(i, "splits"), "the split amounts must sum to exactly the line's amount "+FormatAmount(l.Amount)+" (got "+FormatAmount(total)+")")
+	}
+}
+
+// percentScale is one percent in the units percentUnits counts.
+const percentScale = 10_000 // 10^MaxPercentageDecimals
+
+// percentUnits returns p in units of 10^-MaxPercentageDecimals percent
+// (33.3333 is 333333) and whether that is exact and fits an int64 without
+// math/big.
+func percentUnits(p decimal.Decimal) (int64, bool) {
+	if p.NumDigits() > 18 {
+		// Many trailing zeros (50.000000000000000000000): exact only if
+		// the units are a whole number that fits.
+		u := p.Shift(MaxPercentageDecimals)
+		if !u.IsInteger() || u.Abs().Cmp(decimal.New(1<<62, 0)) > 0 {
+			return 0, false
+		}
+		return u.IntPart(), true
+	}
+	c, e := p.CoefficientInt64(), p.Exponent()+MaxPercentageDecimals
+	for ; e < 0; e++ { // more decimals than allowed: exact only if they are zeros
+		if c%10 != 0 {
+			return 0, false
+		}
+		c /= 10
+	}
+	return scale(c, e)
 }
 
 // firstAccount finds account among the splits before position j: by a scan

@@ -90,6 +90,9 @@ func allocate(out []Share, amount decimal.Decimal, splits []Split, minor int) {
 	if !hasPlaces(amount, places) {
 		places = -amount.Exponent()
 	}
+	if allocateSmall(out, amount, splits, places) {
+		return
+	}
 	units := new(big.Int).Abs(amount.Coefficient())
 	switch shift := places + amount.Exponent(); {
 	case shift > 0:
@@ -157,6 +160,91 @@ func allocate(out []Share, amount decimal.Decimal, splits []Split, minor int) {
 		}
 		out[i].Amount = decimal.NewFromBigInt(q, -places)
 	}
+}
+
+// maxSmallSplits bounds the splits allocateSmall handles on the stack.
+const maxSmallSplits = MaxSplits
+
+// allocateSmall is allocate without math/big, for amounts and percentages
+// whose coefficients fit an int64 (every real one): 128-bit products and
+// quotients, the remainders on the stack. It reports false, having done
+// nothing, for anything else.
+func allocateSmall(out []Share, amount decimal.Decimal, splits []Split, places int32) bool {
+	if len(splits) > maxSmallSplits || amount.NumDigits() > 18 {
+		return false
+	}
+	c := amount.CoefficientInt64()
+	negative := c < 0
+	if negative {
+		c = -c
+	}
+	// units: |amount| in 10^-places (exact: places covers its decimals,
+	// or its extra decimals are zeros).
+	var ok bool
+	switch shift := places + amount.Exponent(); {
+	case shift > 0:
+		if c, ok = scale(c, shift); !ok {
+			return false
+		}
+	case shift < 0:
+		for ; shift < 0; shift++ {
+			c /= 10
+		}
+	}
+	units := uint64(c)
+	pscale := int32(0)
+	for i := range splits {
+		p := &splits[i].Percentage.Decimal
+		if p.NumDigits() > 18 || p.Sign() < 0 {
+			return false
+		}
+		pscale = max(pscale, -p.Exponent())
+	}
+	if pscale > 16 {
+		return false
+	}
+	total := uint64(100)
+	for range pscale {
+		total *= 10
+	}
+	var quot, rem [maxSmallSplits]uint64
+	var given uint64
+	for i := range splits {
+		p := &splits[i].Percentage.Decimal
+		part, ok := scale(p.CoefficientInt64(), pscale+p.Exponent())
+		if !ok || uint64(part) > total {
+			return false
+		}
+		hi, lo := bits.Mul64(units, uint64(part))
+		quot[i], rem[i] = bits.Div64(hi, lo, total) // hi < total, as part <= total
+		given += quot[i]
+	}
+	// The leftover units (fewer than the splits when the percentages sum
+	// to 100) go one each to the largest remainders, ties to the earlier
+	// split: pick the largest one left each time.
+	var taken [maxSmallSplits]bool
+	left := uint64(0)
+	if given < units {
+		left = min(units-given, uint64(len(splits)))
+	}
+	for ; left > 0; left-- {
+		best := -1
+		for i := range splits {
+			if !taken[i] && (best < 0 || rem[i] > rem[best]) {
+				best = i
+			}
+		}
+		taken[best] = true
+		quot[best]++
+	}
+	for i := range splits {
+		q := int64(quot[i])
+		if negative {
+			q = -q
+		}
+		out[i].Amount = decimal.New(q, -places)
+	}
+	return true
 }
 
 // fast divides units*parts[i] by total into quot and rem with 128-bit

@@ -2,6 +2,7 @@ package budget_test
 
 import (
 	"errors"
+	"math/big"
 	"math/rand/v2"
 	"strconv"
 	"strings"
@@ -116,8 +117,11 @@ func TestShares(t *testing.T) {
 // percentages and checks the rules against a brute-force reference: the
 // shares sum to the line exactly, each is its exact share rounded down or
 // up by one unit, and the units go to the largest remainders, ties first.
+// Each line is allocated again times 10^18, beyond an int64 of cents, to
+// check the math/big path alike.
 func TestSharesSumToTheLine(t *testing.T) {
 	rng := rand.New(rand.NewPCG(21, 1))
+	million := big.NewInt(1_000_000)
 	for range 2000 {
 		n := 1 + rng.IntN(7)
 		// Random percentages in units of 0.0001 summing to 100.
@@ -128,47 +132,47 @@ func TestSharesSumToTheLine(t *testing.T) {
 			left -= parts[i]
 		}
 		parts[n-1] = left
-		cents := rng.Int64N(10_000_000) - 5_000_000
-		l := budget.Line{Number: 1, Amount: decimal.New(cents, -2)}
-		for i, p := range parts {
-			l.Splits = append(l.Splits, budget.Split{Account: "A" + strconv.Itoa(i), Percentage: decimal.NewNullDecimal(decimal.New(p, -4))})
-		}
-		shares := l.Shares("NZD")
-		sum := decimal.Zero
-		abs := cents
-		if abs < 0 {
-			abs = -abs
-		}
-		// Reference: floors and remainders of |cents| * p / 10^6.
-		floors := make([]int64, n)
-		rems := make([]int64, n)
-		var given int64
-		for i, p := range parts {
-			floors[i], rems[i] = abs*p/1_000_000, abs*p%1_000_000
-			given += floors[i]
-		}
-		for range abs - given {
-			best := -1
-			for i := range n {
-				if rems[i] >= 0 && (best < 0 || rems[i] > rems[best]) {
-					best = i
+		cents := big.NewInt(rng.Int64N(10_000_000) - 5_000_000)
+		for _, shift := range []int64{0, 18} {
+			c := new(big.Int).Mul(cents, new(big.Int).Exp(big.NewInt(10), big.NewInt(shift), nil))
+			l := budget.Line{Number: 1, Amount: decimal.NewFromBigInt(c, -2)}
+			for i, p := range parts {
+				l.Splits = append(l.Splits, budget.Split{Account: "A" + strconv.Itoa(i), Percentage: decimal.NewNullDecimal(decimal.New(p, -4))})
+			}
+			// Reference: floors and remainders of |c| * p / 10^6, the
+			// leftover to the largest remainders, the earlier first.
+			abs := new(big.Int).Abs(c)
+			floors := make([]*big.Int, n)
+			rems := make([]*big.Int, n)
+			given := new(big.Int)
+			for i, p := range parts {
+				floors[i], rems[i] = new(big.Int).QuoRem(new(big.Int).Mul(abs, big.NewInt(p)), million, new(big.Int))
+				given.Add(given, floors[i])
+			}
+			for k := new(big.Int).Sub(abs, given).Int64(); k > 0; k-- {
+				best := -1
+				for i := range n {
+					if rems[i].Sign() >= 0 && (best < 0 || rems[i].Cmp(rems[best]) > 0) {
+						best = i
+					}
+				}
+				floors[best].Add(floors[best], big.NewInt(1))
+				rems[best] = big.NewInt(-1)
+			}
+			sum := decimal.Zero
+			for i, s := range l.Shares("NZD") {
+				sum = sum.Add(s.Amount)
+				want := floors[i]
+				if c.Sign() < 0 {
+					want.Neg(want)
+				}
+				if !s.Amount.Equal(decimal.NewFromBigInt(want, -2)) {
+					t.Fatalf("%v at %v: share %d = %v; want %v", l.Amount, parts, i, s.Amount, decimal.NewFromBigInt(want, -2))
 				}
 			}
-			floors[best]++
-			rems[best] = -1
-		}
-		for i, s := range shares {
-			sum = sum.Add(s.Amount)
-			want := floors[i]
-			if cents < 0 {
-				want = -want
+			if !sum.Equal(l.Amount) {
+				t.Fatalf("%v at %v: shares sum to %v", l.Amount, parts, sum)
 			}
-			if !s.Amount.Equal(decimal.New(want, -2)) {
-				t.Fatalf("%v at %v: share %d = %v; want %v", l.Amount, parts, i, s.Amount, decimal.New(want, -2))
-			}
-		}
-		if !sum.Equal(l.Amount) {
-			t.Fatalf("%v at %v: shares sum to %v", l.Amount, parts, sum)
 		}
 	}
 }
@@ -196,6 +200,8 @@ func TestRequestValidateSplits(t *testing.T) {
 			splitLine(t, 1, "-10", amt(t, "A", "-6"), amt(t, "B", "-4"))}}, "", ""},
 		{"trailing zeros do not count as decimals", budget.Request{Currency: "NZD", Lines: []budget.Line{
 			splitLine(t, 1, "100.0000", pct(t, "A", "50.000000"), pct(t, "B", "50"))}}, "", ""},
+		{"a percentage with many trailing zeros", budget.Request{Lines: []budget.Line{
+			splitLine(t, 1, "1", pct(t, "A", "50.000000000000000000000000"), pct(t, "B", "50"))}}, "", ""},
 		{"exactly MaxSplits", budget.Request{Lines: []budget.Line{{Number: 1, Amount: decimal.New(1, 0), Splits: hundred}}}, "", ""},
 		{"percentages short of 100", budget.Request{Lines: []budget.Line{
 			splitLine(t, 1, "100", pct(t, "A", "33.3333"), pct(t, "B", "33.3333"), pct(t, "C", "33.3333"))}},
