@@ -219,12 +219,10 @@ func checkExchange(docs []*apiDoc, r *http.Request, body *teeBody, rec *recordin
 		PathParams: params,
 		Route:      route,
 		Options: &openapi3filter.Options{
-			MultiError:         true,
-			AuthenticationFunc: credentialsPresent,
-			ExcludeRequestBody: body != nil && !body.whole(),
-			SchemaValidationOptions: []openapi3.SchemaValidationOption{
-				openapi3.EnableFormatValidation(), openapi3.WithStringFormatValidators(stringFormats),
-			},
+			MultiError:              true,
+			AuthenticationFunc:      credentialsPresent,
+			ExcludeRequestBody:      body != nil && !body.whole(),
+			SchemaValidationOptions: formatOptions,
 		},
 	}
 	var problems []string
@@ -243,10 +241,7 @@ func checkExchange(docs []*apiDoc, r *http.Request, body *teeBody, rec *recordin
 		RequestValidationInput: in,
 		Status:                 status,
 		Header:                 rec.Header(),
-		Options: &openapi3filter.Options{MultiError: true, IncludeResponseStatus: true,
-			SchemaValidationOptions: []openapi3.SchemaValidationOption{
-				openapi3.EnableFormatValidation(), openapi3.WithStringFormatValidators(stringFormats),
-			}},
+		Options:                &openapi3filter.Options{MultiError: true, IncludeResponseStatus: true, SchemaValidationOptions: formatOptions},
 	}
 	out.SetBodyBytes(rec.body.Bytes())
 	switch {
@@ -303,6 +298,11 @@ var stringFormats = map[string]openapi3.StringFormatValidator{
 		}
 		return err
 	}),
+}
+
+// formatOptions make schema validation assert the formats.
+var formatOptions = []openapi3.SchemaValidationOption{
+	openapi3.EnableFormatValidation(), openapi3.WithStringFormatValidators(stringFormats),
 }
 
 // credentialsPresent is what a proxy can check of a security scheme:
