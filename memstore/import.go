@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -15,6 +15,7 @@ import (
 
 	"github.com/procurekit/procure"
 	"github.com/procurekit/procure/auth"
+	"github.com/procurekit/procure/budget"
 	"github.com/procurekit/procure/datafile"
 	"github.com/procurekit/procure/supplier"
 	"github.com/procurekit/procure/user"
@@ -37,34 +38,64 @@ import (
 // An entity equal to what is stored changes nothing, so importing a file
 // twice changes nothing and stamps nothing. The community's modifiedDate
 // high-water mark rises to the latest date imported, so later writes
-// still stamp above every date a client may have seen.
+// still stamp above every date a client may have seen. An import never
+// un-revokes a token nor reactivates a deactivated key.
 //
-// Two decisions beyond docs (where a file and a runtime change meet): an
-// import never un-revokes a token nor reactivates a deactivated key - a
-// leaked credential revoked through the admin API must not come back with
-// an old file (the admin API can undo either on purpose); and a token, key,
-// account or user id held by another community is a conflict
-// (procure.ErrConflict) refused before the community is changed.
-//
-// The file is read with datafile.Stream; a community's suppliers are held
-// until its entry ends (memstore keeps them in memory anyway). Each
-// community is applied on its own: an error stops the import, and the
-// communities before it stay imported (pgstore's import, one transaction,
-// changes nothing on error).
+// The import is all or nothing, as pgstore's is: the whole file is read
+// and checked first (an error matching procure.ErrInvalid names the
+// entry and, for malformed JSON, the line); then, holding the locks of
+// every part of the store that the file touches, every conflict with
+// stored data is checked - a token, key, service account or user id held
+// by another community, a username another user of the community keeps -
+// and reported as procure.ErrConflict naming the entry, before anything
+// changes; only then is the file applied, under the same locks, so no
+// write of another caller slips in between. Readers of tokens, accounts,
+// users, budgets and communities wait for the apply to end; a community's
+// suppliers are replaced one by one meanwhile (each supplier whole).
 func (s *Store) ImportStream(ctx context.Context, r io.Reader) (map[string]int, error) {
-	im := &importer{s: s, ctx: ctx, counts: map[string]int{}}
+	im := &importer{counts: map[string]int{
+		"communities": 0, "suppliers": 0, "contacts": 0, "remittanceAddresses": 0,
+		"tokens": 0, "serviceAccounts": 0, "users": 0, "budgets": 0,
+	}}
 	if err := datafile.Stream(r, im); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := s.importAll(im.staged); err != nil {
 		return nil, err
 	}
 	return im.counts, nil
 }
 
-// importer is the datafile.Handler of ImportStream.
+// importer is the datafile.Handler of ImportStream: it stages the file
+// (memstore holds every entity in memory anyway).
 type importer struct {
-	s      *Store
-	ctx    context.Context
+	staged []*staged
 	recs   []supplier.Record // of the community whose entry has not ended
 	counts map[string]int
+}
+
+// staged is one community of the file, with what can be prepared before
+// the store's locks are taken.
+type staged struct {
+	ci   int
+	c    *datafile.Community
+	recs []supplier.Record
+	at   string // "communities[ci]"
+
+	// A new community (the store did not hold it when the import began):
+	set *supplierSet
+	tok newTokens
+	us  newUsers
+	acc []auth.ServiceAccount
+	bt  *budget.Table
+
+	// A community the store holds:
+	cs    *comSuppliers // nil when the file has no supplier for it
+	roles []string
+	table *budget.Table // computed under the lock, by the check
 }
 
 func (im *importer) Supplier(_, _ int, rec *supplier.Record) error {
@@ -72,10 +103,7 @@ func (im *importer) Supplier(_, _ int, rec *supplier.Record) error {
 	return nil
 }
 
-func (im *importer) Community(_ int, c *datafile.Community, _ int) error {
-	if err := im.ctx.Err(); err != nil {
-		return err
-	}
+func (im *importer) Community(ci int, c *datafile.Community, _ int) error {
 	recs := im.recs
 	im.recs = nil
 	im.counts["communities"]++
@@ -88,85 +116,188 @@ func (im *importer) Community(_ int, c *datafile.Community, _ int) error {
 	im.counts["serviceAccounts"] += len(c.ServiceAccounts)
 	im.counts["users"] += len(c.Users)
 	im.counts["budgets"] += len(c.Budgets)
-	if !im.s.hasCommunity(c.ID) {
-		c.Suppliers = recs
-		return im.s.AddCommunity(c)
-	}
-	return im.s.upsertCommunity(im.ctx, c, recs)
+	im.staged = append(im.staged, &staged{ci: ci, c: c, recs: recs, at: fmt.Sprintf("communities[%d]", ci)})
+	return nil
 }
 
-// upsertCommunity applies the file's entry c, with its suppliers recs, to
-// a community the store holds.
-func (s *Store) upsertCommunity(ctx context.Context, c *datafile.Community, recs []supplier.Record) error {
-	if err := s.importConflicts(c); err != nil {
-		return err
-	}
-	if _, err := s.PutCommunity(ctx, procure.Community{ID: c.ID, Name: c.Name, Region: string(c.Region), AutoRoles: c.AutoRoles}); err != nil {
-		return err
-	}
-	if err := s.importSuppliers(c.ID, recs); err != nil {
-		return err
-	}
-	s.importTokens(c)
-	if err := s.importAccounts(ctx, c); err != nil {
-		return err
-	}
-	if err := s.importUsers(ctx, c); err != nil {
-		return err
-	}
-	return s.editBudgets(c.ID, func(m map[string]decimal.Decimal) error {
-		for _, b := range c.Budgets {
-			m[b.Account] = b.Budget
-		}
-		return nil
-	})
-}
-
-// importConflicts refuses, before anything changes, a token, key, service
-// account or user of c that another community holds.
-func (s *Store) importConflicts(c *datafile.Community) error {
-	at := func(kind string, i int) string { return fmt.Sprintf("communities[id %s].%s[%d]", c.ID, kind, i) }
-	s.tokens.mu.RLock()
-	for i, t := range c.Tokens {
-		if cur, ok := s.tokens.byHash[auth.HashSecret(t.Token)]; ok && cur.Community != c.ID {
-			s.tokens.mu.RUnlock()
-			return fmt.Errorf("%s.token: the secret belongs to another community: %w", at("tokens", i), procure.ErrConflict)
-		}
-	}
-	s.tokens.mu.RUnlock()
-	s.accounts.mu.RLock()
-	for i, a := range c.ServiceAccounts {
-		if cur, ok := s.accounts.byID[a.ID]; ok && cur.Community != c.ID {
-			s.accounts.mu.RUnlock()
-			return fmt.Errorf("%s.id: the service account belongs to another community: %w", at("serviceAccounts", i), procure.ErrConflict)
-		}
-		for k, key := range a.Keys {
-			if owner, ok := s.accounts.keyOwner[auth.HashSecret(key.Key)]; ok && owner != a.ID {
-				s.accounts.mu.RUnlock()
-				return fmt.Errorf("%s.keys[%d].key: the secret belongs to another service account: %w", at("serviceAccounts", i), k, procure.ErrConflict)
+// importAll applies the staged communities all or nothing (ImportStream).
+func (s *Store) importAll(file []*staged) error {
+	// Prepare what needs no lock: the parts of new communities as
+	// AddCommunity builds them, the accounts and auto-roles of the others.
+	var held []*staged
+	for _, st := range file {
+		c := st.c
+		if !s.hasCommunity(c.ID) {
+			c.Suppliers = st.recs
+			if err := st.build(s); err != nil {
+				return err
 			}
+			continue
+		}
+		roles, err := checkAutoRoles(c.AutoRoles)
+		if err != nil {
+			return fmt.Errorf("%s.autoRoles: %w", st.at, err)
+		}
+		st.roles = roles
+		if st.acc, err = s.accounts.build(c); err != nil {
+			return fmt.Errorf("%s.%w", st.at, err)
+		}
+		if len(st.recs) > 0 {
+			st.cs = s.suppliers.writable(c.ID)
+			held = append(held, st)
 		}
 	}
-	s.accounts.mu.RUnlock()
-	s.users.mu.RLock()
-	defer s.users.mu.RUnlock()
-	for i, u := range c.Users {
-		if e := s.users.byID[u.ID]; u.ID != "" && e != nil && e.community != c.ID {
-			return fmt.Errorf("%s.id: the user id belongs to another community: %w", at("users", i), procure.ErrConflict)
+	// Lock order: the supplier write locks of the communities (by
+	// community id, so that two imports cannot deadlock; a writer holds
+	// only its own), then every part's lock in the order add takes them.
+	slices.SortFunc(held, func(a, b *staged) int { return strings.Compare(a.c.ID, b.c.ID) })
+	for _, st := range held {
+		cs := st.cs
+		cs.wmu.Lock()
+		defer cs.wmu.Unlock()
+	}
+	s.communities.mu.Lock()
+	defer s.communities.mu.Unlock()
+	s.suppliers.mu.Lock()
+	defer s.suppliers.mu.Unlock()
+	s.tokens.mu.Lock()
+	defer s.tokens.mu.Unlock()
+	s.users.mu.Lock()
+	defer s.users.mu.Unlock()
+	s.accounts.mu.Lock()
+	defer s.accounts.mu.Unlock()
+	s.budgets.mu.Lock()
+	defer s.budgets.mu.Unlock()
+	for _, st := range file {
+		if err := s.importCheck(st); err != nil {
+			return err
 		}
+	}
+	// Nothing below fails.
+	for _, st := range file {
+		s.importApply(st)
 	}
 	return nil
 }
 
-// importSuppliers replaces the suppliers of recs in community, keeping
-// stored contacts and addresses the file does not name.
-func (s *Store) importSuppliers(community string, recs []supplier.Record) error {
-	if len(recs) == 0 {
-		return nil
+// build prepares a community the store does not hold, as AddCommunity
+// does.
+func (st *staged) build(s *Store) error {
+	var err error
+	if st.set, err = buildSupplierSet(st.c.Suppliers); err != nil {
+		return fmt.Errorf("%s.suppliers: %w", st.at, err)
 	}
-	cs := s.suppliers.writable(community)
-	cs.wmu.Lock()
-	defer cs.wmu.Unlock()
+	if st.tok, err = s.tokens.build(st.c); err != nil {
+		return fmt.Errorf("%s.%w", st.at, err)
+	}
+	if st.us, err = s.users.build(st.c); err != nil {
+		return fmt.Errorf("%s.%w", st.at, err)
+	}
+	if st.acc, err = s.accounts.build(st.c); err != nil {
+		return fmt.Errorf("%s.%w", st.at, err)
+	}
+	if st.bt, err = s.budgets.build(st.c); err != nil {
+		return fmt.Errorf("%s.%w", st.at, err)
+	}
+	return nil
+}
+
+// isNew reports whether st is a community the store did not hold.
+func (st *staged) isNew() bool { return st.set != nil }
+
+// importCheck refuses st's conflicts with what the store holds; every
+// part's lock is held.
+func (s *Store) importCheck(st *staged) error {
+	c, at := st.c, st.at
+	conflict := func(field, why string) error {
+		return fmt.Errorf("%s.%s: %s: %w", at, field, why, procure.ErrConflict)
+	}
+	if _, ok := s.communities.byID[c.ID]; ok == st.isNew() {
+		// Created by another caller since the import began.
+		return conflict("id", "the community was created while the file was read; import it again")
+	}
+	for i, t := range c.Tokens {
+		if cur, ok := s.tokens.byHash[auth.HashSecret(t.Token)]; ok && cur.Community != c.ID {
+			// Never echo the secret.
+			return conflict(fmt.Sprintf("tokens[%d].token", i), "the same token belongs to another community")
+		}
+	}
+	for i, a := range st.acc {
+		if cur, ok := s.accounts.byID[a.ID]; ok && cur.Community != c.ID {
+			return conflict(fmt.Sprintf("serviceAccounts[%d].id", i), "a service account with this id belongs to another community")
+		}
+		for k, key := range a.Keys {
+			if owner, ok := s.accounts.keyOwner[key.Hash]; ok && owner != a.ID {
+				return conflict(fmt.Sprintf("serviceAccounts[%d].keys[%d].key", i, k), "the secret belongs to another service account")
+			}
+		}
+	}
+	names := s.users.byName[c.ID]
+	inFile := make(map[string]string, len(c.Users)) // id -> username key in the file
+	for _, u := range c.Users {
+		inFile[u.ID] = user.UsernameKey(u.Username)
+	}
+	for i, u := range c.Users {
+		if e := s.users.byID[u.ID]; e != nil && e.community != c.ID {
+			return conflict(fmt.Sprintf("users[%d].id", i), "a user with this id exists in another community")
+		}
+		// The username is free once the file is applied unless a stored
+		// user keeps it: one the file does not rename.
+		key := inFile[u.ID]
+		if holder := names[key]; holder != nil && holder.u.ID != u.ID {
+			if newKey, renamed := inFile[holder.u.ID]; !renamed || newKey == key {
+				return conflict(fmt.Sprintf("users[%d].username", i), "taken by another user of the community")
+			}
+		}
+	}
+	if !st.isNew() {
+		rows := map[string]decimal.Decimal{}
+		if t := s.budgets.byCommunity[c.ID]; t != nil {
+			rows = t.Rows()
+		}
+		for _, b := range c.Budgets {
+			rows[strings.TrimSpace(b.Account)] = b.Budget
+		}
+		t, err := budget.NewTable(rows)
+		if err != nil {
+			return fmt.Errorf("%s.budgets: %w", at, err)
+		}
+		st.table = t
+	}
+	return nil
+}
+
+// importApply applies st, checked by importCheck; every lock is held.
+func (s *Store) importApply(st *staged) {
+	c := st.c
+	if st.isNew() {
+		s.communities.publish(fromFile(c))
+		s.suppliers.publish(c.ID, st.set)
+		s.tokens.publish(st.tok)
+		s.users.publish(st.us)
+		s.accounts.publish(st.acc)
+		s.budgets.publish(c.ID, st.bt)
+		return
+	}
+	s.communities.publish(procure.Community{ID: c.ID, Name: c.Name, Region: string(c.Region)})
+	if len(st.roles) == 0 {
+		delete(s.users.autoRoles, c.ID)
+	} else {
+		s.users.autoRoles[c.ID] = st.roles
+	}
+	if st.cs != nil {
+		importSuppliers(st.cs, st.recs)
+	}
+	s.importTokens(c)
+	s.importAccounts(st.acc)
+	s.importUsers(c)
+	s.budgets.byCommunity[c.ID] = st.table
+}
+
+// importSuppliers replaces the suppliers of recs in the community cs,
+// keeping stored contacts and addresses the file does not name; cs.wmu
+// is held.
+func importSuppliers(cs *comSuppliers, recs []supplier.Record) {
 	for i := range recs {
 		r := &recs[i]
 		old := cs.current(r.ID)
@@ -181,11 +312,8 @@ func (s *Store) importSuppliers(community string, recs []supplier.Record) error 
 		if cs.hwSet {
 			cs.hw = max(cs.hw, recMaxModified(&rec))
 		}
-		if err := cs.replace(r.ID, &rec); err != nil {
-			return err
-		}
+		_ = cs.replace(r.ID, &rec) // never fails
 	}
-	return nil
 }
 
 // mergeByID returns stored's entries the file does not name, then the
@@ -233,11 +361,10 @@ func sameRecord(a, b *supplierRec) bool {
 	return true
 }
 
-// importTokens upserts c's tokens by secret. An import never un-revokes.
+// importTokens upserts c's tokens by secret; s.tokens.mu is held. An
+// import never un-revokes.
 func (s *Store) importTokens(c *datafile.Community) {
 	x := &s.tokens
-	x.mu.Lock()
-	defer x.mu.Unlock()
 	for _, t := range c.Tokens {
 		h := auth.HashSecret(t.Token)
 		tok, ok := x.byHash[h]
@@ -252,65 +379,68 @@ func (s *Store) importTokens(c *datafile.Community) {
 	}
 }
 
-// importAccounts upserts c's service accounts by id: the allowlist is
+// importAccounts upserts the built accounts by id: the allowlist is
 // replaced, keys are upserted by secret (a key stored but not in the file
-// is kept). An import never reactivates a deactivated key.
-func (s *Store) importAccounts(ctx context.Context, c *datafile.Community) error {
-	built, err := s.accounts.build(c) // parsed allowlists, hashed keys
-	if err != nil {
-		return err
-	}
+// is kept); s.accounts.mu is held. An import never reactivates a
+// deactivated key.
+func (s *Store) importAccounts(built []auth.ServiceAccount) {
+	x := &s.accounts
 	for _, a := range built {
-		sa, err := s.PutServiceAccount(ctx, c.ID, a.ID, a.AllowedIPs)
-		if err != nil {
-			return err
+		cur, ok := x.byID[a.ID]
+		if !ok {
+			x.put(a)
+			continue
 		}
+		cur.AllowedIPs = a.AllowedIPs
+		cur.Keys = slices.Clone(cur.Keys)
 		for _, k := range a.Keys {
-			j := slices.IndexFunc(sa.Keys, func(o auth.Key) bool { return o.Hash == k.Hash })
+			j := slices.IndexFunc(cur.Keys, func(o auth.Key) bool { return o.Hash == k.Hash })
 			switch {
 			case j < 0:
-				if _, err := s.AddKey(ctx, c.ID, a.ID, auth.Key{Hash: k.Hash, Active: k.Active}); err != nil {
-					return err
-				}
-			case sa.Keys[j].Active && !k.Active:
-				if _, err := s.SetKeyActive(ctx, c.ID, a.ID, sa.Keys[j].ID, false); err != nil {
-					return err
-				}
+				cur.Keys = append(cur.Keys, k)
+			case cur.Keys[j].Active && !k.Active:
+				cur.Keys[j].Active = false
 			}
 		}
+		x.put(cur)
 	}
-	return nil
 }
 
 // importUsers upserts c's users by id, as the file has them (no
-// auto-roles added: docs: users.md "Auto-roles").
-func (s *Store) importUsers(ctx context.Context, c *datafile.Community) error {
+// auto-roles added: docs: users.md "Auto-roles"); s.users.mu is held and
+// importCheck passed. A changed user is a new version; usernames move in
+// two passes, so that users who swap names do not collide.
+func (s *Store) importUsers(c *datafile.Community) {
+	x := &s.users
+	names := x.byName[c.ID]
+	if names == nil {
+		names = make(map[string]*userEntry, len(c.Users))
+		x.byName[c.ID] = names
+	}
+	changed := make([]*userEntry, 0, len(c.Users))
 	for _, u := range c.Users {
-		if u.ID != "" {
-			if cur, err := s.UserByID(ctx, c.ID, u.ID); err == nil {
-				want := u
-				want.Version = cur.Version
-				if userEqual(cur, want) {
-					continue
-				}
-				if _, err := s.UpdateUser(ctx, c.ID, u.ID, func(p *user.User) error {
-					v := p.Version
-					*p = u
-					p.Version = v
-					return nil
-				}); err != nil {
-					return err
-				}
+		e := x.byID[u.ID]
+		if e == nil {
+			e = &userEntry{community: c.ID}
+			x.byID[u.ID] = e
+		} else {
+			want := u
+			want.Version = e.u.Version
+			if userEqual(e.u, want) {
 				continue
-			} else if !errors.Is(err, user.ErrNotFound) {
-				return err
+			}
+			if key := user.UsernameKey(e.u.Username); names[key] == e {
+				delete(names, key)
 			}
 		}
-		if _, err := s.CreateUser(ctx, c.ID, u); err != nil {
-			return err
-		}
+		v := e.u.Version + 1 // 1 for a new user
+		e.u = u.Clone()
+		e.u.Version = v
+		changed = append(changed, e)
 	}
-	return nil
+	for _, e := range changed {
+		names[user.UsernameKey(e.u.Username)] = e
+	}
 }
 
 // timeOrZero is *t, or the zero time for nil, in UTC at microseconds.

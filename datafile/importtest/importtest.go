@@ -1,0 +1,283 @@
+// Package importtest is the conformance suite of data-file imports
+// (docs: datafile.md "Import"): every store that imports a data file runs
+// it, so the stores cannot drift apart in what an import does.
+//
+// A store's tests call Run with a function that opens an empty store:
+//
+//	func TestImportConformance(t *testing.T) {
+//		importtest.Run(t, func(tb testing.TB) importtest.Store { return memstore.New() })
+//	}
+//
+// The suite imports a base file, then files that must fail - malformed in
+// their second community, or in conflict with stored data (a username
+// another user keeps, another community's token, service account, key or
+// user id) - each after changing the first community, so that a partial
+// import would show. A failure must store nothing: the store's whole state,
+// read back through its read interfaces, is compared before and after.
+// Importing the same file twice must change nothing either.
+package importtest
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/procurekit/procure"
+	"github.com/procurekit/procure/auth"
+	"github.com/procurekit/procure/budget"
+	"github.com/procurekit/procure/paging"
+	"github.com/procurekit/procure/supplier"
+	"github.com/procurekit/procure/user"
+)
+
+// Store is what the suite needs of a store: the import and the read
+// interfaces through which it compares the store's state.
+type Store interface {
+	ImportStream(ctx context.Context, r io.Reader) (map[string]int, error)
+	procure.CommunityStore
+	supplier.Store
+	auth.TokenStore
+	auth.KeyStore
+	user.Store
+	BudgetLoader(community string) budget.TableLoader
+}
+
+// The ids and secrets of the files; state reads exactly these.
+var (
+	communities = []string{"alpha", "beta", "gamma"}
+	tokens      = []string{"tok-alpha", "tok-beta", "tok-new"}
+	accounts    = []string{"sa-alpha", "sa-beta", "sa-new"}
+	userIDs     = []string{"u-alpha-1", "u-alpha-2", "u-beta-1", "u-new"}
+	usernames   = []string{"ann", "bob", "cat", "newbie"}
+)
+
+// base is the file every case starts from.
+const base = `{"communities": [
+ {"id": "alpha", "name": "Alpha", "region": "NZ", "autoRoles": ["EMPLOYEE"],
+  "tokens": [{"token": "tok-alpha", "scopes": ["suppliers:read"]}],
+  "serviceAccounts": [{"id": "sa-alpha", "keys": [{"key": "key-alpha", "active": true}], "allowedIPs": ["192.0.2.0/24"]}],
+  "users": [{"id": "u-alpha-1", "username": "ann", "enabled": true}, {"id": "u-alpha-2", "username": "bob", "enabled": true}],
+  "budgets": [{"account": "6100", "budget": "100.00"}],
+  "suppliers": [{"id": "a0000000-0000-4000-8000-000000000001", "name": "Acme", "profileType": "COMPANY",
+    "modifiedDate": "2026-01-01T00:00:00Z", "createdDate": "2025-01-01T00:00:00Z",
+    "contacts": [{"id": "a0000000-0000-4000-8000-0000000000c1", "name": "Ann",
+      "modifiedDate": "2026-01-01T00:00:00Z", "createdDate": "2025-01-01T00:00:00Z"}]}]},
+ {"id": "beta", "name": "Beta", "region": "AU",
+  "tokens": [{"token": "tok-beta", "scopes": ["suppliers:read"]}],
+  "serviceAccounts": [{"id": "sa-beta", "keys": [{"key": "key-beta", "active": true}]}],
+  "users": [{"id": "u-beta-1", "username": "cat", "enabled": true}],
+  "budgets": [{"account": "7100", "budget": "5"}]}
+]}`
+
+// alphaChanged is the first community of a failing file: renamed, with a
+// new supplier, a new token, a new user, a changed budget.
+const alphaChanged = `{"id": "alpha", "name": "Alpha Renamed", "region": "NZ",
+  "tokens": [{"token": "tok-new", "scopes": ["suppliers:read"]}],
+  "users": [{"id": "u-alpha-1", "username": "ann", "firstName": "Changed", "enabled": true}, {"id": "u-new", "username": "newbie"}],
+  "budgets": [{"account": "6100", "budget": "999"}],
+  "suppliers": [{"id": "a0000000-0000-4000-8000-000000000002", "name": "Brand New", "profileType": "COMPANY",
+    "modifiedDate": "2026-02-01T00:00:00Z", "createdDate": "2026-02-01T00:00:00Z"}]}`
+
+// Run runs the suite on stores that open returns, empty and each used by
+// one subtest.
+func Run(t *testing.T, open func(tb testing.TB) Store) {
+	ctx := context.Background()
+	tests := []struct {
+		name string
+		file string
+		// want is procure.ErrInvalid or procure.ErrConflict; field the
+		// entry the error must start with.
+		want  error
+		field string
+	}{
+		{"malformed second community", `{"communities": [` + alphaChanged + `,
+			{"id": "gamma", "region": "EU"}]}`, procure.ErrInvalid, "communities[1].region"},
+		{"bad JSON in the second community", `{"communities": [` + alphaChanged + `,
+			{"id": "gamma", "region": "NZ", "users": [{"id": "x" "username": "y"}]}]}`, procure.ErrInvalid, "line 7:58: malformed JSON"},
+		{"username another user keeps", `{"communities": [{"id": "alpha", "name": "Alpha Renamed", "region": "NZ",
+			"tokens": [{"token": "tok-new", "scopes": ["suppliers:read"]}],
+			"suppliers": [{"id": "a0000000-0000-4000-8000-000000000002", "name": "Brand New", "profileType": "COMPANY",
+			  "modifiedDate": "2026-02-01T00:00:00Z", "createdDate": "2026-02-01T00:00:00Z"}],
+			"users": [{"id": "u-alpha-1", "username": "ann"}, {"id": "u-new", "username": "BOB"}]}]}`,
+			procure.ErrConflict, "communities[0].users[1].username"},
+		{"another community's token", `{"communities": [` + alphaChanged + `,
+			{"id": "gamma", "region": "NZ", "tokens": [{"token": "tok-beta", "scopes": ["suppliers:read"]}]}]}`,
+			procure.ErrConflict, "communities[1].tokens[0].token"},
+		{"another community's token in a community it holds", `{"communities": [` + alphaChanged + `,
+			{"id": "beta", "name": "Beta", "region": "AU", "tokens": [{"token": "tok-alpha", "scopes": ["suppliers:read"]}]}]}`,
+			procure.ErrConflict, "communities[1].tokens[0].token"},
+		{"another community's service account", `{"communities": [` + alphaChanged + `,
+			{"id": "gamma", "region": "NZ", "serviceAccounts": [{"id": "sa-beta", "keys": []}]}]}`,
+			procure.ErrConflict, "communities[1].serviceAccounts[0].id"},
+		{"another account's key", `{"communities": [` + alphaChanged + `,
+			{"id": "gamma", "region": "NZ", "serviceAccounts": [{"id": "sa-new", "keys": [{"key": "key-beta", "active": true}]}]}]}`,
+			procure.ErrConflict, "communities[1].serviceAccounts[0].keys[0].key"},
+		{"another community's user id", `{"communities": [` + alphaChanged + `,
+			{"id": "gamma", "region": "NZ", "users": [{"id": "u-beta-1", "username": "dan"}]}]}`,
+			procure.ErrConflict, "communities[1].users[0].id"},
+		{"another community's user id in a community it holds", `{"communities": [` + alphaChanged + `,
+			{"id": "beta", "name": "Beta", "region": "AU", "users": [{"id": "u-alpha-2", "username": "bob"}]}]}`,
+			procure.ErrConflict, "communities[1].users[0].id"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := open(t)
+			if _, err := s.ImportStream(ctx, strings.NewReader(base)); err != nil {
+				t.Fatalf("importing the base file: %v", err)
+			}
+			before := State(t, s)
+			_, err := s.ImportStream(ctx, strings.NewReader(tt.file))
+			other := procure.ErrConflict
+			if tt.want == procure.ErrConflict {
+				other = procure.ErrInvalid
+			}
+			if !errors.Is(err, tt.want) || errors.Is(err, other) || !strings.HasPrefix(err.Error(), tt.field) {
+				t.Fatalf("ImportStream error = %v; want one matching %v (and not %v) that starts with %s", err, tt.want, other, tt.field)
+			}
+			if strings.Contains(err.Error(), "tok-") || strings.Contains(err.Error(), "key-") {
+				t.Errorf("the error shows a secret: %v", err)
+			}
+			if diff := cmp.Diff(before, State(t, s)); diff != "" {
+				t.Fatalf("a failed import changed the store (-before +after):\n%s", diff)
+			}
+		})
+	}
+	t.Run("importing a file twice changes nothing", func(t *testing.T) {
+		s := open(t)
+		file := `{"communities": [` + alphaChanged + `, {"id": "gamma", "region": "US"}]}`
+		for _, f := range []string{base, file} {
+			if _, err := s.ImportStream(ctx, strings.NewReader(f)); err != nil {
+				t.Fatalf("import: %v", err)
+			}
+		}
+		before := State(t, s)
+		counts, err := s.ImportStream(ctx, strings.NewReader(file))
+		if err != nil {
+			t.Fatalf("the second import: %v", err)
+		}
+		want := map[string]int{"communities": 2, "suppliers": 1, "contacts": 0, "remittanceAddresses": 0,
+			"tokens": 1, "serviceAccounts": 0, "users": 2, "budgets": 1}
+		if diff := cmp.Diff(want, counts); diff != "" {
+			t.Errorf("counts (-want +got):\n%s", diff)
+		}
+		if diff := cmp.Diff(before, State(t, s)); diff != "" {
+			t.Fatalf("the second import changed the store (-before +after):\n%s", diff)
+		}
+		// The upsert kept what the file does not name and took what it
+		// does.
+		if u, err := s.UserByID(ctx, "alpha", "u-alpha-2"); err != nil || u.Username != "bob" {
+			t.Errorf("alpha's user not in the second file: %+v, %v; want it kept", u, err)
+		}
+		if c, err := s.Community(ctx, "alpha"); err != nil || c.Name != "Alpha Renamed" {
+			t.Errorf("alpha after the import: %+v, %v; want it renamed", c, err)
+		}
+	})
+}
+
+// State reads everything the suite's files can touch through the store's
+// read interfaces, as text keyed by what it is, so two states compare with
+// cmp.Diff. Times a store sets on its own (creation, last use) are left
+// out; everything a file gives is in.
+func State(tb testing.TB, s Store) map[string]string {
+	tb.Helper()
+	ctx := context.Background()
+	out := map[string]string{}
+	put := func(key string, v any, err error) {
+		if err != nil {
+			out[key] = "error: " + errKind(err)
+			return
+		}
+		b, jerr := json.Marshal(v)
+		if jerr != nil {
+			tb.Fatalf("%s: %v", key, jerr)
+		}
+		out[key] = string(b)
+	}
+	for _, c := range communities {
+		com, err := s.Community(ctx, c)
+		put("community "+c, com, err)
+		page, err := s.ListSuppliers(ctx, c, supplier.ListQuery{Page: paging.Request{Size: 100}})
+		put("suppliers of "+c, page, err)
+		for _, sum := range page.Content {
+			d, err := s.Supplier(ctx, c, sum.ID)
+			put("supplier "+sum.ID.String(), d, err)
+			cs, err := s.ListContacts(ctx, c, sum.ID, paging.Request{Size: 100})
+			put("contacts of "+sum.ID.String(), cs, err)
+			as, err := s.ListRemittanceAddresses(ctx, c, sum.ID, supplier.AddressQuery{Page: paging.Request{Size: 100}})
+			put("addresses of "+sum.ID.String(), as, err)
+		}
+		for _, id := range userIDs {
+			u, err := s.UserByID(ctx, c, id)
+			put("user "+c+"/"+id, u, err)
+		}
+		for _, name := range usernames {
+			u, err := s.UserByUsername(ctx, c, name)
+			put("username "+c+"/"+name, u, err)
+		}
+		t, err := s.BudgetLoader(c)(ctx)
+		var rows map[string]string
+		if err == nil {
+			rows = map[string]string{}
+			for k, v := range t.Rows() {
+				rows[k] = v.String()
+			}
+		}
+		put("budgets of "+c, rows, err)
+	}
+	for _, secret := range tokens {
+		tok, err := s.TokenByHash(ctx, auth.HashSecret(secret))
+		put("token "+secret, struct {
+			ID, Community string
+			Scopes        []string
+			Expires       string
+			Revoked       bool
+		}{tok.ID, tok.Community, tok.Scopes, tok.Expires.String(), tok.Revoked}, err)
+	}
+	for _, id := range accounts {
+		a, err := s.ServiceAccount(ctx, id)
+		type key struct {
+			ID, Hash string
+			Active   bool
+		}
+		var keys []key
+		for _, k := range a.Keys {
+			keys = append(keys, key{k.ID, fmt.Sprintf("%x", k.Hash), k.Active})
+		}
+		ips := make([]string, len(a.AllowedIPs))
+		for i, p := range a.AllowedIPs {
+			ips[i] = p.String()
+		}
+		put("account "+id, struct {
+			Community  string
+			AllowedIPs []string
+			Keys       []key
+		}{a.Community, ips, keys}, err)
+	}
+	return out
+}
+
+// errKind names an error by the sentinel it matches, so that two stores'
+// wordings of "not found" compare equal.
+func errKind(err error) string {
+	for _, k := range []struct {
+		err  error
+		name string
+	}{
+		{procure.ErrUnknownCommunity, "unknown community"},
+		{supplier.ErrNotFound, "supplier not found"},
+		{user.ErrNotFound, "user not found"},
+		{auth.ErrNotFound, "credential not found"},
+		{auth.ErrUnknown, "unknown credential"},
+	} {
+		if errors.Is(err, k.err) {
+			return k.name
+		}
+	}
+	return err.Error()
+}
