@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"net/mail"
 	"net/url"
 	"strings"
@@ -525,3 +526,22 @@ type discardWriter struct{ h http.Header }
 func (d discardWriter) Header() http.Header         { return d.h }
 func (d discardWriter) Write(p []byte) (int, error) { return len(p), nil }
 func (d discardWriter) WriteHeader(int)             {}
+
+// BenchmarkOpenAPIProxy is what the proxy adds to a test's request: a
+// default page of suppliers served directly and through the proxy.
+func BenchmarkOpenAPIProxy(b *testing.B) {
+	ts := newServer(b, nil, nil)
+	for name, h := range map[string]http.Handler{"direct": ts.mux, "proxied": ts.handler} {
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				req := httptest.NewRequest(http.MethodGet, base+"/suppliers", nil)
+				req.Header.Set("Authorization", "Bearer "+alphaToken)
+				rec := httptest.NewRecorder()
+				h.ServeHTTP(rec, req)
+				if rec.Code != http.StatusOK {
+					b.Fatalf("status %d", rec.Code)
+				}
+			}
+		})
+	}
+}
