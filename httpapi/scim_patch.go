@@ -60,8 +60,49 @@ type scimPatchOp struct {
 }
 
 // patchStep is one checked change of a PATCH, its value decoded: it runs
-// on the stored user inside the store's update.
-type patchStep func(u *user.User) error
+// on the stored user inside the store's update. idx holds the lookup sets
+// of the lists the PATCH merges into, built once per list and kept up to
+// date by the merges, so that a thousand adds to one list cost a thousand
+// times their own entries, not a thousand times the list.
+type patchStep func(u *user.User, idx *patchIndex) error
+
+// patchIndex holds, per list of the extension (by schema name), the codes
+// or attribute positions the list holds; a step that replaces or removes
+// entries forgets its list's.
+type patchIndex struct {
+	codes map[string]map[string]struct{}
+	attrs map[string]int
+}
+
+// codeSet returns the set of the codes list holds, building it on first
+// use.
+func (x *patchIndex) codeSet(name string, list []user.Code) map[string]struct{} {
+	if held, ok := x.codes[name]; ok {
+		return held
+	}
+	held := make(map[string]struct{}, len(list))
+	for _, c := range list {
+		held[c.Code] = struct{}{}
+	}
+	if x.codes == nil {
+		x.codes = map[string]map[string]struct{}{}
+	}
+	x.codes[name] = held
+	return held
+}
+
+// attrIndex returns the position of the first attribute of each name.
+func (x *patchIndex) attrIndex(list []user.Attribute) map[string]int {
+	if x.attrs == nil {
+		x.attrs = make(map[string]int, len(list))
+		for i, a := range list {
+			if _, ok := x.attrs[a.Name]; !ok {
+				x.attrs[a.Name] = i
+			}
+		}
+	}
+	return x.attrs
+}
 
 // maxPatchOps bounds the operations of one PATCH (docs: limits.md:
 // every input is bounded).
@@ -110,10 +151,12 @@ func parsePatch(body []byte) ([]patchStep, error) {
 	return steps, nil
 }
 
-// applyPatch applies the steps to u in order.
+// applyPatch applies the steps to u in order. It may run more than once
+// (Store.UpdateUser), each time on a fresh copy and with fresh indexes.
 func applyPatch(u *user.User, steps []patchStep) error {
+	var idx patchIndex
 	for _, step := range steps {
-		if err := step(u); err != nil {
+		if err := step(u, &idx); err != nil {
 			return err
 		}
 	}
@@ -326,7 +369,7 @@ func appendPathStep(steps []patchStep, op, rawPath string, value json.RawMessage
 		if json.Unmarshal(value, &id) != nil {
 			return nil, newSCIMError(http.StatusBadRequest, "invalidValue", at+".value: id must be a string")
 		}
-		step = func(u *user.User) error {
+		step = func(u *user.User, _ *patchIndex) error {
 			if id != u.ID {
 				return newSCIMError(http.StatusBadRequest, "mutability", at+".value: id is read-only (it differs from the user's)")
 			}
@@ -348,7 +391,7 @@ func appendPathStep(steps []patchStep, op, rawPath string, value json.RawMessage
 		if !ok {
 			return nil, newSCIMError(http.StatusBadRequest, "invalidValue", at+".value: active must be true or false")
 		}
-		step = func(u *user.User) error { u.Enabled = v; return nil }
+		step = func(u *user.User, _ *patchIndex) error { u.Enabled = v; return nil }
 	case "name":
 		step, err = nameStep(op, path, value, at)
 	case "emails":
@@ -368,7 +411,7 @@ func textStep(field func(u *user.User) *string, op string, value json.RawMessage
 	if err != nil {
 		return nil, err
 	}
-	return func(u *user.User) error { *field(u) = s; return nil }, nil
+	return func(u *user.User, _ *patchIndex) error { *field(u) = s; return nil }, nil
 }
 
 // decodeText is the value of a text attribute: empty for remove and null.
@@ -394,7 +437,7 @@ func nameStep(op string, path scimPath, value json.RawMessage, at string) (patch
 		return textStep(func(u *user.User) *string { return &u.LastName }, op, value, at, "name.familyName")
 	}
 	if op == "remove" {
-		return func(u *user.User) error { u.FirstName, u.LastName = "", ""; return nil }, nil
+		return func(u *user.User, _ *patchIndex) error { u.FirstName, u.LastName = "", ""; return nil }, nil
 	}
 	var n scimNameIn
 	if err := json.Unmarshal(value, &n); err != nil {
@@ -402,7 +445,7 @@ func nameStep(op string, path scimPath, value json.RawMessage, at string) (patch
 	}
 	// RFC 7644 3.5.2.3: sub-attributes not given are left as they are,
 	// for replace as for add.
-	return func(u *user.User) error {
+	return func(u *user.User, _ *patchIndex) error {
 		if n.GivenName != nil {
 			u.FirstName = *n.GivenName
 		}
@@ -416,7 +459,7 @@ func nameStep(op string, path scimPath, value json.RawMessage, at string) (patch
 // multiStep applies an operation to emails or phoneNumbers, of which a
 // user holds one entry.
 func multiStep(field func(u *user.User) *string, op string, path scimPath, value json.RawMessage, at string, pick func([]scimMultiIn) string) (patchStep, error) {
-	set := func(v string) patchStep { return func(u *user.User) error { *field(u) = v; return nil } }
+	set := func(v string) patchStep { return func(u *user.User, _ *patchIndex) error { *field(u) = v; return nil } }
 	if path.filter != nil && !selectsHeldEntry(path.filter) {
 		return nil, nil // a home or other entry: not held
 	}
@@ -486,8 +529,9 @@ func selectsHeldEntry(cs []scimComparison) bool {
 func appendExtensionSteps(steps []patchStep, op string, path scimPath, value json.RawMessage, at string) ([]patchStep, error) {
 	if path.attr == "" {
 		if op == "remove" {
-			return append(steps, func(u *user.User) error {
+			return append(steps, func(u *user.User, idx *patchIndex) error {
 				u.OrganisationUnits, u.Roles, u.BuyerGroups, u.ApproverGroups, u.Attributes = nil, nil, nil, nil, nil
+				*idx = patchIndex{}
 				return nil
 			}), nil
 		}
@@ -527,19 +571,27 @@ func appendExtensionSteps(steps []patchStep, op string, path scimPath, value jso
 		if path.filter != nil {
 			return nil, invalidPath(at, path.text, "filters a list that replace sets whole")
 		}
-		step = func(u *user.User) error { *l.list(u) = slices.Clone(codes); return nil }
+		step = func(u *user.User, idx *patchIndex) error {
+			*l.list(u) = slices.Clone(codes)
+			delete(idx.codes, l.name)
+			return nil
+		}
 	case "add":
 		if path.filter != nil {
 			return nil, invalidPath(at, path.text, "filters a list that add merges into")
 		}
-		step = func(u *user.User) error { return mergeCodes(l.list(u), codes, l.name, at) }
+		step = func(u *user.User, idx *patchIndex) error {
+			list := l.list(u)
+			return mergeCodes(list, idx.codeSet(l.name, *list), codes, l.name, at)
+		}
 	case "remove":
 		drop, err := selection(path, codes, func(c user.Code) string { return c.Code }, "code", at)
 		if err != nil {
 			return nil, err
 		}
-		step = func(u *user.User) error {
+		step = func(u *user.User, idx *patchIndex) error {
 			list := l.list(u)
+			delete(idx.codes, l.name)
 			if drop == nil {
 				*list = nil
 			} else {
@@ -553,21 +605,20 @@ func appendExtensionSteps(steps []patchStep, op string, path scimPath, value jso
 
 // decodeCodes decodes a coded list of the extension ([{"code": "A"}] or
 // ["A"]), refusing one of more than user.MaxListEntries entries before it
-// decodes them one by one (docs: limits.md "Lists").
+// keeps them (docs: limits.md "Lists").
 func decodeCodes(value json.RawMessage, name, at string) ([]user.Code, error) {
 	if isNull(value) {
 		return nil, nil
 	}
-	var raw []json.RawMessage
-	if err := json.Unmarshal(value, &raw); err != nil {
-		return nil, newSCIMError(http.StatusBadRequest, "invalidValue", at+".value: "+name+" must be an array of {\"code\": ...} objects or strings")
+	codes, n, ok := scanCodes(value, user.MaxListEntries)
+	if !ok {
+		var err error
+		if codes, n, err = decodeCodesJSON(value); err != nil {
+			return nil, newSCIMError(http.StatusBadRequest, "invalidValue", at+".value: "+name+" must be an array of {\"code\": ...} objects or strings")
+		}
 	}
-	if err := checkListSize(len(raw), name, at); err != nil {
+	if err := checkListSize(n, name, at); err != nil {
 		return nil, err
-	}
-	codes, err := decodeCodeEntries(raw)
-	if err != nil {
-		return nil, newSCIMError(http.StatusBadRequest, "invalidValue", at+".value: "+name+" must be an array of {\"code\": ...} objects or strings")
 	}
 	return codes, nil
 }
@@ -581,14 +632,11 @@ func checkListSize(n int, name, at string) error {
 	return nil
 }
 
-// mergeCodes appends to list each code it does not hold (codes compare
-// exactly, as the user API's uniqueness rule does), stopping as soon as
-// the list passes user.MaxListEntries.
-func mergeCodes(list *[]user.Code, codes []user.Code, name, at string) error {
-	held := make(map[string]struct{}, len(*list)+len(codes))
-	for _, c := range *list {
-		held[c.Code] = struct{}{}
-	}
+// mergeCodes appends to list each code it does not hold (held, the set of
+// its codes, which it keeps up to date; codes compare exactly, as the user
+// API's uniqueness rule does), stopping as soon as the list passes
+// user.MaxListEntries.
+func mergeCodes(list *[]user.Code, held map[string]struct{}, codes []user.Code, name, at string) error {
 	for _, c := range codes {
 		if _, ok := held[c.Code]; ok {
 			continue
@@ -650,18 +698,16 @@ func attributesStep(op string, path scimPath, value json.RawMessage, at string) 
 		if path.filter != nil {
 			return nil, invalidPath(at, path.text, "filters a list that replace sets whole")
 		}
-		return func(u *user.User) error { u.Attributes = slices.Clone(attrs); return nil }, nil
+		return func(u *user.User, idx *patchIndex) error {
+			u.Attributes, idx.attrs = slices.Clone(attrs), nil
+			return nil
+		}, nil
 	case "add":
 		if path.filter != nil {
 			return nil, invalidPath(at, path.text, "filters a list that add merges into")
 		}
-		return func(u *user.User) error {
-			index := make(map[string]int, len(u.Attributes)+len(attrs))
-			for i, a := range u.Attributes {
-				if _, ok := index[a.Name]; !ok {
-					index[a.Name] = i
-				}
-			}
+		return func(u *user.User, idx *patchIndex) error {
+			index := idx.attrIndex(u.Attributes)
 			for _, a := range attrs {
 				if i, ok := index[a.Name]; ok {
 					u.Attributes[i] = a
@@ -681,7 +727,8 @@ func attributesStep(op string, path scimPath, value json.RawMessage, at string) 
 	if err != nil {
 		return nil, err
 	}
-	return func(u *user.User) error {
+	return func(u *user.User, idx *patchIndex) error {
+		idx.attrs = nil
 		if drop == nil {
 			u.Attributes = nil
 		} else {

@@ -299,3 +299,43 @@ func TestSCIMRoleCodes(t *testing.T) {
 		t.Errorf("canonical values of type: %v", canonical)
 	}
 }
+
+// Item 1: the merges of one PATCH share their lookup sets (built once per
+// list); a replace or remove in between must leave later adds seeing the
+// list as it then is.
+func TestSCIMPatchMergeSequences(t *testing.T) {
+	roles, attrs := scimExt+":roleCodes", scimExt+":attributes"
+	for _, tt := range []struct {
+		name, ops string
+		roles     []user.Code      // before the auto-role
+		attrs     []user.Attribute // nil: as in the fixture
+	}{
+		{"add, add the same again", `[{"op":"add","path":"` + roles + `","value":["X","Y"]},{"op":"add","path":"` + roles + `","value":["Y","X","Z"]}]`,
+			user.Codes("BUYER", "X", "Y", "Z"), nil},
+		{"add, replace, add", `[{"op":"add","path":"` + roles + `","value":["X"]},{"op":"replace","path":"` + roles + `","value":["A"]},{"op":"add","path":"` + roles + `","value":["X","A","BUYER"]}]`,
+			user.Codes("A", "X", "BUYER"), nil},
+		{"add, remove, add", `[{"op":"add","path":"` + roles + `","value":["X"]},{"op":"remove","path":"` + roles + `[code eq \"X\"]"},{"op":"add","path":"` + roles + `","value":["X"]}]`,
+			user.Codes("BUYER", "X"), nil},
+		{"add under the former name, then the new one", `[{"op":"add","path":"` + scimExt + `:roles","value":["X"]},{"op":"add","path":"` + roles + `","value":["X","Y"]}]`,
+			user.Codes("BUYER", "X", "Y"), nil},
+		{"remove the whole extension, then add", `[{"op":"add","path":"` + roles + `","value":["X"]},{"op":"remove","path":"` + scimExt + `"},{"op":"add","path":"` + roles + `","value":["BUYER"]},` +
+			`{"op":"add","path":"` + attrs + `","value":[{"name":"n","value":"1"}]}]`,
+			user.Codes("BUYER"), []user.Attribute{{Name: "n", Value: "1"}}},
+		{"attributes: add, remove, add", `[{"op":"add","path":"` + attrs + `","value":[{"name":"a","value":"1"},{"name":"costCentre","value":"CC-2"}]},` +
+			`{"op":"remove","path":"` + attrs + `[name eq \"costCentre\"]"},{"op":"add","path":"` + attrs + `","value":[{"name":"costCentre","value":"CC-3"},{"name":"a","value":"2"}]}]`,
+			user.Codes("BUYER"), []user.Attribute{{Name: "a", Value: "2"}, {Name: "costCentre", Value: "CC-3"}}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newSCIMServer(t)
+			r := scimReq{method: http.MethodPatch, path: "/scim/v2/Users/a-0001", body: patchBody(tt.ops)}
+			r.check(t, s.do(t, r), 200, "")
+			u := s.storedUser(t, "community-a", "a-0001")
+			if want := append(tt.roles, user.Code{Code: "EMPLOYEE"}); !cmp.Equal(u.Roles, want) {
+				t.Errorf("roles %v; want %v", u.Roles, want)
+			}
+			if want := tt.attrs; want != nil && !cmp.Equal(u.Attributes, want) {
+				t.Errorf("attributes %v; want %v", u.Attributes, want)
+			}
+		})
+	}
+}
