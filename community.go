@@ -18,8 +18,10 @@ var (
 
 	// ErrConflict is matched by the error of a write that would break a
 	// uniqueness rule: a service-account id that belongs to another
-	// community, a credential id or hash that exists already. The admin
-	// API answers it with 409 CONFLICT.
+	// community, a credential id or hash that exists already; and of a
+	// supplier write in a community with no modifiedDate left to stamp
+	// (supplier.ErrStampExhausted). The admin API answers it with 409
+	// CONFLICT.
 	ErrConflict = errors.New("conflict")
 )
 
