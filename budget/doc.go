@@ -5,7 +5,10 @@
 // pieces of this package, from the platform's side to the customer's:
 //
 //   - Request, Line and Result are the exchange in Go terms; amounts are
-//     decimals (shopspring/decimal), never floats.
+//     decimals (shopspring/decimal), never floats. A Line may be split
+//     across accounts (Split, by percentage or amount); Line.Shares
+//     allocates it exactly in the minor units of the request's Currency
+//     (MinorUnits), and Request.Validate holds every rule of the exchange.
 //   - Validator is what answers a Request: the finance system seen through
 //     accountcodeapi.Client (the XML exchange over HTTP), or one of the
 //     connector validators below, or anything else a caller plugs in.
@@ -17,6 +20,8 @@
 //     proceed, hard stop, soft stop (with an acknowledgement that lets the
 //     same checkout proceed on the next try) or unavailable. It fails
 //     closed: an error, a timeout or a malformed reply never proceeds.
+//     Gate.Release and Gate.Confirm end or keep what a requisition holds,
+//     through a validator that is a Committer.
 //
 // On the customer's side, the connector (httpapi.AccountCodeHandler serving
 // POST /account-code-validation) delegates to one of two validators:
