@@ -13,6 +13,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/netip"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -78,6 +79,13 @@ type AdminOptions struct {
 	Import ImportFunc
 	// MaxImportBytes bounds the import body; 0 means no bound.
 	MaxImportBytes int64
+	// ImportIdleTimeout is how long the import waits for the next bytes
+	// of its body: a body that sends nothing for that long aborts the
+	// import, which stores nothing and is answered 408 REQUEST_TIMEOUT
+	// (docs: admin.md "Import"). The deadline moves only while bytes
+	// arrive, so a large file sent steadily takes as long as it takes.
+	// 0 means DefaultImportIdleTimeout.
+	ImportIdleTimeout time.Duration
 	// Logger receives the causes of 500s and failed authentications; nil
 	// means slog.Default().
 	Logger *slog.Logger
@@ -137,6 +145,7 @@ func mountAdmin(mux *http.ServeMux, opts AdminOptions, base string) {
 		store:     opts.Store,
 		imp:       opts.Import,
 		maxImport: opts.MaxImportBytes,
+		idle:      cmp.Or(opts.ImportIdleTimeout, DefaultImportIdleTimeout),
 		log:       log,
 		fails:     newFailLimiter(opts, time.Now),
 	}
@@ -196,6 +205,7 @@ type adminAPI struct {
 	store     AdminStore
 	imp       ImportFunc
 	maxImport int64
+	idle      time.Duration
 	log       *slog.Logger
 	fails     *failLimiter
 }
@@ -785,15 +795,17 @@ func (a *adminAPI) importFile(w http.ResponseWriter, r *http.Request) error {
 			"the request body must be a JSON data file: send Content-Type: application/json")
 	}
 	// A large file takes longer than any per-request deadline of the
-	// server (examples/server: 15 s to read a request): lift them for
-	// this one. Writers that cannot (a test's recorder) keep theirs.
+	// server (examples/server: 15 s to read a request): replace them for
+	// this one by a read deadline that moves while bytes arrive, so that
+	// a body that stalls cannot hold the store's locks or transaction for
+	// ever. Writers that cannot (a test's recorder) keep the server's.
 	rc := http.NewResponseController(w)
-	_ = rc.SetReadDeadline(time.Time{})  // best effort: ErrNotSupported keeps the server's deadline
-	_ = rc.SetWriteDeadline(time.Time{}) // likewise
-	body := &importBody{r: r.Body}
+	_ = rc.SetWriteDeadline(time.Time{}) // best effort: ErrNotSupported keeps the server's deadline
+	body := &importBody{r: r.Body, rc: rc, idle: a.idle}
 	if a.maxImport > 0 {
 		body.r = http.MaxBytesReader(w, r.Body, a.maxImport)
 	}
+	body.extend()
 	counts, err := a.imp(r.Context(), body)
 	if err != nil {
 		return a.importError(err, body.err)
@@ -802,16 +814,33 @@ func (a *adminAPI) importFile(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
+// DefaultImportIdleTimeout is AdminOptions.ImportIdleTimeout's default.
+const DefaultImportIdleTimeout = 30 * time.Second
+
+// CodeRequestTimeout is the code of a 408: the import's body stopped
+// arriving (AdminOptions.ImportIdleTimeout).
+const CodeRequestTimeout = "REQUEST_TIMEOUT"
+
 // importBody remembers the error reading the request body ended with, so
 // that a failed import can be told apart: the body's fault, the file's or
-// the store's.
+// the store's. It moves the connection's read deadline idle ahead each
+// time bytes arrive.
 type importBody struct {
-	r   io.Reader
-	err error
+	r    io.Reader
+	rc   *http.ResponseController
+	idle time.Duration
+	err  error
 }
+
+// extend sets the read deadline idle from now: best effort, as a writer
+// may not support deadlines (ErrNotSupported keeps the server's).
+func (b *importBody) extend() { _ = b.rc.SetReadDeadline(time.Now().Add(b.idle)) }
 
 func (b *importBody) Read(p []byte) (int, error) {
 	n, err := b.r.Read(p)
+	if n > 0 {
+		b.extend()
+	}
 	if err != nil && err != io.EOF {
 		b.err = err
 	}
@@ -834,6 +863,11 @@ func (a *adminAPI) importError(err, readErr error) error {
 	case errors.As(err, &mbe) || errors.As(readErr, &mbe):
 		return newError(http.StatusRequestEntityTooLarge, CodePayloadTooLarge,
 			"the data file is larger than "+strconv.FormatInt(a.maxImport, 10)+" bytes")
+	case readErr != nil && errors.Is(err, readErr) && errors.Is(readErr, os.ErrDeadlineExceeded):
+		// The body stalled (importBody's deadline); the import stored
+		// nothing.
+		return newError(http.StatusRequestTimeout, CodeRequestTimeout,
+			"the data file stopped arriving: no bytes for "+a.idle.String()+"; nothing was imported")
 	case readErr != nil && errors.Is(err, readErr):
 		return newError(http.StatusBadRequest, CodeMalformedRequest, "the request body could not be read")
 	case errors.As(err, &syn):
