@@ -14,12 +14,14 @@ import (
 	"time"
 
 	"github.com/procurekit/procure/httpapi"
+	"github.com/procurekit/procure/internal/pgtest"
 	"github.com/procurekit/procure/memstore"
+	"github.com/procurekit/procure/pgstore"
 	"github.com/procurekit/procure/user"
 )
 
 // BenchmarkSCIMPatchWorstCase measures the costliest SCIM PATCH bodies of
-// issue 19 item 1, in process over memstore:
+// issue 19 item 1, in process, over memstore and PostgreSQL (pgtest):
 //
 //   - refused: 70,000 distinct role codes in one add (the body of the
 //     report), refused before the store is called;
@@ -34,18 +36,35 @@ import (
 //
 //	go test ./httpapi -run '^$' -bench SCIMPatchWorstCase -benchtime 200x
 //
-// The targets: a PATCH under 50 ms, the other community's reads under
-// 20 ms at p99. Figures go to bench/README.md, not here.
+// The targets (issue 19): a PATCH under 50 ms, the other community's
+// reads under 20 ms at p99.
 func BenchmarkSCIMPatchWorstCase(b *testing.B) {
-	store, err := memstore.Load(scimFixture())
-	if err != nil {
-		b.Fatal(err)
-	}
+	b.Run("memstore", func(b *testing.B) {
+		store, err := memstore.Load(scimFixture())
+		if err != nil {
+			b.Fatal(err)
+		}
+		benchSCIMPatchWorstCase(b, store, store)
+	})
+	b.Run("postgres", func(b *testing.B) {
+		store, err := pgstore.Open(context.Background(), pgtest.NewDatabase(b))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(store.Close)
+		if err := store.Import(context.Background(), scimFixture()); err != nil {
+			b.Fatal(err)
+		}
+		benchSCIMPatchWorstCase(b, store, store)
+	})
+}
+
+func benchSCIMPatchWorstCase(b *testing.B, store user.Store, accounts scimAccounts) {
 	svc := user.NewService(store)
 	mux := http.NewServeMux()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	httpapi.MountSCIM(mux, httpapi.SCIMOptions{Users: svc, Accounts: store, Logger: log})
-	httpapi.MountUsers(mux, httpapi.UserOptions{Users: svc, Accounts: store, Logger: log})
+	httpapi.MountSCIM(mux, httpapi.SCIMOptions{Users: svc, Accounts: accounts, Logger: log})
+	httpapi.MountUsers(mux, httpapi.UserOptions{Users: svc, Accounts: accounts, Logger: log})
 	// alice holds 930 roles, R0 to R929 (and the auto-role).
 	if _, err := svc.Modify(context.Background(), "community-a", "a-0001", 0, func(u *user.User) error {
 		u.Roles = nil
