@@ -29,8 +29,9 @@ import (
 //     replaced only when the extension is sent, so that an identity
 //     provider that does not know them cannot wipe what the HRIS set.
 //   - Filters: only "eq" on userName (case-insensitive, as usernames are
-//     unique), externalId (exact) and id, joined by "and"; anything else
-//     is a 400 invalidFilter. No sorting, no bulk, no /Groups, no /Me, no
+//     unique), externalId (exact) and id, joined by "and" in any grouping
+//     of parentheses; anything else is a 400 invalidFilter naming what
+//     is not supported (the whole grammar is parsed: scim_filter.go). No sorting, no bulk, no /Groups, no /Me, no
 //     password changes; "attributes" and "excludedAttributes" are ignored
 //     (the whole resource is always returned).
 //   - A user holds one e-mail address and one phone number: on input the
@@ -42,6 +43,13 @@ import (
 //     lastModified (the store keeps no such times).
 //   - The community's auto-roles are added on create and update, as on
 //     /v1/users.
+//   - The procure extension's role list is roleCodes, so as not to
+//     redefine the core attribute roles (RFC 7643 3.3); the former name
+//     is still accepted on input.
+//
+// Statuses are RFC 7644's (3.12): an unsupported method is a 501 with an
+// Allow header, a body of another content type a 400 invalidSyntax,
+// where the user and supplier APIs answer 405 and 415.
 
 // SCIMBasePath is where MountSCIM serves SCIM 2.0.
 const SCIMBasePath = "/scim/v2"
