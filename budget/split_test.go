@@ -391,3 +391,71 @@ func TestSharesTrailingZeros(t *testing.T) {
 		t.Errorf("Shares in JPY (-want +got):\n%s", diff)
 	}
 }
+
+// FuzzShares checks the allocation's invariants on any line Validate
+// accepts: one share per split, in order, each a whole number of the
+// currency's minor units with the line's sign, summing to the line exactly,
+// and each within one unit of its exact share.
+//
+//	go test -run='^$' -fuzz='^FuzzShares$' -fuzztime=1m ./budget/
+func FuzzShares(f *testing.F) {
+	f.Add("100.00", "33.3333", "33.3333", "33.3334", "NZD")
+	f.Add("-0.03", "25", "25", "50", "NZD")
+	f.Add("1000", "0.0001", "99.9998", "0.0001", "JPY")
+	f.Add("1.001", "12.5", "12.5", "75", "KWD")
+	f.Add("123456789012345678901234.56", "50", "49.9999", "0.0001", "CLF")
+	f.Fuzz(func(t *testing.T, total, p1, p2, p3, currency string) {
+		amount, err := budget.ParseAmount(total)
+		if err != nil {
+			return
+		}
+		l := budget.Line{Number: 1, Amount: amount}
+		for i, p := range []string{p1, p2, p3} {
+			d, err := budget.ParseAmount(p)
+			if err != nil {
+				return
+			}
+			l.Splits = append(l.Splits, budget.Split{Account: "A" + strconv.Itoa(i), Percentage: decimal.NewNullDecimal(d)})
+		}
+		req := budget.Request{Currency: currency, Lines: []budget.Line{l}}
+		if req.Validate() != nil {
+			return
+		}
+		in := currency
+		if in == "" {
+			in = budget.DefaultCurrency
+		}
+		minor, _ := budget.MinorUnits(in)
+		places := int32(minor)
+		if !amount.Equal(amount.Truncate(places)) {
+			// No currency was named, so none was checked: the line is
+			// allocated in its own smallest unit.
+			places = -amount.Exponent()
+		}
+		unit := decimal.New(1, -places)
+		shares := l.Shares(currency)
+		if len(shares) != len(l.Splits) {
+			t.Fatalf("%d shares for %d splits", len(shares), len(l.Splits))
+		}
+		sum := decimal.Zero
+		for i, s := range shares {
+			if s.Account != l.Splits[i].Account {
+				t.Fatalf("share %d is for %q", i, s.Account)
+			}
+			if !s.Amount.Equal(s.Amount.Truncate(places)) {
+				t.Fatalf("share %d = %v: not a whole number of 10^-%d", i, s.Amount, places)
+			}
+			if s.Amount.Sign()*amount.Sign() < 0 {
+				t.Fatalf("share %d = %v against the line's %v", i, s.Amount, amount)
+			}
+			exact := amount.Mul(l.Splits[i].Percentage.Decimal).Shift(-2)
+			if s.Amount.Sub(exact).Abs().Cmp(unit) >= 0 {
+				t.Fatalf("share %d = %v; exact %v", i, s.Amount, exact)
+			}
+			sum = sum.Add(s.Amount)
+		}
+		if !sum.Equal(amount) {
+			t.Fatalf("%v at %s/%s/%s %s: shares sum to %v", amount, p1, p2, p3, currency, sum)
+		}
+	})
+}
