@@ -203,10 +203,11 @@ func NewGate(v Validator, cfg GateConfig) (*Gate, error) {
 // Acknowledgement of a previous SoftStop decision for this checkout, or ""
 // when there is none.
 //
-// The error is non-nil only when req itself is unusable (no lines,
-// duplicate line numbers, a blank account code, or - when a warning needs
-// acknowledging, or ack is given - no RequisitionID, which the
-// acknowledgement is bound to): a mistake of the calling code, matching
+// The error is non-nil only when req itself is unusable (a rule of
+// Request.Validate broken: no lines, duplicate line numbers, a blank
+// account code, splits that do not add up, an unknown currency; or - when a
+// warning needs acknowledging, or ack is given - no RequisitionID, which
+// the acknowledgement is bound to): a mistake of the calling code, matching
 // procure.ErrInvalid. A finance system that fails, times out
 // or replies malformed is not an error but an Unavailable decision. Either
 // way the checkout must not proceed unless Decision.CanProceed reports true.
