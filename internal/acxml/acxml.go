@@ -12,8 +12,14 @@
 //     no entity can be declared;
 //   - every known element may appear at most once per parent (two Amount
 //     elements in one Line is an error, not "the last one wins"), and
-//     LineNumber, Account, Amount (request) and LineNumber, Status (reply)
-//     must appear; Message may be omitted, meaning empty;
+//     LineNumber, Account or Splits, Amount (request) and LineNumber,
+//     Status (reply) must appear; Message may be omitted, meaning empty;
+//   - a request read is checked by package budget's rules (splits,
+//     currency, minor units, the requisition id), its fields named by
+//     element path (ValidateRequest);
+//   - one reader (DecodeMessage) takes a check, a release or a confirm,
+//     told apart by the root element, as the connector's one endpoint
+//     does;
 //   - unknown elements are skipped, for forward compatibility, but no
 //     element may nest deeper than MaxDepth (docs/limits.md);
 //   - text outside the leaf elements must be white space, and a leaf holds
@@ -238,6 +244,13 @@ type duplicate string
 
 func (e duplicate) Error() string { return "more than one " + string(e) + " element" }
 
+// nestedDuplicate is a duplicate met below a Line: the path from the Line
+// to the parent, and the element's name. eachLine reports it with the
+// Line's position.
+type nestedDuplicate struct{ path, name string }
+
+func (e nestedDuplicate) Error() string { return e.path + " has more than one " + e.name + " element" }
+
 // text is the text of a leaf element, trimmed. A leaf holds text only; met
 // twice, it is a duplicate. Its buffer is reused by reset.
 type text struct {
@@ -311,8 +324,12 @@ func eachLine(d *xml.Decoder, start xml.StartElement, line lineDoc, tooMany func
 			line.reset()
 			if err := d.DecodeElement(line, &tok); err != nil {
 				var dup duplicate
-				if errors.As(err, &dup) {
+				var nested nestedDuplicate
+				switch {
+				case errors.As(err, &dup):
 					return malformed("%s has more than one %s element", lineAt(pos), string(dup))
+				case errors.As(err, &nested):
+					return malformed("%s/%s has more than one %s element", lineAt(pos), nested.path, nested.name)
 				}
 				return err
 			}

@@ -93,7 +93,7 @@ func (s *splits) UnmarshalXML(d *xml.Decoder, start xml.StartElement) error {
 			if err := d.DecodeElement(doc, &tok); err != nil {
 				var dup duplicate
 				if errors.As(err, &dup) {
-					return malformed("Splits/Split[%d] has more than one %s element", s.n, string(dup))
+					return nestedDuplicate{"Splits/Split[" + strconv.Itoa(s.n) + "]", string(dup)}
 				}
 				return err
 			}

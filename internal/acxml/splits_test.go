@@ -128,7 +128,7 @@ func TestDecodeSplitsMalformed(t *testing.T) {
 		{"two Splits", splitsRequest("", "<Line><LineNumber>1</LineNumber><Amount>1</Amount><Splits/><Splits/></Line>"),
 			"Lines/Line[1] has more than one Splits element"},
 		{"two Percentages in a Split", splitsRequest("", "<Line><LineNumber>1</LineNumber><Amount>1</Amount><Splits><Split><Account>A</Account><Percentage>1</Percentage><Percentage>2</Percentage></Split></Splits></Line>"),
-			"Splits/Split[1] has more than one Percentage element"},
+			"Lines/Line[1]/Splits/Split[1] has more than one Percentage element"},
 		{"text in Splits", splitsRequest("", "<Line><LineNumber>1</LineNumber><Amount>1</Amount><Splits>x</Splits></Line>"),
 			"Splits holds text outside its elements"},
 		{"text in a Split", splitsRequest("", "<Line><LineNumber>1</LineNumber><Amount>1</Amount><Splits><Split>x<Account>A</Account></Split></Splits></Line>"),
