@@ -97,8 +97,10 @@ type Options struct {
 //     status (budget.CheckReply).
 //
 // Results come back in the order of the request's lines, with messages cut
-// to budget.MaxMessageLength characters. A Client is safe for concurrent
-// use.
+// to budget.MaxMessageLength characters. Release and Confirm send a
+// requisition's AccountCodeReleaseRequest and AccountCodeConfirmRequest
+// (the Client is a budget.Committer, so a budget.Gate over it can end or
+// keep a requisition's holds). A Client is safe for concurrent use.
 type Client struct {
 	url      string
 	redacted string // the URL without a password, for errors
