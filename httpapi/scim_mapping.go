@@ -254,6 +254,14 @@ func (b *scimBool) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
+// lenOf is the length of an optional list.
+func lenOf[T any](l *[]T) int {
+	if l == nil {
+		return 0
+	}
+	return len(*l)
+}
+
 // parseSCIMBool reads true, false, "true" or "false" (any case).
 func parseSCIMBool(data []byte) (v, ok bool) {
 	switch string(data) { // no allocation: the common spellings
@@ -376,6 +384,19 @@ func inputOf(in *scimInput) (user.Input, error) {
 		roles, err := extensionRoles(x)
 		if err != nil {
 			return user.Input{}, err
+		}
+		// Each list is bounded before the user is read (docs: limits.md
+		// "Lists"), as a PATCH's are.
+		for _, l := range [...]struct {
+			name string
+			n    int
+		}{
+			{"organisationUnits", lenOf(x.OrganisationUnits)}, {"roleCodes", lenOf(roles)}, {"buyerGroups", lenOf(x.BuyerGroups)},
+			{"approverGroups", lenOf(x.ApproverGroups)}, {"attributes", lenOf(x.Attributes)},
+		} {
+			if err := checkListSize(l.n, SCIMExtensionSchema+"."+l.name); err != nil {
+				return user.Input{}, err
+			}
 		}
 		out.OrganisationUnits = x.OrganisationUnits
 		out.Roles = roles

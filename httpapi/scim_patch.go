@@ -617,17 +617,18 @@ func decodeCodes(value json.RawMessage, name, at string) ([]user.Code, error) {
 			return nil, newSCIMError(http.StatusBadRequest, "invalidValue", at+".value: "+name+" must be an array of {\"code\": ...} objects or strings")
 		}
 	}
-	if err := checkListSize(n, name, at); err != nil {
+	if err := checkListSize(n, at+".value: "+name); err != nil {
 		return nil, err
 	}
 	return codes, nil
 }
 
-// checkListSize refuses a list of more than user.MaxListEntries entries.
-func checkListSize(n int, name, at string) error {
+// checkListSize refuses a list of more than user.MaxListEntries entries;
+// where names it for the client.
+func checkListSize(n int, where string) error {
 	if n > user.MaxListEntries {
 		return newSCIMError(http.StatusBadRequest, "invalidValue",
-			at+".value: "+name+": at most "+strconv.Itoa(user.MaxListEntries)+" entries (got "+strconv.Itoa(n)+")")
+			where+": at most "+strconv.Itoa(user.MaxListEntries)+" entries (got "+strconv.Itoa(n)+")")
 	}
 	return nil
 }
@@ -686,7 +687,7 @@ func attributesStep(op string, path scimPath, value json.RawMessage, at string) 
 		if err := json.Unmarshal(value, &raw); err != nil {
 			return nil, newSCIMError(http.StatusBadRequest, "invalidValue", at+".value: attributes must be an array of {\"name\": ..., \"value\": ...}")
 		}
-		if err := checkListSize(len(raw), name, at); err != nil {
+		if err := checkListSize(len(raw), at+".value: "+name); err != nil {
 			return nil, err
 		}
 		if err := json.Unmarshal(value, &attrs); err != nil {

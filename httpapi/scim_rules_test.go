@@ -38,6 +38,11 @@ func (c *countingUsers) UpdateUser(ctx context.Context, community, id string, ap
 	return c.Store.UpdateUser(ctx, community, id, apply)
 }
 
+func (c *countingUsers) CreateUser(ctx context.Context, community string, u user.User) (user.User, error) {
+	c.calls.Add(1)
+	return c.Store.CreateUser(ctx, community, u)
+}
+
 // patchBody is a PatchOp of the operations given.
 func patchBody(ops string) string {
 	return `{"schemas":["urn:ietf:params:scim:api:messages:2.0:PatchOp"],"Operations":` + ops + `}`
@@ -55,6 +60,44 @@ func codesJSON(prefix string, n int) string {
 	}
 	b.WriteByte(']')
 	return b.String()
+}
+
+// Item 1 for POST and PUT: a list over the limit is refused before the
+// store is called, naming the list.
+func TestSCIMBodyListLimit(t *testing.T) {
+	store, err := memstore.Load(scimFixture())
+	if err != nil {
+		t.Fatal(err)
+	}
+	counted := &countingUsers{Store: store}
+	s := serveSCIM(t, counted, store)
+	before := s.storedUser(t, "community-a", "a-0001")
+	over := user.MaxListEntries + 1
+	for _, tt := range []struct {
+		method, path, list, body string
+	}{
+		{http.MethodPut, "/scim/v2/Users/a-0001", "roleCodes", `"roleCodes":` + codeStrings(over)},
+		{http.MethodPut, "/scim/v2/Users/a-0001", "roleCodes", `"roles":` + codesJSON("R", over)},
+		{http.MethodPut, "/scim/v2/Users/a-0001", "buyerGroups", `"buyerGroups":` + codeStrings(70000)},
+		{http.MethodPost, "/scim/v2/Users", "approverGroups", `"approverGroups":` + codesJSON("A", over)},
+		{http.MethodPost, "/scim/v2/Users", "attributes", `"attributes":[` + strings.Repeat(`{"name":"n","value":"v"},`, over-1) + `{"name":"n","value":"v"}]`},
+	} {
+		t.Run(tt.method+" "+tt.list, func(t *testing.T) {
+			counted.calls.Store(0)
+			r := scimReq{method: tt.method, path: tt.path, body: `{"userName":"Alice.Smith","` + scimExt + `":{` + tt.body + `}}`}
+			got := s.do(t, r)
+			r.check(t, got, 400, "invalidValue")
+			if !strings.Contains(string(got.body), tt.list+": at most 1000 entries") {
+				t.Errorf("the error does not name %s and the limit: %s", tt.list, got.body)
+			}
+			if n := counted.calls.Load(); n != 0 {
+				t.Errorf("the store was called %d times; want the request refused before it", n)
+			}
+		})
+	}
+	if diff := cmp.Diff(before, s.storedUser(t, "community-a", "a-0001")); diff != "" {
+		t.Errorf("a refused PUT changed the user (-before +after):\n%s", diff)
+	}
 }
 
 // codeStrings is n distinct codes as a JSON array of strings, the
