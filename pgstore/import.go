@@ -19,6 +19,7 @@ import (
 	"github.com/procurekit/procure/auth"
 	"github.com/procurekit/procure/datafile"
 	"github.com/procurekit/procure/supplier"
+	"github.com/procurekit/procure/user"
 )
 
 // Import upserts the data file f into the store (docs: limits.md "Live
@@ -159,6 +160,8 @@ func (p *progressReader) Read(b []byte) (int, error) {
 // a time: what bounds the import's memory.
 const importBatch = 2000
 
+var _ datafile.UserHandler = (*importer)(nil)
+
 // importer is a datafile.Handler that writes into one transaction.
 type importer struct {
 	ctx     context.Context
@@ -167,6 +170,7 @@ type importer struct {
 	pending []supplier.Record
 	at      []int // supplier index of each pending record
 	ci      int
+	users   [][]any  // pending users' rows (userColumns, then the index)
 	changed int      // suppliers inserted or changed, for ANALYZE
 	touched []string // communities whose suppliers changed
 }
@@ -178,6 +182,7 @@ func newImporter(ctx context.Context, tx pgx.Tx) (*importer, error) {
 		`CREATE TEMP TABLE import_contacts (LIKE supplier_contacts) ON COMMIT DROP`,
 		`CREATE TEMP TABLE import_addresses (LIKE remittance_addresses) ON COMMIT DROP`,
 		`CREATE TEMP TABLE import_changed (id uuid, inserted boolean) ON COMMIT DROP`,
+		`CREATE TEMP TABLE import_users (LIKE users INCLUDING DEFAULTS, ord integer NOT NULL) ON COMMIT DROP`,
 	} {
 		if _, err := tx.Exec(ctx, sql); err != nil {
 			return nil, fmt.Errorf("pgstore: import: %w", err)
@@ -408,15 +413,17 @@ func (im *importer) Community(ci int, c *datafile.Community, n int) error {
 		}
 		im.touched = append(im.touched, c.ID)
 	}
-	for _, f := range []func(context.Context, pgx.Tx, string, *datafile.Community) error{importTokens, importAccounts, importBudgets, importUsers} {
+	for _, f := range []func(context.Context, pgx.Tx, string, *datafile.Community) error{importTokens, importAccounts, importBudgets} {
 		if err := f(ctx, tx, at, c); err != nil {
 			return err
 		}
 	}
+	if err := im.importUsers(ci, c); err != nil {
+		return err
+	}
 	im.counts["communities"]++
 	im.counts["tokens"] += len(c.Tokens)
 	im.counts["serviceAccounts"] += len(c.ServiceAccounts)
-	im.counts["users"] += len(c.Users)
 	im.counts["budgets"] += len(c.Budgets)
 	_ = n
 	return nil
@@ -643,51 +650,110 @@ func importBudgets(ctx context.Context, tx pgx.Tx, at string, c *datafile.Commun
 	return nil
 }
 
-// importUsersSQL upserts one user by id (userColumns, userPlaceholders).
-// An unchanged user is not written.
+// importUsersSQL upserts the users of import_users into community $1,
+// in file order, fenced by community (fencedUpsert). An unchanged user is
+// not written.
 var importUsersSQL = func() string {
-	var cols []string
+	var cols, sel []string
 	for _, c := range strings.Split(userColumns, ",") {
-		if c = strings.TrimSpace(c); c != "id" && c != "community_id" {
+		c = strings.TrimSpace(c)
+		if c == "community_id" {
+			sel = append(sel, "$1")
+		} else {
+			sel = append(sel, "i."+c)
+		}
+		if c != "id" && c != "community_id" {
 			cols = append(cols, c)
 		}
 	}
-	return `INSERT INTO users (` + userColumns + `) VALUES (` + userPlaceholders + `)
+	return `INSERT INTO users (` + userColumns + `)
+		SELECT ` + strings.Join(sel, ", ") + ` FROM import_users i ORDER BY i.ord
 		ON CONFLICT (id) DO UPDATE SET ` + updateSet(cols) + `, updated_at = now(),
 			version = users.version + 1 -- a changed user is a new version (If-Match)
 		WHERE users.community_id = excluded.community_id AND ` + distinct("users", cols)
 }()
 
-// importUsers upserts the community's users by id.
-func importUsers(ctx context.Context, tx pgx.Tx, at string, c *datafile.Community) error {
-	if len(c.Users) == 0 {
+// User takes one user of community ci (datafile.UserHandler): users are
+// copied to a temporary table in batches, so a community of a million
+// users is never held in memory, and upserted when the community's entry
+// ends.
+func (im *importer) User(ci, ui int, u *user.User) error {
+	row, err := userRow("", *u)
+	if err != nil {
+		return fmt.Errorf("%s.users[%d]: %w", communityAt(ci), ui, err)
+	}
+	im.users = append(im.users, append(row, int32(ui)))
+	if len(im.users) >= importBatch {
+		return im.flushUsers(ci)
+	}
+	return nil
+}
+
+// flushUsers copies the pending users into import_users.
+func (im *importer) flushUsers(ci int) error {
+	if len(im.users) == 0 {
 		return nil
 	}
-	ids := make([]string, len(c.Users))
-	for i, u := range c.Users {
-		ids[i] = u.ID
+	cols := append(strings.Split(strings.Join(strings.Fields(userColumns), ""), ","), "ord")
+	if _, err := im.tx.CopyFrom(im.ctx, pgx.Identifier{"import_users"}, cols, pgx.CopyFromRows(im.users)); err != nil {
+		return fmt.Errorf("%s.users: %w", communityAt(ci), err)
 	}
-	b := &pgx.Batch{}
-	for _, u := range c.Users {
-		row, err := userRow(c.ID, u)
-		if err != nil {
+	im.counts["users"] += len(im.users)
+	clear(im.users)
+	im.users = im.users[:0]
+	return nil
+}
+
+// importUsers upserts the community's users (in import_users) by id.
+func (im *importer) importUsers(ci int, c *datafile.Community) error {
+	at := communityAt(ci)
+	// Users of a File (Import) take the streamed users' way.
+	for ui := range c.Users {
+		if err := im.User(ci, ui, &c.Users[ui]); err != nil {
 			return err
 		}
-		b.Queue(importUsersSQL, row...)
 	}
-	if err := sendBatch(ctx, tx, b, func(i int, err error) error {
-		uat := fmt.Sprintf("%s.users[%d]", at, i)
-		if uniqueViolation(err) == constraintUserUsername {
-			return fmt.Errorf("%s.username: taken by another user of the community: %w", uat, procure.ErrConflict)
-		}
-		return fmt.Errorf("%s: %w", uat, err)
-	}); err != nil {
+	if err := im.flushUsers(ci); err != nil {
 		return err
 	}
-	if i, err := foreignEntry(ctx, tx, "users", "id", "text", c.ID, ids); err != nil {
+	ctx, tx := im.ctx, im.tx
+	// A username a stored user keeps: one the file does not rename.
+	var taken int
+	err := tx.QueryRow(ctx, `SELECT coalesce(min(i.ord), -1) FROM import_users i
+		JOIN users u ON u.community_id = $1 AND u.username_key = i.username_key AND u.id <> i.id
+		WHERE NOT EXISTS (SELECT FROM import_users j WHERE j.id = u.id AND j.username_key <> u.username_key)`, c.ID).Scan(&taken)
+	if err != nil {
 		return fmt.Errorf("%s.users: %w", at, err)
-	} else if i >= 0 {
-		return fmt.Errorf("%s.users[%d].id: a user with this id exists in another community: %w", at, i, procure.ErrConflict)
+	}
+	if taken >= 0 {
+		return fmt.Errorf("%s.users[%d].username: taken by another user of the community: %w", at, taken, procure.ErrConflict)
+	}
+	// Users the file renames give up their usernames first, so that
+	// users who swap names do not collide in the unique index, which is
+	// checked row by row. (A key no username has: usernames hold no
+	// control character.)
+	if _, err := tx.Exec(ctx, `UPDATE users u SET username_key = E'\x01' || u.id FROM import_users i
+		WHERE u.id = i.id AND u.community_id = $1 AND u.username_key <> i.username_key`, c.ID); err != nil {
+		return fmt.Errorf("%s.users: %w", at, err)
+	}
+	if _, err := tx.Exec(ctx, importUsersSQL, c.ID); err != nil {
+		if uniqueViolation(err) == constraintUserUsername {
+			// A user created meanwhile with a username of the file.
+			return fmt.Errorf("%s.users: a username is taken by another user of the community: %w", at, procure.ErrConflict)
+		}
+		return fmt.Errorf("%s.users: %w", at, err)
+	}
+	var foreign int
+	err = tx.QueryRow(ctx, `SELECT coalesce(min(i.ord), -1) FROM import_users i
+		JOIN users u ON u.id = i.id WHERE u.community_id <> $1`, c.ID).Scan(&foreign)
+	if err != nil {
+		return fmt.Errorf("%s.users: %w", at, err)
+	}
+	if foreign >= 0 {
+		return fmt.Errorf("%s.users[%d].id: a user with this id exists in another community: %w", at, foreign, procure.ErrConflict)
+	}
+	if _, err := tx.Exec(ctx, `TRUNCATE import_users`); err != nil {
+		return fmt.Errorf("%s.users: %w", at, err)
 	}
 	return nil
 }

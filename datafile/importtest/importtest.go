@@ -148,6 +148,25 @@ func Run(t *testing.T, open func(tb testing.TB) Store) {
 			}
 		})
 	}
+	t.Run("users who swap usernames", func(t *testing.T) {
+		s := open(t)
+		if _, err := s.ImportStream(ctx, strings.NewReader(base)); err != nil {
+			t.Fatalf("importing the base file: %v", err)
+		}
+		swap := `{"communities": [{"id": "alpha", "name": "Alpha", "region": "NZ",
+			"users": [{"id": "u-alpha-1", "username": "BOB", "enabled": true}, {"id": "u-alpha-2", "username": "ann", "enabled": true}]}]}`
+		if _, err := s.ImportStream(ctx, strings.NewReader(swap)); err != nil {
+			t.Fatalf("importing the swap: %v", err)
+		}
+		for id, want := range map[string]string{"u-alpha-1": "BOB", "u-alpha-2": "ann"} {
+			if u, err := s.UserByID(ctx, "alpha", id); err != nil || u.Username != want || u.Version != 2 {
+				t.Errorf("user %s after the swap: %+v, %v; want username %s at version 2", id, u, err, want)
+			}
+			if u, err := s.UserByUsername(ctx, "alpha", want); err != nil || u.ID != id {
+				t.Errorf("username %s after the swap: %+v, %v; want user %s", want, u, err, id)
+			}
+		}
+	})
 	t.Run("importing a file twice changes nothing", func(t *testing.T) {
 		s := open(t)
 		file := `{"communities": [` + alphaChanged + `, {"id": "gamma", "region": "US"}]}`
