@@ -14,7 +14,7 @@ func TestMemHolds(t *testing.T) {
 	}})
 }
 
-func BenchmarkMemHoldsCheck(b *testing.B) { holdstest.BenchmarkCheck(b, budget.NewMemHolds(nil)) }
+func BenchmarkMemHoldsCheck(b *testing.B) { holdstest.BenchmarkCheck(b, budget.NewMemHolds(nil), nil) }
 
 func BenchmarkMemHoldsHotAccount(b *testing.B) {
 	holdstest.BenchmarkHotAccount(b, budget.NewMemHolds(nil))

@@ -18,8 +18,10 @@ import (
 // over three of 300 accounts, through a budget.TableValidator holding in
 // s: a new requisition every iteration, so each check reads the others'
 // holds and writes its own. It reports the median time of one check
-// (p50-ns) beside the mean.
-func BenchmarkCheck(b *testing.B, s budget.HoldStore) {
+// (p50-ns) beside the mean, and the CPU time per check of this process
+// (cpu-ns/op) and, when serverCPU is not nil, of the store's server
+// (server-cpu-ns/op): serverCPU returns the server's CPU time so far.
+func BenchmarkCheck(b *testing.B, s budget.HoldStore, serverCPU func() time.Duration) {
 	budgets := map[string]decimal.Decimal{}
 	for i := range 300 {
 		budgets[fmt.Sprintf("6%03d-100", i)] = decimal.New(1_000_000_000, 0)
@@ -51,6 +53,10 @@ func BenchmarkCheck(b *testing.B, s budget.HoldStore) {
 	// included) is the server's cost, which the machine's other load does
 	// not inflate as it does the wall-clock times.
 	startCPU := processCPU()
+	var startServer time.Duration
+	if serverCPU != nil {
+		startServer = serverCPU()
+	}
 	for i := 0; b.Loop(); i++ {
 		req.RequisitionID = "bench-" + strconv.Itoa(i%1000)
 		start := time.Now()
@@ -64,6 +70,11 @@ func BenchmarkCheck(b *testing.B, s budget.HoldStore) {
 		}
 	}
 	b.StopTimer()
+	if serverCPU != nil {
+		if cpu := serverCPU() - startServer; cpu > 0 {
+			b.ReportMetric(float64(cpu.Nanoseconds())/float64(len(took)), "server-cpu-ns/op")
+		}
+	}
 	if cpu := processCPU() - startCPU; cpu > 0 {
 		b.ReportMetric(float64(cpu.Nanoseconds())/float64(len(took)), "cpu-ns/op")
 	}

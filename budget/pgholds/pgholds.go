@@ -126,31 +126,35 @@ func (s *Store) lockKey(name string) int32 {
 }
 
 // lock takes the requisition's lock, then the locks of accounts plus the
-// accounts the requisition holds now, in ascending key order.
-func (s *Store) lock(ctx context.Context, tx pgx.Tx, requisition string, accounts []string) error {
+// accounts the requisition holds now, in ascending key order. It returns
+// what the requisition holds, by account.
+func (s *Store) lock(ctx context.Context, tx pgx.Tx, requisition string, accounts []string) (map[string]budget.Hold, error) {
 	if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1, $2)", requisitionClass, s.lockKey(requisition)); err != nil {
-		return err
+		return nil, err
 	}
-	rows, err := tx.Query(ctx, "SELECT account FROM budget_holds WHERE community_id = $1 AND requisition = $2", s.community, requisition)
+	rows, err := tx.Query(ctx, `SELECT requisition, account, amount::text, held_at, expires_at, confirmed_at
+		FROM budget_holds WHERE community_id = $1 AND requisition = $2`, s.community, requisition)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	had, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	had, err := scanHolds(rows)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	keys := make([]int32, 0, len(accounts)+len(had))
 	for _, a := range accounts {
 		keys = append(keys, s.lockKey(a))
 	}
-	for _, a := range had {
-		keys = append(keys, s.lockKey(a))
+	own := make(map[string]budget.Hold, len(had))
+	for _, h := range had {
+		keys = append(keys, s.lockKey(h.Account))
+		own[h.Account] = h
 	}
 	slices.Sort(keys)
 	keys = slices.Compact(keys)
 	// unnest yields the keys in array order, so the locks are taken in it.
 	_, err = tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1, k) FROM unnest($2::int4[]) AS k", accountClass, keys)
-	return err
+	return own, err
 }
 
 // Hold implements budget.HoldStore.
@@ -168,15 +172,26 @@ func (s *Store) Hold(ctx context.Context, c budget.HoldCheck, decide budget.Deci
 	}
 	var held bool
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		if err := s.lock(ctx, tx, c.Requisition, accounts); err != nil {
+		own, err := s.lock(ctx, tx, c.Requisition, accounts)
+		if err != nil {
 			return err
 		}
 		// The clock is read once the locks are held: a check that waited
 		// sees the time it decides at.
 		now := budget.HoldsTime(s.now())
-		others, err := s.held(ctx, tx, now, c.Requisition, c.Claims)
+		others, err := s.held(ctx, tx, now, c.Claims)
 		if err != nil {
 			return err
+		}
+		// The requisition's own holds do not count against it.
+		for i, cl := range c.Claims {
+			h, ok := own[cl.Account]
+			if !ok {
+				continue
+			}
+			if h.Committed() && (cl.AsOf.IsZero() || h.Confirmed.After(budget.HoldsTime(cl.AsOf))) || !h.Committed() && h.Expires.After(now) {
+				others[i] = others[i].Sub(h.Amount)
+			}
 		}
 		held = decide(others)
 		if !held {
@@ -214,10 +229,12 @@ func (s *Store) Hold(ctx context.Context, c budget.HoldCheck, decide budget.Deci
 					FROM old
 					UNION ALL SELECT account, amount, 0 FROM new) u
 				GROUP BY account HAVING sum(h) <> 0 OR sum(k) <> 0)
-			INSERT INTO budget_hold_totals AS t (community_id, account, held, committed)
-			SELECT $1, account, h, k FROM delta
+			INSERT INTO budget_hold_totals AS t (community_id, account, held, committed, soonest)
+			SELECT $1, d.account, d.h, d.k, CASE WHEN n.account IS NOT NULL THEN $6::timestamptz END
+			FROM delta d LEFT JOIN new n ON n.account = d.account
 			ON CONFLICT (community_id, account) DO UPDATE
-			SET held = t.held + EXCLUDED.held, committed = t.committed + EXCLUDED.committed`,
+			SET held = t.held + EXCLUDED.held, committed = t.committed + EXCLUDED.committed,
+				soonest = least(t.soonest, EXCLUDED.soonest)`,
 			s.community, c.Requisition, accs, amounts, now, now.Add(forDur))
 		return err
 	})
@@ -255,8 +272,8 @@ type querier interface {
 	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
 }
 
-// held sums what requisitions other than req hold on each claim's account.
-func (s *Store) held(ctx context.Context, q querier, now time.Time, req string, claims []budget.Claim) ([]decimal.Decimal, error) {
+// held sums what every requisition holds on each claim's account.
+func (s *Store) held(ctx context.Context, q querier, now time.Time, claims []budget.Claim) ([]decimal.Decimal, error) {
 	accounts := make([]string, len(claims))
 	asOf := make([]*time.Time, len(claims))
 	for i, cl := range claims {
@@ -266,24 +283,22 @@ func (s *Store) held(ctx context.Context, q querier, now time.Time, req string, 
 			asOf[i] = &t
 		}
 	}
-	// From each account's totals: less the expired holds not yet
-	// removed, less the commitments the figures include (as_of), less the
-	// requisition's own; index lookups only, however many requisitions
-	// hold the account.
+	// From each account's totals, less the expired holds not yet removed
+	// (looked for only once the account's soonest expiry has passed) and
+	// the commitments the figures include (as_of): one row per account
+	// however many requisitions hold it.
 	rows, err := q.Query(ctx, `
 		SELECT (coalesce(t.held, 0)
-			- coalesce((SELECT sum(x.amount) FROM budget_holds x
-				WHERE x.community_id = $1 AND x.account = c.account AND x.expires_at <= $5), 0)
+			- CASE WHEN t.soonest <= $4 THEN coalesce((SELECT sum(x.amount) FROM budget_holds x
+				WHERE x.community_id = $1 AND x.account = c.account AND x.expires_at <= $4), 0) ELSE 0 END
 			+ CASE WHEN c.as_of IS NULL THEN coalesce(t.committed, 0)
+				WHEN t.committed = 0 THEN 0
 				ELSE coalesce((SELECT sum(y.amount) FROM budget_holds y
 					WHERE y.community_id = $1 AND y.account = c.account AND y.confirmed_at > c.as_of), 0) END
-			- coalesce((SELECT o.amount FROM budget_holds o
-				WHERE o.community_id = $1 AND o.requisition = $4 AND o.account = c.account
-				AND (o.expires_at > $5 OR o.confirmed_at > c.as_of OR (o.confirmed_at IS NOT NULL AND c.as_of IS NULL))), 0)
 			)::text
 		FROM unnest($2::text[], $3::timestamptz[]) WITH ORDINALITY AS c(account, as_of, i)
 		LEFT JOIN budget_hold_totals t ON t.community_id = $1 AND t.account = c.account
-		ORDER BY c.i`, s.community, accounts, asOf, req, now)
+		ORDER BY c.i`, s.community, accounts, asOf, now)
 	if err != nil {
 		return nil, err
 	}
@@ -302,7 +317,7 @@ func (s *Store) held(ctx context.Context, q querier, now time.Time, req string, 
 
 // Held implements budget.HoldStore.
 func (s *Store) Held(ctx context.Context, claims []budget.Claim) ([]decimal.Decimal, error) {
-	out, err := s.held(ctx, s.pool, budget.HoldsTime(s.now()), "", claims)
+	out, err := s.held(ctx, s.pool, budget.HoldsTime(s.now()), claims)
 	if err != nil {
 		return nil, unavailable("held", err)
 	}
@@ -313,7 +328,7 @@ func (s *Store) Held(ctx context.Context, claims []budget.Claim) ([]decimal.Deci
 func (s *Store) Release(ctx context.Context, requisition string) (int, error) {
 	var n int64
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		if err := s.lock(ctx, tx, requisition, nil); err != nil {
+		if _, err := s.lock(ctx, tx, requisition, nil); err != nil {
 			return err
 		}
 		now := budget.HoldsTime(s.now())
@@ -336,7 +351,7 @@ func (s *Store) Release(ctx context.Context, requisition string) (int, error) {
 func (s *Store) Confirm(ctx context.Context, requisition string) (int, error) {
 	var n int64
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		if err := s.lock(ctx, tx, requisition, nil); err != nil {
+		if _, err := s.lock(ctx, tx, requisition, nil); err != nil {
 			return err
 		}
 		now := budget.HoldsTime(s.now())
@@ -398,7 +413,22 @@ func (s *Store) Holds(ctx context.Context, account string) ([]budget.Hold, error
 
 // Expire implements budget.HoldStore.
 func (s *Store) Expire(ctx context.Context) ([]budget.Hold, error) {
-	hs, err := s.deleteHolds(ctx, s.pool, "expires_at <= $2", budget.HoldsTime(s.now()))
+	var hs []budget.Hold
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		var err error
+		if hs, err = s.deleteHolds(ctx, tx, "expires_at <= $2", budget.HoldsTime(s.now())); err != nil || len(hs) == 0 {
+			return err
+		}
+		// The accounts' soonest expiry moves on to their next one.
+		accounts := make([]string, len(hs))
+		for i, h := range hs {
+			accounts[i] = h.Account
+		}
+		_, err = tx.Exec(ctx, `UPDATE budget_hold_totals t SET soonest = (
+				SELECT min(h.expires_at) FROM budget_holds h WHERE h.community_id = t.community_id AND h.account = t.account AND h.expires_at IS NOT NULL)
+			WHERE t.community_id = $1 AND t.account = ANY($2)`, s.community, accounts)
+		return err
+	})
 	if err != nil {
 		return nil, unavailable("expire", err)
 	}

@@ -3,11 +3,13 @@ package pgholds_test
 import (
 	"context"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/shopspring/decimal"
 
 	"github.com/procurekit/procure/budget"
@@ -62,7 +64,64 @@ func openBench(b *testing.B) *pgholds.Store {
 	return s
 }
 
-func BenchmarkCheck(b *testing.B) { holdstest.BenchmarkCheck(b, openBench(b)) }
+func BenchmarkCheck(b *testing.B) {
+	dsn := pgtest.NewDatabase(b)
+	s, err := pgholds.Open(context.Background(), dsn, pgholds.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(s.Close)
+	holdstest.BenchmarkCheck(b, s, postgresCPU(b, dsn))
+}
+
+// postgresCPU returns a function that reads the CPU time of the
+// PostgreSQL server behind dsn (its postmaster and every process it
+// started), from /proc; nil where that cannot be read (not Linux, or a
+// server on another machine). Processes that ended in between are not
+// counted, so it is a lower bound.
+func postgresCPU(tb testing.TB, dsn string) func() time.Duration {
+	conn, err := pgx.Connect(context.Background(), dsn)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	var backend int
+	if err := conn.QueryRow(context.Background(), "SELECT pg_backend_pid()").Scan(&backend); err != nil {
+		tb.Fatal(err)
+	}
+	stat := func(pid string) (ppid string, cpu time.Duration, ok bool) {
+		b, err := os.ReadFile("/proc/" + pid + "/stat")
+		if err != nil {
+			return "", 0, false
+		}
+		// The fields after the command name (which may hold spaces).
+		f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+2:]))
+		if len(f) < 13 {
+			return "", 0, false
+		}
+		utime, _ := strconv.ParseInt(f[11], 10, 64)
+		stime, _ := strconv.ParseInt(f[12], 10, 64)
+		const ticks = 100 // USER_HZ on Linux
+		return f[1], time.Duration(utime+stime) * time.Second / ticks, true
+	}
+	postmaster, _, ok := stat(strconv.Itoa(backend))
+	if !ok {
+		return nil
+	}
+	return func() time.Duration {
+		entries, err := os.ReadDir("/proc")
+		if err != nil {
+			return 0
+		}
+		_, total, _ := stat(postmaster)
+		for _, e := range entries {
+			if ppid, cpu, ok := stat(e.Name()); ok && ppid == postmaster {
+				total += cpu
+			}
+		}
+		return total
+	}
+}
 
 func BenchmarkHotAccount(b *testing.B) { holdstest.BenchmarkHotAccount(b, openBench(b)) }
 
