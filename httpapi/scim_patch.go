@@ -354,6 +354,27 @@ func checkExtensionPath(path scimPath, at string) error {
 
 // appendPathStep adds the step of one operation on one path.
 func appendPathStep(steps []patchStep, op, rawPath string, value json.RawMessage, at string, noPath bool) ([]patchStep, error) {
+	if strings.EqualFold(strings.TrimSpace(rawPath), scimUserSchema) {
+		// The core schema's URN alone: its value is an object of core
+		// attributes, as some clients nest them.
+		if op == "remove" {
+			return nil, invalidPath(at, rawPath, "names the whole resource, which cannot be removed")
+		}
+		attrs, err := decodeObject(value, at+".value: the core schema's value must be an object of attributes")
+		if err != nil {
+			return nil, err
+		}
+		for _, k := range slices.Sorted(maps.Keys(attrs)) {
+			if strings.EqualFold(strings.TrimSpace(k), scimUserSchema) {
+				// Not again inside itself: each level would be decoded anew.
+				return nil, invalidPath(at, k, "nests the core schema in itself")
+			}
+			if steps, err = appendPathStep(steps, op, k, attrs[k], at, true); err != nil {
+				return nil, err
+			}
+		}
+		return steps, nil
+	}
 	path, held, err := parsePath(rawPath, at, noPath)
 	if err != nil || !held {
 		return steps, err

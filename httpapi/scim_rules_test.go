@@ -220,6 +220,10 @@ func TestSCIMPatchPaths(t *testing.T) {
 		{"meta.version", `[{"op":"replace","path":"meta.version","value":"W/\"9\""}]`, 400, "mutability"},
 		{"meta", `[{"op":"replace","path":"meta","value":{"version":"W/\"9\""}}]`, 400, "mutability"},
 		{"another id without a path", `[{"op":"replace","value":{"id":"a-0009","active":false}}]`, 400, "mutability"},
+		{"the core schema's URN as a path", `[{"op":"replace","path":"urn:ietf:params:scim:schemas:core:2.0:User","value":{"displayName":"D"}}]`, 200, ""},
+		{"the core schema's URN without a path", `[{"op":"replace","value":{"urn:ietf:params:scim:schemas:core:2.0:User":{"displayName":"D","nosuchattr":1}}}]`, 400, "invalidPath"},
+		{"the core schema's URN in itself", `[{"op":"replace","path":"urn:ietf:params:scim:schemas:core:2.0:User","value":{"urn:ietf:params:scim:schemas:core:2.0:User":{"displayName":"D"}}}]`, 400, "invalidPath"},
+		{"remove the core schema's URN", `[{"op":"remove","path":"urn:ietf:params:scim:schemas:core:2.0:User"}]`, 400, "invalidPath"},
 		{"its own id and meta without a path", `[{"op":"replace","value":{"id":"a-0001","meta":{"version":"W/\"1\""},"displayName":"D"}}]`, 200, ""},
 		{"held, not held, and the enterprise extension", `[{"op":"replace","path":"title","value":"Boss"},{"op":"add","path":"locale","value":"en-NZ"},` +
 			`{"op":"add","path":"urn:ietf:params:scim:schemas:extension:enterprise:2.0:User:manager.value","value":"m-1"},{"op":"replace","path":"displayName","value":"D"}]`, 200, ""},
