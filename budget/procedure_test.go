@@ -100,6 +100,10 @@ func TestParseProcedureParams(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
+	if got, err := budget.ParseProcedureParams("lines,currency,requisition_id"); err != nil ||
+		!cmp.Equal(got, []budget.ProcedureParam{budget.ParamLines, budget.ParamCurrency, budget.ParamRequisitionID}) {
+		t.Errorf("ParseProcedureParams(lines,currency,requisition_id) = %v, %v", got, err)
+	}
 	for in, wantErr := range map[string]string{
 		"username":          "the parameters must include lines",
 		"lines,lines":       "parameter lines is listed twice",

@@ -169,7 +169,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&cfg.overBudget, "over-budget", "invalid", "status of lines whose account's sum is over budget: invalid or warning (table options only)")
 	fs.StringVar(&cfg.postgres, "postgres", "", "PostgreSQL `DSN` of the customer database (with -call or -table-query)")
 	fs.StringVar(&cfg.call, "call", "", "`SQL` calling the stored procedure, e.g. \"SELECT check_budget($1, $2, $3, $4)\"")
-	fs.StringVar(&cfg.callParams, "call-params", defaultCallParams, "the `values` passed to -call as $1, $2, ...: lines, username, organisation_unit, finance_year, requisition_id")
+	fs.StringVar(&cfg.callParams, "call-params", defaultCallParams, "the `values` passed to -call as $1, $2, ...: lines, username, organisation_unit, finance_year, requisition_id, currency")
 	fs.StringVar(&cfg.tableQuery, "table-query", "", "`SQL` returning the budget table's (account, budget) rows")
 	fs.DurationVar(&cfg.refresh, "refresh", 5*time.Minute, "re-read the budget table at this `interval` (0: never)")
 	fs.DurationVar(&cfg.timeout, "timeout", 10*time.Second, "bound on each stored-procedure call (0: none)")
