@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/netip"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -156,6 +157,7 @@ func MountSCIM(mux *http.ServeMux, opts SCIMOptions) {
 		proxies: opts.TrustedProxies,
 		baseURL: strings.TrimSuffix(opts.BaseURL, "/"),
 		log:     log,
+		heavy:   make(chan struct{}, max(1, runtime.GOMAXPROCS(0)/2)),
 	}
 	const base = SCIMBasePath
 	api.handle(mux, base+"/Users", map[string]http.Handler{
@@ -188,6 +190,7 @@ type scimAPI struct {
 	proxies []netip.Prefix
 	baseURL string
 	log     *slog.Logger
+	heavy   chan struct{} // slots of heavy writes (scim_users.go, heavySlot)
 }
 
 // handle registers each method's handler on path, and for any other

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"mime"
 	"net/http"
@@ -13,6 +14,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/procurekit/procure"
 	"github.com/procurekit/procure/user"
 )
 
@@ -173,12 +175,37 @@ func truncateString(s string, n int) string {
 	return s
 }
 
+// heavyBodyBytes is the body size from which a SCIM write is heavy: one
+// of up to 1 MiB may carry tens of thousands of list entries, whose
+// decoding is milliseconds of CPU.
+const heavyBodyBytes = 64 << 10
+
+// heavySlot waits for one of the endpoint's slots for heavy writes when
+// body is heavy, and returns its release. Half the processors (at least
+// one) decode heavy bodies at once: a few of them at once would otherwise
+// keep every processor busy, and every other request - another
+// community's read included - would wait for the scheduler
+// (BenchmarkSCIMPatchWorstCase measures those reads). A request whose
+// client leaves while it waits is ErrUnavailable (a 503).
+func (a *scimAPI) heavySlot(r *http.Request, body []byte) (release func(), err error) {
+	if len(body) < heavyBodyBytes {
+		return func() {}, nil
+	}
+	select {
+	case a.heavy <- struct{}{}:
+		return func() { <-a.heavy }, nil
+	case <-r.Context().Done():
+		return nil, fmt.Errorf("SCIM request of %d bytes abandoned while waiting for a slot: %w", len(body), procure.ErrUnavailable)
+	}
+}
+
 // createUser answers POST /Users: 201 with Location and ETag.
 func (a *scimAPI) createUser(w http.ResponseWriter, r *http.Request, community string) error {
-	in, err := readSCIMInput(w, r)
+	in, release, err := a.readSCIMInput(w, r)
 	if err != nil {
 		return err
 	}
+	defer release()
 	input, err := inputOf(&in)
 	if err != nil {
 		return err
@@ -210,10 +237,11 @@ func (a *scimAPI) replaceUser(w http.ResponseWriter, r *http.Request, community 
 	if err != nil {
 		return err
 	}
-	in, err := readSCIMInput(w, r)
+	in, release, err := a.readSCIMInput(w, r)
 	if err != nil {
 		return err
 	}
+	defer release()
 	input, err := inputOf(&in)
 	if err != nil {
 		return err
@@ -239,6 +267,11 @@ func (a *scimAPI) patchUser(w http.ResponseWriter, r *http.Request, community st
 	if err != nil {
 		return err
 	}
+	release, err := a.heavySlot(r, body)
+	if err != nil {
+		return err
+	}
+	defer release()
 	steps, err := parsePatch(body)
 	if err != nil {
 		return err
@@ -319,13 +352,23 @@ func scimIfMatch(r *http.Request) (int64, error) {
 	return v, nil
 }
 
-// readSCIMInput reads a user body (readSCIMBytes, parseSCIMInput).
-func readSCIMInput(w http.ResponseWriter, r *http.Request) (scimInput, error) {
+// readSCIMInput reads a user body (readSCIMBytes, heavySlot,
+// parseSCIMInput); the caller releases the slot when it is done.
+func (a *scimAPI) readSCIMInput(w http.ResponseWriter, r *http.Request) (scimInput, func(), error) {
 	body, err := readSCIMBytes(w, r)
 	if err != nil {
-		return scimInput{}, err
+		return scimInput{}, nil, err
 	}
-	return parseSCIMInput(body)
+	release, err := a.heavySlot(r, body)
+	if err != nil {
+		return scimInput{}, nil, err
+	}
+	in, err := parseSCIMInput(body)
+	if err != nil {
+		release()
+		return scimInput{}, nil, err
+	}
+	return in, release, nil
 }
 
 // readSCIMBytes reads a request body: application/scim+json or
