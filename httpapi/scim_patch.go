@@ -204,16 +204,16 @@ type scimPath struct {
 // ignored. A name outside these is an invalidPath.
 var (
 	// scimCoreIgnored are the User attributes a user does not hold.
-	scimCoreIgnored = set("nickname", "profileurl", "title", "usertype", "preferredlanguage", "locale", "timezone",
+	scimCoreIgnored = nameSet("nickname", "profileurl", "title", "usertype", "preferredlanguage", "locale", "timezone",
 		"password", "ims", "photos", "addresses", "groups", "entitlements", "roles", "x509certificates")
-	scimNameSubs      = set("formatted", "familyname", "givenname", "middlename", "honorificprefix", "honorificsuffix")
-	scimMultiSubs     = set("value", "display", "type", "primary")
+	scimNameSubs      = nameSet("formatted", "familyname", "givenname", "middlename", "honorificprefix", "honorificsuffix")
+	scimMultiSubs     = nameSet("value", "display", "type", "primary")
 	scimEnterpriseURN = "urn:ietf:params:scim:schemas:extension:enterprise:2.0:user"
-	scimEnterprise    = set("employeenumber", "costcenter", "organization", "division", "department", "manager")
-	scimManagerSubs   = set("value", "$ref", "displayname")
+	scimEnterprise    = nameSet("employeenumber", "costcenter", "organization", "division", "department", "manager")
+	scimManagerSubs   = nameSet("value", "$ref", "displayname")
 )
 
-func set(names ...string) map[string]bool {
+func nameSet(names ...string) map[string]bool {
 	m := make(map[string]bool, len(names))
 	for _, n := range names {
 		m[n] = true
