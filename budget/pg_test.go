@@ -249,6 +249,21 @@ func TestSQLTablePostgres(t *testing.T) {
 		}
 	})
 
+	t.Run("optional columns by name, in any order", func(t *testing.T) {
+		// 6100-200 has 1500.00: warn past 80%, tolerate 5% over.
+		tab, err := budget.SQLQuery(db, `SELECT 5 AS tolerance_percent, budget, account, 80::numeric AS warn_percent, NULL::timestamptz AS as_of
+			FROM budgets WHERE account = '6100-200'`)(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for amt, want := range map[string]budget.Status{"1200": budget.Valid, "1200.01": budget.Warning, "1575": budget.Warning, "1575.01": budget.Invalid} {
+			res := tab.Check(budget.Request{Lines: []budget.Line{{Number: 1, Account: "6100-200", Amount: amount(t, amt)}}}, budget.Invalid)
+			if res[0].Status != want {
+				t.Errorf("%s of 1500.00 with warn 80%% and tolerance 5%%: %s, want %s", amt, res[0].Status, want)
+			}
+		}
+	})
+
 	t.Run("with arguments", func(t *testing.T) {
 		tab, err := budget.SQLQuery(db, "SELECT account, budget FROM budgets WHERE account LIKE $1", "6100-%")(ctx)
 		if err != nil || tab.Len() != 2 {

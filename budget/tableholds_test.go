@@ -407,3 +407,32 @@ func TestAuditFileReopen(t *testing.T) {
 		}
 	}
 }
+
+func TestReadCSVOptionalColumns(t *testing.T) {
+	for _, c := range []struct{ csv, wantErr string }{
+		{"account,budget,warn_percent\nX,100,0\n", "t.csv:2: warn_percent: must be more than 0 and at most 100 (got 0)"},
+		{"account,budget,warn_percent\nX,100,100.5\n", "t.csv:2: warn_percent: must be more than 0 and at most 100"},
+		{"account,budget,tolerance_percent\nX,100,-1\n", "t.csv:2: tolerance_percent: must not be negative"},
+		{"account,budget,tolerance_percent\nX,100,ten\n", "t.csv:2: tolerance_percent: must be a decimal number"},
+		{"account,budget,as_of\nX,100,yesterday\n", "t.csv:2: as_of: must be a time such as 2026-03-01T09:00:00Z or a date such as 2026-03-01"},
+		{"account,budget,as_of,AS_OF\nX,100,,\n", "t.csv:1: the header names the column as_of twice"},
+		{"Account,BUDGET,Warn_Percent,tolerance_percent,as_of,note\nX,100,50,10,2026-03-01T09:00:00+13:00,hi\nY,5,,,,\n", ""},
+	} {
+		tab, err := budget.ReadCSV(strings.NewReader(c.csv), "t.csv")
+		switch {
+		case c.wantErr == "" && err != nil:
+			t.Errorf("%q: %v", c.csv, err)
+		case c.wantErr != "" && (err == nil || !errors.Is(err, budget.ErrBadTable) || !strings.HasPrefix(err.Error(), c.wantErr)):
+			t.Errorf("%q: error %v, want ErrBadTable starting %q", c.csv, err, c.wantErr)
+		case c.wantErr == "":
+			// X warns past 50% and tolerates 10% over; Y keeps the plain rule.
+			res := tab.Check(budget.Request{Lines: []budget.Line{
+				{Number: 1, Account: "X", Amount: decimal.RequireFromString("50.01")},
+				{Number: 2, Account: "Y", Amount: decimal.RequireFromString("5.01")},
+			}}, budget.Invalid)
+			if statuses(res) != "Warning,Invalid" {
+				t.Errorf("statuses %s, want Warning,Invalid", statuses(res))
+			}
+		}
+	}
+}
