@@ -249,29 +249,31 @@ func TestSCIMPatchPaths(t *testing.T) {
 }
 
 // Item 14: GET /Users/{id} with If-None-Match naming the current version
-// is a 304 without a body; an older version gets the user.
+// is a 304 without a body; an older version gets the user. On both
+// stores.
 func TestSCIMNotModified(t *testing.T) {
-	s := newSCIMServer(t)
-	get := func(inm string) scimResp {
-		return s.do(t, scimReq{method: http.MethodGet, path: "/scim/v2/Users/a-0001", header: map[string]string{"If-None-Match": inm}})
-	}
-	for _, inm := range []string{`W/"1"`, `"1"`, `*`, `W/"7", W/"1"`} {
-		got := get(inm)
-		if got.status != http.StatusNotModified || len(got.body) != 0 || got.header.Get("ETag") != `W/"1"` {
-			t.Errorf("If-None-Match %s: %d, ETag %q, body %q; want 304, W/\"1\", none", inm, got.status, got.header.Get("ETag"), got.body)
+	scimStores(t, func(t *testing.T, s *scimServer) {
+		get := func(inm string) scimResp {
+			return s.do(t, scimReq{method: http.MethodGet, path: "/scim/v2/Users/a-0001", header: map[string]string{"If-None-Match": inm}})
 		}
-	}
-	p := scimReq{method: http.MethodPatch, path: "/scim/v2/Users/a-0001", body: patchBody(`[{"op":"replace","path":"displayName","value":"New"}]`)}
-	p.check(t, s.do(t, p), 200, "")
-	r := scimReq{method: http.MethodGet, path: "/scim/v2/Users/a-0001", header: map[string]string{"If-None-Match": `W/"1"`}}
-	got := s.do(t, r)
-	r.check(t, got, 200, "")
-	if u := decodeSCIMUser(t, got.body); u.DisplayName != "New" || got.header.Get("ETag") != `W/"2"` {
-		t.Errorf("after a change, If-None-Match of the old version: %s, ETag %q", got.body, got.header.Get("ETag"))
-	}
-	// Another community's user is still a 404, whatever the header says.
-	r = scimReq{method: http.MethodGet, path: "/scim/v2/Users/b-0001", header: map[string]string{"If-None-Match": `*`}}
-	r.check(t, s.do(t, r), 404, "")
+		for _, inm := range []string{`W/"1"`, `"1"`, `*`, `W/"7", W/"1"`} {
+			got := get(inm)
+			if got.status != http.StatusNotModified || len(got.body) != 0 || got.header.Get("ETag") != `W/"1"` {
+				t.Errorf("If-None-Match %s: %d, ETag %q, body %q; want 304, W/\"1\", none", inm, got.status, got.header.Get("ETag"), got.body)
+			}
+		}
+		p := scimReq{method: http.MethodPatch, path: "/scim/v2/Users/a-0001", body: patchBody(`[{"op":"replace","path":"displayName","value":"New"}]`)}
+		p.check(t, s.do(t, p), 200, "")
+		r := scimReq{method: http.MethodGet, path: "/scim/v2/Users/a-0001", header: map[string]string{"If-None-Match": `W/"1"`}}
+		got := s.do(t, r)
+		r.check(t, got, 200, "")
+		if u := decodeSCIMUser(t, got.body); u.DisplayName != "New" || got.header.Get("ETag") != `W/"2"` {
+			t.Errorf("after a change, If-None-Match of the old version: %s, ETag %q", got.body, got.header.Get("ETag"))
+		}
+		// Another community's user is still a 404, whatever the header says.
+		r = scimReq{method: http.MethodGet, path: "/scim/v2/Users/b-0001", header: map[string]string{"If-None-Match": `*`}}
+		r.check(t, s.do(t, r), 404, "")
+	})
 }
 
 // Item 16: the extension's role codes are roleCodes (RFC 7643 3.3: an

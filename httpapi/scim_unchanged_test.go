@@ -11,47 +11,49 @@ import (
 
 // Item 13: a write that changes nothing keeps the version (and ETag), so
 // an identity provider's retry does not break another client's If-Match.
+// On both stores.
 func TestSCIMUnchangedWritesKeepTheVersion(t *testing.T) {
-	s := newSCIMServer(t)
-	// A first write gives both users the community's auto-role and a
-	// display name; bob (a-0002) stays disabled.
-	for _, id := range []string{"a-0001", "a-0002"} {
-		r := scimReq{method: http.MethodPatch, path: "/scim/v2/Users/" + id, body: patchBody(`[{"op":"replace","path":"displayName","value":"Shown"}]`)}
-		r.check(t, s.do(t, r), 200, "")
-	}
-	for _, tt := range []struct {
-		name string
-		r    scimReq
-	}{
-		{"DELETE of a disabled user", scimReq{method: http.MethodDelete, path: "/scim/v2/Users/a-0002"}},
-		{"PATCH active false on a disabled user", scimReq{method: http.MethodPatch, path: "/scim/v2/Users/a-0002",
-			body: patchBody(`[{"op":"replace","path":"active","value":"False"}]`)}},
-		{"Okta's PATCH active false on a disabled user", scimReq{method: http.MethodPatch, path: "/scim/v2/Users/a-0002",
-			body: patchBody(`[{"op":"replace","value":{"active":false}}]`)}},
-		{"PATCH with the stored values", scimReq{method: http.MethodPatch, path: "/scim/v2/Users/a-0001",
-			body: patchBody(`[{"op":"replace","path":"userName","value":"Alice.Smith"},{"op":"replace","path":"name.givenName","value":"Alice"},` +
-				`{"op":"add","path":"` + scimExt + `:roleCodes","value":["BUYER","EMPLOYEE"]}]`)}},
-		{"PATCH of an attribute not held", scimReq{method: http.MethodPatch, path: "/scim/v2/Users/a-0001",
-			body: patchBody(`[{"op":"replace","path":"title","value":"Boss"}]`)}},
-		{"PUT with the stored values", scimReq{method: http.MethodPut, path: "/scim/v2/Users/a-0001",
-			body: `{"userName":"Alice.Smith","externalId":"E-1","name":{"givenName":"Alice"},"displayName":"Shown","emails":[{"value":"alice@example.com","primary":true}],"active":true}`}},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			id := strings.TrimPrefix(tt.r.path, "/scim/v2/Users/")
-			before := s.storedUser(t, "community-a", id)
-			got := s.do(t, tt.r)
-			want := 200
-			if tt.r.method == http.MethodDelete {
-				want = 204
-			}
-			tt.r.check(t, got, want, "")
-			after := s.storedUser(t, "community-a", id)
-			if diff := cmp.Diff(before, after); diff != "" {
-				t.Errorf("an unchanging write changed the user (-before +after):\n%s", diff)
-			}
-			if etag := got.header.Get("ETag"); etag != `W/"`+strconv.FormatInt(before.Version, 10)+`"` {
-				t.Errorf("ETag %q; want the version kept, %d", etag, before.Version)
-			}
-		})
-	}
+	scimStores(t, func(t *testing.T, s *scimServer) {
+		// A first write gives both users the community's auto-role and a
+		// display name; bob (a-0002) stays disabled.
+		for _, id := range []string{"a-0001", "a-0002"} {
+			r := scimReq{method: http.MethodPatch, path: "/scim/v2/Users/" + id, body: patchBody(`[{"op":"replace","path":"displayName","value":"Shown"}]`)}
+			r.check(t, s.do(t, r), 200, "")
+		}
+		for _, tt := range []struct {
+			name string
+			r    scimReq
+		}{
+			{"DELETE of a disabled user", scimReq{method: http.MethodDelete, path: "/scim/v2/Users/a-0002"}},
+			{"PATCH active false on a disabled user", scimReq{method: http.MethodPatch, path: "/scim/v2/Users/a-0002",
+				body: patchBody(`[{"op":"replace","path":"active","value":"False"}]`)}},
+			{"Okta's PATCH active false on a disabled user", scimReq{method: http.MethodPatch, path: "/scim/v2/Users/a-0002",
+				body: patchBody(`[{"op":"replace","value":{"active":false}}]`)}},
+			{"PATCH with the stored values", scimReq{method: http.MethodPatch, path: "/scim/v2/Users/a-0001",
+				body: patchBody(`[{"op":"replace","path":"userName","value":"Alice.Smith"},{"op":"replace","path":"name.givenName","value":"Alice"},` +
+					`{"op":"add","path":"` + scimExt + `:roleCodes","value":["BUYER","EMPLOYEE"]}]`)}},
+			{"PATCH of an attribute not held", scimReq{method: http.MethodPatch, path: "/scim/v2/Users/a-0001",
+				body: patchBody(`[{"op":"replace","path":"title","value":"Boss"}]`)}},
+			{"PUT with the stored values", scimReq{method: http.MethodPut, path: "/scim/v2/Users/a-0001",
+				body: `{"userName":"Alice.Smith","externalId":"E-1","name":{"givenName":"Alice"},"displayName":"Shown","emails":[{"value":"alice@example.com","primary":true}],"active":true}`}},
+		} {
+			t.Run(tt.name, func(t *testing.T) {
+				id := strings.TrimPrefix(tt.r.path, "/scim/v2/Users/")
+				before := s.storedUser(t, "community-a", id)
+				got := s.do(t, tt.r)
+				want := 200
+				if tt.r.method == http.MethodDelete {
+					want = 204
+				}
+				tt.r.check(t, got, want, "")
+				after := s.storedUser(t, "community-a", id)
+				if diff := cmp.Diff(before, after); diff != "" {
+					t.Errorf("an unchanging write changed the user (-before +after):\n%s", diff)
+				}
+				if etag := got.header.Get("ETag"); etag != `W/"`+strconv.FormatInt(before.Version, 10)+`"` {
+					t.Errorf("ETag %q; want the version kept, %d", etag, before.Version)
+				}
+			})
+		}
+	})
 }
