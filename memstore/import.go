@@ -190,9 +190,17 @@ func (st *staged) build(s *Store) error {
 	if st.tok, err = s.tokens.build(st.c); err != nil {
 		return fmt.Errorf("%s.%w", st.at, err)
 	}
-	if st.us, err = s.users.build(st.c); err != nil {
-		return fmt.Errorf("%s.%w", st.at, err)
+	// The users are the import's own (datafile.Stream hands them over):
+	// taken as they are rather than copied as users.build copies a
+	// caller's, which would hold a community's users twice.
+	roles, err := checkAutoRoles(st.c.AutoRoles)
+	if err != nil {
+		return fmt.Errorf("%s.autoRoles: %w", st.at, err)
 	}
+	for i := range st.c.Users {
+		st.c.Users[i].Version = 1 // user.Store: a loaded user is at version 1
+	}
+	st.us = newUsers{community: st.c.ID, users: st.c.Users, roles: roles}
 	if st.acc, err = s.accounts.build(st.c); err != nil {
 		return fmt.Errorf("%s.%w", st.at, err)
 	}

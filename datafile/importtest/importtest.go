@@ -300,3 +300,38 @@ func errKind(err error) string {
 	}
 	return err.Error()
 }
+
+// UserFile returns a data file of one community, id "big", with n users
+// ("u0", "user0", ...), generated as it is read: a file of any size
+// without holding it, to measure what an import holds.
+func UserFile(n int) io.Reader {
+	return &userFile{n: n, pending: []byte(`{"communities": [{"id": "big", "name": "Big", "region": "NZ", "users": [`)}
+}
+
+type userFile struct {
+	n, done int
+	pending []byte
+	ended   bool
+}
+
+func (f *userFile) Read(p []byte) (int, error) {
+	for len(f.pending) == 0 {
+		switch {
+		case f.done < f.n:
+			sep := ","
+			if f.done == 0 {
+				sep = ""
+			}
+			f.pending = fmt.Appendf(f.pending, `%s{"id": "u%d", "username": "user%d", "firstName": "First", "lastName": "Last",
+  "email": "user%d@example.com", "enabled": true, "roles": [{"code": "EMPLOYEE"}, {"code": "BUYER"}]}`, sep, f.done, f.done, f.done)
+			f.done++
+		case !f.ended:
+			f.pending, f.ended = []byte("]}]}"), true
+		default:
+			return 0, io.EOF
+		}
+	}
+	n := copy(p, f.pending)
+	f.pending = f.pending[n:]
+	return n, nil
+}
