@@ -63,8 +63,9 @@ type AdminStore interface {
 // match procure.ErrInvalid (datafile.Stream's do) and are answered 400
 // with their whole text, which names the JSON path and, for malformed
 // JSON, the line; procure.ErrConflict is a 409, procure.ErrUnavailable a
-// 503, a failure to read the body a 400 (413 past MaxImportBytes), and
-// anything else a 500 whose cause is only logged.
+// 503, a failure to read the body a 400 (413 past MaxImportBytes, 408
+// when it stalls past AdminOptions.ImportIdleTimeout), and anything else a
+// 500 whose cause is only logged.
 type ImportFunc func(ctx context.Context, r io.Reader) (map[string]int, error)
 
 // AdminOptions configure MountAdmin.
