@@ -81,15 +81,19 @@ type ImportOptions struct {
 // "serviceAccounts", "users", "budgets".
 //
 // The file is read with datafile.Stream, so memory stays bounded whatever
-// its size: suppliers are copied (COPY) in batches into temporary tables
-// and, when their community's entry ends, upserted from there with INSERT
-// ... ON CONFLICT DO UPDATE, which leaves a row whose content and dates
-// equal the file's untouched. Everything runs in one transaction: a file
-// that fails (a rule datafile.Stream checks, text PostgreSQL cannot hold,
-// or a conflict only the database can see, such as a user id or a token
-// held by another community) changes nothing, and the error names the
-// entry ("communities[1].users[0].id: ..."). Secrets are stored only as
-// SHA-256 hashes.
+// its size: suppliers and users are copied (COPY) in batches into
+// temporary tables and, when their community's entry ends, upserted from
+// there with INSERT ... ON CONFLICT DO UPDATE, which leaves a row whose
+// content and dates equal the file's untouched. Everything runs in one
+// transaction: a file that fails changes nothing, and the error names the
+// entry ("communities[1].users[0].id: ..."). A rule datafile.Stream
+// checks, or text PostgreSQL cannot hold, is the file's fault (an error
+// matching procure.ErrInvalid); a conflict with stored data - a token,
+// service account, key or user id of another community, a username
+// another user of the community keeps - matches procure.ErrConflict. The
+// upserts never write into another community, however they interleave
+// with other writes (fencedUpsert). Secrets are stored only as SHA-256
+// hashes.
 //
 // The import runs without the store's statement timeout
 // (WithoutStatementTimeout). A community's row is locked while its entry
