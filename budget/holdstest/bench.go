@@ -66,7 +66,7 @@ func benchmarkCheck(b *testing.B, s budget.HoldStore, serverCPU func() time.Dura
 		startServer = serverCPU()
 	}
 	for i := 0; b.Loop(); i++ {
-		req.RequisitionID = "bench-" + strconv.Itoa(i%1000)
+		req.RequisitionID = "bench-" + strconv.Itoa(accounts) + "-" + strconv.Itoa(i%1000)
 		start := time.Now()
 		res, err := v.Validate(ctx, req)
 		took = append(took, time.Since(start))

@@ -79,6 +79,7 @@ func Run(t *testing.T, h Harness) {
 	t.Run("CanceledContext", func(t *testing.T) { testCanceled(t, h) })
 	t.Run("RandomHistories", func(t *testing.T) { testRandomHistories(t, h) })
 	t.Run("Stress", func(t *testing.T) { testStress(t, h) })
+	t.Run("ExpireWhileChecking", func(t *testing.T) { testExpireWhileChecking(t, h) })
 }
 
 // hold runs a check that holds when want is true and returns what decide saw.
@@ -638,4 +639,97 @@ func testStress(t *testing.T, h Harness) {
 	n := hi.run(t, stores, m, 50, 5, 0, start.Add(d))
 	hi.matches(t, s, m)
 	t.Logf("%d operations in %s on %d store(s): %.0f/s", n, time.Since(start).Round(time.Millisecond), len(stores), float64(n)/time.Since(start).Seconds())
+}
+
+// testExpireWhileChecking runs checks whose holds expire within
+// milliseconds while another store removes expired holds: no error (a
+// deadlock between the two would be one), never overspent, and once all
+// expired, nothing held and nothing listed.
+func testExpireWhileChecking(t *testing.T, h Harness) {
+	s := h.New(t, time.Now)
+	sweeper := s
+	if h.Twin != nil {
+		sweeper = h.Twin(t, s)
+	}
+	hi := newHistory(6)
+	ctx := context.Background()
+	until := time.Now().Add(time.Second)
+	var (
+		wg      sync.WaitGroup
+		mu      sync.Mutex
+		first   error
+		expired atomic.Int64
+	)
+	fail := func(err error) {
+		mu.Lock()
+		if first == nil {
+			first = err
+		}
+		mu.Unlock()
+	}
+	wg.Go(func() {
+		for time.Now().Before(until) {
+			gone, err := sweeper.Expire(ctx)
+			if err != nil {
+				fail(fmt.Errorf("expire: %w", err))
+				return
+			}
+			expired.Add(int64(len(gone)))
+		}
+	})
+	for w := range 10 {
+		wg.Go(func() {
+			rng := rand.New(rand.NewPCG(uint64(w), 7))
+			for i := 0; time.Now().Before(until); i++ {
+				picked := slices.Clone(hi.accounts)
+				rng.Shuffle(len(picked), func(i, j int) { picked[i], picked[j] = picked[j], picked[i] })
+				claims := make([]budget.Claim, 3)
+				for k := range claims {
+					claims[k] = budget.Claim{Account: picked[k], Amount: decimal.New(int64(1+rng.IntN(20000)), -2)}
+				}
+				req := "E" + strconv.Itoa(w) + "-" + strconv.Itoa(rng.IntN(3))
+				_, err := s.Hold(ctx, budget.HoldCheck{Requisition: req, Claims: claims, For: time.Duration(1+rng.IntN(5)) * time.Millisecond},
+					func(held []decimal.Decimal) bool {
+						for k, cl := range claims {
+							if held[k].Add(cl.Amount).GreaterThan(hi.budgets[cl.Account]) {
+								return false
+							}
+						}
+						return true
+					})
+				if err != nil {
+					fail(fmt.Errorf("hold: %w", err))
+					return
+				}
+				if err := hi.overspent(ctx, s); err != nil {
+					fail(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if first != nil {
+		t.Fatal(first)
+	}
+	time.Sleep(10 * time.Millisecond) // every hold has expired
+	if _, err := sweeper.Expire(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range hi.accounts {
+		if hs, err := s.Holds(ctx, a); err != nil || len(hs) != 0 {
+			t.Fatalf("Holds(%s) after every hold expired: %v, %v", a, hs, err)
+		}
+	}
+	wantHeld(t, toStrings(must(s.Held(ctx, []budget.Claim{{Account: hi.accounts[0]}, {Account: hi.accounts[5]}}))), "0", "0")
+	if expired.Load() == 0 {
+		t.Error("the sweeper removed no expired hold while checks ran")
+	}
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
 }

@@ -127,17 +127,22 @@ func (s *Store) lockKey(name string) int32 {
 
 // lock takes the requisition's lock, then the locks of accounts plus the
 // accounts the requisition holds now, in ascending key order. It returns
-// what the requisition holds, by account.
+// what the requisition holds, by account, read once the locks are held:
+// nothing else changes the requisition's rows then (Expire, which may
+// have removed some while this waited, takes the accounts' locks).
 func (s *Store) lock(ctx context.Context, tx pgx.Tx, requisition string, accounts []string) (map[string]budget.Hold, error) {
 	if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1, $2)", requisitionClass, s.lockKey(requisition)); err != nil {
 		return nil, err
 	}
-	rows, err := tx.Query(ctx, `SELECT requisition, account, amount::text, held_at, expires_at, confirmed_at
-		FROM budget_holds WHERE community_id = $1 AND requisition = $2`, s.community, requisition)
-	if err != nil {
-		return nil, err
+	owned := func() ([]budget.Hold, error) {
+		rows, err := tx.Query(ctx, `SELECT requisition, account, amount::text, held_at, expires_at, confirmed_at
+			FROM budget_holds WHERE community_id = $1 AND requisition = $2`, s.community, requisition)
+		if err != nil {
+			return nil, err
+		}
+		return scanHolds(rows)
 	}
-	had, err := scanHolds(rows)
+	had, err := owned()
 	if err != nil {
 		return nil, err
 	}
@@ -145,16 +150,39 @@ func (s *Store) lock(ctx context.Context, tx pgx.Tx, requisition string, account
 	for _, a := range accounts {
 		keys = append(keys, s.lockKey(a))
 	}
-	own := make(map[string]budget.Hold, len(had))
 	for _, h := range had {
 		keys = append(keys, s.lockKey(h.Account))
+	}
+	if err := s.lockKeys(ctx, tx, keys); err != nil {
+		return nil, err
+	}
+	// Only Expire can have changed them meanwhile, by removing rows, so
+	// the locks taken cover what is read now.
+	if had, err = owned(); err != nil {
+		return nil, err
+	}
+	own := make(map[string]budget.Hold, len(had))
+	for _, h := range had {
 		own[h.Account] = h
 	}
+	return own, nil
+}
+
+// lockAccounts takes the locks of accounts in ascending key order.
+func (s *Store) lockAccounts(ctx context.Context, tx pgx.Tx, accounts []string) error {
+	keys := make([]int32, len(accounts))
+	for i, a := range accounts {
+		keys[i] = s.lockKey(a)
+	}
+	return s.lockKeys(ctx, tx, keys)
+}
+
+func (s *Store) lockKeys(ctx context.Context, tx pgx.Tx, keys []int32) error {
 	slices.Sort(keys)
 	keys = slices.Compact(keys)
 	// unnest yields the keys in array order, so the locks are taken in it.
-	_, err = tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1, k) FROM unnest($2::int4[]) AS k", accountClass, keys)
-	return own, err
+	_, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1, k) FROM unnest($2::int4[]) AS k", accountClass, keys)
+	return err
 }
 
 // Hold implements budget.HoldStore.
@@ -198,44 +226,69 @@ func (s *Store) Hold(ctx context.Context, c budget.HoldCheck, decide budget.Deci
 			_, err := s.deleteHolds(ctx, tx, "requisition = $2", c.Requisition)
 			return err
 		}
+		// The rows: inserted where new, updated in place where the
+		// requisition claims an account again, deleted where it no longer
+		// does. The totals move by the difference from what it held (read
+		// under the locks, so exact); a re-check of the same amounts leaves
+		// them as they are. A plain UPDATE of rows made to exist first is
+		// cheaper than an upsert of each.
 		accs, amounts := []string{}, []string{}
+		var tAccs, tHeld, tCommitted []string
+		var tNew []bool
+		moved := func(account string, held, committed decimal.Decimal, isNew bool) {
+			if held.IsZero() && committed.IsZero() {
+				return
+			}
+			tAccs, tNew = append(tAccs, account), append(tNew, isNew)
+			tHeld, tCommitted = append(tHeld, held.String()), append(tCommitted, committed.String())
+		}
+		claimed := make(map[string]bool, len(c.Claims))
 		for _, cl := range c.Claims {
-			if cl.Amount.Sign() > 0 {
-				accs = append(accs, cl.Account)
-				amounts = append(amounts, budget.FormatAmount(cl.Amount))
+			if cl.Amount.Sign() <= 0 {
+				continue
+			}
+			claimed[cl.Account] = true
+			accs = append(accs, cl.Account)
+			amounts = append(amounts, budget.FormatAmount(cl.Amount))
+			dh, dk := cl.Amount, decimal.Decimal{}
+			if h, ok := own[cl.Account]; ok && h.Committed() {
+				dk = h.Amount.Neg()
+			} else if ok {
+				dh = dh.Sub(h.Amount)
+			}
+			moved(cl.Account, dh, dk, true)
+		}
+		dropped := []string{}
+		for account, h := range own {
+			if claimed[account] {
+				continue
+			}
+			dropped = append(dropped, account)
+			if h.Committed() {
+				moved(account, decimal.Decimal{}, h.Amount.Neg(), false)
+			} else {
+				moved(account, h.Amount.Neg(), decimal.Decimal{}, false)
 			}
 		}
-		// One statement replaces the requisition's rows (updated in place
-		// where it claims an account again) and moves the totals by the
-		// difference; a re-check of the same amounts leaves them as they
-		// are. Every CTE sees the rows as they were before the statement.
+		if _, err := tx.Exec(ctx, `INSERT INTO budget_hold_totals (community_id, account)
+			SELECT $1, a FROM unnest($2::text[]) AS a WHERE NOT EXISTS (
+				SELECT 1 FROM budget_hold_totals t WHERE t.community_id = $1 AND t.account = a)
+			ON CONFLICT DO NOTHING`, s.community, tAccs); err != nil {
+			return err
+		}
 		_, err = tx.Exec(ctx, `
-			WITH new AS (
-				SELECT a AS account, m::numeric AS amount FROM unnest($3::text[], $4::text[]) AS u(a, m)),
-			old AS (
-				SELECT account, amount, confirmed_at FROM budget_holds WHERE community_id = $1 AND requisition = $2),
-			del AS (
-				DELETE FROM budget_holds WHERE community_id = $1 AND requisition = $2 AND account <> ALL($3::text[])),
+			WITH del AS (
+				DELETE FROM budget_holds WHERE community_id = $1 AND requisition = $2 AND account = ANY($7::text[])),
 			up AS (
 				INSERT INTO budget_holds (community_id, requisition, account, amount, held_at, expires_at)
-				SELECT $1, $2, account, amount, $5, $6 FROM new
+				SELECT $1, $2, a, m::numeric, $5, $6 FROM unnest($3::text[], $4::text[]) AS u(a, m)
 				ON CONFLICT (community_id, requisition, account) DO UPDATE
-				SET amount = EXCLUDED.amount, held_at = EXCLUDED.held_at, expires_at = EXCLUDED.expires_at, confirmed_at = NULL),
-			delta AS (
-				SELECT account, sum(h) AS h, sum(k) AS k FROM (
-					SELECT account,
-						CASE WHEN confirmed_at IS NULL THEN -amount ELSE 0 END AS h,
-						CASE WHEN confirmed_at IS NULL THEN 0 ELSE -amount END AS k
-					FROM old
-					UNION ALL SELECT account, amount, 0 FROM new) u
-				GROUP BY account HAVING sum(h) <> 0 OR sum(k) <> 0)
-			INSERT INTO budget_hold_totals AS t (community_id, account, held, committed, soonest)
-			SELECT $1, d.account, d.h, d.k, CASE WHEN n.account IS NOT NULL THEN $6::timestamptz END
-			FROM delta d LEFT JOIN new n ON n.account = d.account
-			ON CONFLICT (community_id, account) DO UPDATE
-			SET held = t.held + EXCLUDED.held, committed = t.committed + EXCLUDED.committed,
-				soonest = least(t.soonest, EXCLUDED.soonest)`,
-			s.community, c.Requisition, accs, amounts, now, now.Add(forDur))
+				SET amount = EXCLUDED.amount, held_at = EXCLUDED.held_at, expires_at = EXCLUDED.expires_at, confirmed_at = NULL)
+			UPDATE budget_hold_totals t SET held = t.held + d.h::numeric, committed = t.committed + d.k::numeric,
+				soonest = CASE WHEN d.n THEN least(t.soonest, $6::timestamptz) ELSE t.soonest END
+			FROM unnest($8::text[], $9::text[], $10::text[], $11::bool[]) AS d(a, h, k, n)
+			WHERE t.community_id = $1 AND t.account = d.a`,
+			s.community, c.Requisition, accs, amounts, now, now.Add(forDur), dropped, tAccs, tHeld, tCommitted, tNew)
 		return err
 	})
 	if err != nil {
@@ -245,9 +298,11 @@ func (s *Store) Hold(ctx context.Context, c budget.HoldCheck, decide budget.Deci
 }
 
 // deleteHolds deletes the rows of the store's community that match where
-// (in which $1 is the community and $2 arg), takes them out of the
-// totals, and returns the deleted rows.
-func (s *Store) deleteHolds(ctx context.Context, q querier, where string, arg any) ([]budget.Hold, error) {
+// (in which $1 is the community and $2, ... args), takes them out of the
+// totals, and returns the deleted rows. The caller holds the locks of
+// the rows' accounts, as every writer of the totals does, so that no two
+// transactions wait for each other's rows.
+func (s *Store) deleteHolds(ctx context.Context, q querier, where string, args ...any) ([]budget.Hold, error) {
 	rows, err := q.Query(ctx, `
 		WITH gone AS (
 			DELETE FROM budget_holds WHERE community_id = $1 AND `+where+`
@@ -260,7 +315,7 @@ func (s *Store) deleteHolds(ctx context.Context, q querier, where string, arg an
 		upd AS (
 			UPDATE budget_hold_totals t SET held = t.held - sums.held, committed = t.committed - sums.committed
 			FROM sums WHERE t.community_id = $1 AND t.account = sums.account)
-		SELECT requisition, account, amount::text, held_at, expires_at, confirmed_at FROM gone`, s.community, arg)
+		SELECT requisition, account, amount::text, held_at, expires_at, confirmed_at FROM gone`, append([]any{s.community}, args...)...)
 	if err != nil {
 		return nil, err
 	}
@@ -317,11 +372,30 @@ func (s *Store) held(ctx context.Context, q querier, now time.Time, claims []bud
 
 // Held implements budget.HoldStore.
 func (s *Store) Held(ctx context.Context, claims []budget.Claim) ([]decimal.Decimal, error) {
-	out, err := s.held(ctx, s.pool, budget.HoldsTime(s.now()), claims)
+	var out []decimal.Decimal
+	err := s.read(ctx, func(tx pgx.Tx, now time.Time) error {
+		var err error
+		out, err = s.held(ctx, tx, now, claims)
+		return err
+	})
 	if err != nil {
 		return nil, unavailable("held", err)
 	}
 	return out, nil
+}
+
+// read runs f in a read-only transaction whose snapshot is taken before
+// the clock is read, so that what f reads is judged at a time no earlier
+// than the snapshot: a hold that expired before the time f is given is
+// never counted, and every hold that counts at that time is in the
+// snapshot, which a check that committed before it decided with.
+func (s *Store) read(ctx context.Context, f func(tx pgx.Tx, now time.Time) error) error {
+	return pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, "SELECT 1"); err != nil { // takes the snapshot
+			return err
+		}
+		return f(tx, budget.HoldsTime(s.now()))
+	})
 }
 
 // Release implements budget.HoldStore.
@@ -398,13 +472,17 @@ func scanHolds(rows pgx.Rows) ([]budget.Hold, error) {
 
 // Holds implements budget.HoldStore.
 func (s *Store) Holds(ctx context.Context, account string) ([]budget.Hold, error) {
-	rows, err := s.pool.Query(ctx, `SELECT requisition, account, amount::text, held_at, expires_at, confirmed_at FROM budget_holds
-		WHERE community_id = $1 AND account = $2 AND (confirmed_at IS NOT NULL OR expires_at > $3)
-		ORDER BY requisition COLLATE "C"`, s.community, account, budget.HoldsTime(s.now()))
-	if err != nil {
-		return nil, unavailable("list", err)
-	}
-	hs, err := scanHolds(rows)
+	var hs []budget.Hold
+	err := s.read(ctx, func(tx pgx.Tx, now time.Time) error {
+		rows, err := tx.Query(ctx, `SELECT requisition, account, amount::text, held_at, expires_at, confirmed_at FROM budget_holds
+			WHERE community_id = $1 AND account = $2 AND (confirmed_at IS NOT NULL OR expires_at > $3)
+			ORDER BY requisition COLLATE "C"`, s.community, account, now)
+		if err != nil {
+			return err
+		}
+		hs, err = scanHolds(rows)
+		return err
+	})
 	if err != nil {
 		return nil, unavailable("list", err)
 	}
@@ -413,17 +491,31 @@ func (s *Store) Holds(ctx context.Context, account string) ([]budget.Hold, error
 
 // Expire implements budget.HoldStore.
 func (s *Store) Expire(ctx context.Context) ([]budget.Hold, error) {
+	now := budget.HoldsTime(s.now())
+	// The accounts with expired holds, found without locks, then locked
+	// (in the order every transaction uses) before their rows and totals
+	// change; holds that expire meanwhile are left for the next call.
+	rows, err := s.pool.Query(ctx, "SELECT DISTINCT account FROM budget_holds WHERE community_id = $1 AND expires_at <= $2", s.community, now)
+	if err != nil {
+		return nil, unavailable("expire", err)
+	}
+	accounts, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, unavailable("expire", err)
+	}
+	if len(accounts) == 0 {
+		return nil, nil
+	}
 	var hs []budget.Hold
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		if err := s.lockAccounts(ctx, tx, accounts); err != nil {
+			return err
+		}
 		var err error
-		if hs, err = s.deleteHolds(ctx, tx, "expires_at <= $2", budget.HoldsTime(s.now())); err != nil || len(hs) == 0 {
+		if hs, err = s.deleteHolds(ctx, tx, "expires_at <= $2 AND account = ANY($3::text[])", now, accounts); err != nil || len(hs) == 0 {
 			return err
 		}
 		// The accounts' soonest expiry moves on to their next one.
-		accounts := make([]string, len(hs))
-		for i, h := range hs {
-			accounts[i] = h.Account
-		}
 		_, err = tx.Exec(ctx, `UPDATE budget_hold_totals t SET soonest = (
 				SELECT min(h.expires_at) FROM budget_holds h WHERE h.community_id = t.community_id AND h.account = t.account AND h.expires_at IS NOT NULL)
 			WHERE t.community_id = $1 AND t.account = ANY($2)`, s.community, accounts)
