@@ -248,7 +248,12 @@ func (p *filterParser) value() (any, error) {
 	}
 	lit := s[:end]
 	p.i += end
-	if len(lit) >= 2 && lit[0] == '"' && !strings.ContainsAny(lit[1:len(lit)-1], "\\\"") && utf8.ValidString(lit) {
+	if !utf8.ValidString(lit) {
+		// encoding/json would read the bad bytes as U+FFFD, and the
+		// filter would then find a user whose name holds that character.
+		return nil, filterError("the value " + quoteFilter(lit) + " is not valid UTF-8")
+	}
+	if len(lit) >= 2 && lit[0] == '"' && !strings.ContainsAny(lit[1:len(lit)-1], "\\\"") {
 		return lit[1 : len(lit)-1], nil // the common case: no escapes to decode
 	}
 	var v any
