@@ -49,9 +49,11 @@ import (
 // by another community, a username another user of the community keeps -
 // and reported as procure.ErrConflict naming the entry, before anything
 // changes; only then is the file applied, under the same locks, so no
-// write of another caller slips in between. Readers of tokens, accounts,
-// users, budgets and communities wait for the apply to end; a community's
-// suppliers are replaced one by one meanwhile (each supplier whole).
+// write of another caller slips in between. Readers wait for the apply to
+// end, but for the suppliers of a community the store held: they are
+// replaced last, one by one (each supplier whole), under the community's
+// supplier write lock only, so that a large file does not stall the reads
+// of every other community.
 func (s *Store) ImportStream(ctx context.Context, r io.Reader) (map[string]int, error) {
 	im := &importer{counts: map[string]int{
 		"communities": 0, "suppliers": 0, "contacts": 0, "remittanceAddresses": 0,
@@ -156,6 +158,24 @@ func (s *Store) importAll(file []*staged) error {
 		cs.wmu.Lock()
 		defer cs.wmu.Unlock()
 	}
+	if err := s.importLocked(file); err != nil {
+		return err
+	}
+	// The suppliers of the communities the store held go last, outside
+	// the store-wide locks (a large file must not stall every other
+	// community's reads while they are placed), still under their
+	// communities' write locks: nothing can fail any more, and no other
+	// write of those suppliers comes between.
+	for _, st := range held {
+		importSuppliers(st.cs, st.recs)
+	}
+	return nil
+}
+
+// importLocked checks every community of the file for conflicts and, when
+// none has any, applies everything but the suppliers of communities the
+// store held, under every part's lock.
+func (s *Store) importLocked(file []*staged) error {
 	s.communities.mu.Lock()
 	defer s.communities.mu.Unlock()
 	s.suppliers.mu.Lock()
@@ -292,9 +312,6 @@ func (s *Store) importApply(st *staged) {
 		delete(s.users.autoRoles, c.ID)
 	} else {
 		s.users.autoRoles[c.ID] = st.roles
-	}
-	if st.cs != nil {
-		importSuppliers(st.cs, st.recs)
 	}
 	s.importTokens(c)
 	s.importAccounts(st.acc)
