@@ -1,0 +1,10 @@
+//go:build !linux
+
+package httpapi_test
+
+import "time"
+
+// threadCPU and processCPU are not measured here: the benchmark reports
+// wall time only.
+func threadCPU() time.Duration  { return 0 }
+func processCPU() time.Duration { return 0 }
