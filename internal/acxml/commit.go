@@ -76,8 +76,23 @@ func DecodeMessage(r io.Reader) (Message, error) {
 }
 
 // decodeMessage is DecodeMessage; a non-empty only refuses every root but
-// that one.
+// that one. A check is read by the fast path when it can (fast.go), by
+// decodeSlow otherwise.
 func decodeMessage(r io.Reader, only string) (Message, error) {
+	if only == "" || only == RequestRoot {
+		fast, ok, rest, done := decodeFast(r)
+		if ok {
+			return fast, nil
+		}
+		defer done()
+		r = rest
+	}
+	return decodeSlow(r, only)
+}
+
+// decodeSlow is decodeMessage by encoding/xml's Decoder, the definition of
+// what a message says.
+func decodeSlow(r io.Reader, only string) (Message, error) {
 	var (
 		m      Message
 		check  *requestDoc
