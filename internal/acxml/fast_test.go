@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/procurekit/procure/budget"
 )
 
 // agree checks the fast path against encoding/xml's reading of data: where
@@ -169,5 +171,35 @@ func FuzzFastRequest(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		agree(t, data)
+	})
+}
+
+// The reply written by hand is the Encoder's, byte for byte.
+func TestAppendResponse(t *testing.T) {
+	cases := [][]budget.Result{
+		nil,
+		{{LineNumber: 1, Status: budget.Valid}},
+		{{LineNumber: -3, Status: budget.Warning, Message: "over budget by 12.50 (available 100.00)"}, {LineNumber: 1 << 40, Status: budget.Invalid, Message: "unknown account"}},
+		{{LineNumber: 2, Status: "Odd <&>\"'", Message: "tab\there\nline\r\u00e9 \x01 \xff \ufffe ]]>"}},
+	}
+	for i, results := range cases {
+		got, want := AppendResponse([]byte("prefix"), results), appendResponseEncoder([]byte("prefix"), results)
+		if !bytes.Equal(got, want) {
+			t.Errorf("case %d:\n got %q\nwant %q", i, got, want)
+		}
+	}
+}
+
+// FuzzAppendResponse: on every status and message, the reply written by
+// hand is the Encoder's.
+func FuzzAppendResponse(f *testing.F) {
+	f.Add(1, "Valid", "")
+	f.Add(-7, "Warning", "available <100> & \"more\"\n")
+	f.Add(0, "\x00\xff", "\ufffe\U0001F600\r")
+	f.Fuzz(func(t *testing.T, n int, status, message string) {
+		results := []budget.Result{{LineNumber: n, Status: budget.Status(status), Message: message}, {LineNumber: 1, Status: budget.Valid}}
+		if got, want := AppendResponse(nil, results), appendResponseEncoder(nil, results); !bytes.Equal(got, want) {
+			t.Fatalf("\n got %q\nwant %q", got, want)
+		}
 	})
 }
