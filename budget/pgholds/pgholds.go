@@ -105,6 +105,14 @@ func New(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Store, error) 
 	return &Store{pool: pool, community: opts.Community, now: opts.Now}, nil
 }
 
+// WithCommunity returns a store of another community's holds on s's pool
+// and clock, without applying the migrations again: a platform opens one
+// Store and takes one per community from it. Closing the returned store
+// does nothing; closing s closes the pool when s opened it.
+func (s *Store) WithCommunity(community string) *Store {
+	return &Store{pool: s.pool, community: community, now: s.now}
+}
+
 // Close closes the pool when the store opened it.
 func (s *Store) Close() {
 	if s.ownsPool {
@@ -129,20 +137,14 @@ func (s *Store) lockKey(name string) int32 {
 // accounts the requisition holds now, in ascending key order. It returns
 // what the requisition holds, by account, read once the locks are held:
 // nothing else changes the requisition's rows then (Expire, which may
-// have removed some while this waited, takes the accounts' locks).
+// have removed some while this waited, takes the accounts' locks). Each
+// lock is sent in one batch with the read that follows it, so the whole
+// costs two round trips.
 func (s *Store) lock(ctx context.Context, tx pgx.Tx, requisition string, accounts []string) (map[string]budget.Hold, error) {
-	if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1, $2)", requisitionClass, s.lockKey(requisition)); err != nil {
-		return nil, err
-	}
-	owned := func() ([]budget.Hold, error) {
-		rows, err := tx.Query(ctx, `SELECT requisition, account, amount::text, held_at, expires_at, confirmed_at
-			FROM budget_holds WHERE community_id = $1 AND requisition = $2`, s.community, requisition)
-		if err != nil {
-			return nil, err
-		}
-		return scanHolds(rows)
-	}
-	had, err := owned()
+	b := &pgx.Batch{}
+	b.Queue("SELECT pg_advisory_xact_lock($1, $2)", requisitionClass, s.lockKey(requisition))
+	b.Queue(ownedSQL, s.community, requisition)
+	had, err := lockedRead(ctx, tx, b)
 	if err != nil {
 		return nil, err
 	}
@@ -153,12 +155,12 @@ func (s *Store) lock(ctx context.Context, tx pgx.Tx, requisition string, account
 	for _, h := range had {
 		keys = append(keys, s.lockKey(h.Account))
 	}
-	if err := s.lockKeys(ctx, tx, keys); err != nil {
-		return nil, err
-	}
 	// Only Expire can have changed them meanwhile, by removing rows, so
-	// the locks taken cover what is read now.
-	if had, err = owned(); err != nil {
+	// the locks taken cover what is read again after them.
+	b = &pgx.Batch{}
+	b.Queue(lockKeysSQL, accountClass, sortedKeys(keys))
+	b.Queue(ownedSQL, s.community, requisition)
+	if had, err = lockedRead(ctx, tx, b); err != nil {
 		return nil, err
 	}
 	own := make(map[string]budget.Hold, len(had))
@@ -166,6 +168,38 @@ func (s *Store) lock(ctx context.Context, tx pgx.Tx, requisition string, account
 		own[h.Account] = h
 	}
 	return own, nil
+}
+
+// ownedSQL reads a requisition's rows.
+const ownedSQL = `SELECT requisition, account, amount::text, held_at, expires_at, confirmed_at
+	FROM budget_holds WHERE community_id = $1 AND requisition = $2`
+
+// lockKeysSQL takes the locks of an account class's keys in the order of
+// the array (unnest yields them in it).
+const lockKeysSQL = "SELECT pg_advisory_xact_lock($1, k) FROM unnest($2::int4[]) AS k"
+
+// lockedRead sends b, a lock followed by a read of holds, and returns
+// what the read found.
+func lockedRead(ctx context.Context, tx pgx.Tx, b *pgx.Batch) (hs []budget.Hold, err error) {
+	br := tx.SendBatch(ctx, b)
+	defer func() {
+		if cerr := br.Close(); err == nil {
+			err = cerr
+		}
+	}()
+	if _, err := br.Exec(); err != nil {
+		return nil, err
+	}
+	rows, err := br.Query()
+	if err != nil {
+		return nil, err
+	}
+	return scanHolds(rows)
+}
+
+func sortedKeys(keys []int32) []int32 {
+	slices.Sort(keys)
+	return slices.Compact(keys)
 }
 
 // lockAccounts takes the locks of accounts in ascending key order.
@@ -178,10 +212,7 @@ func (s *Store) lockAccounts(ctx context.Context, tx pgx.Tx, accounts []string) 
 }
 
 func (s *Store) lockKeys(ctx context.Context, tx pgx.Tx, keys []int32) error {
-	slices.Sort(keys)
-	keys = slices.Compact(keys)
-	// unnest yields the keys in array order, so the locks are taken in it.
-	_, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1, k) FROM unnest($2::int4[]) AS k", accountClass, keys)
+	_, err := tx.Exec(ctx, lockKeysSQL, accountClass, sortedKeys(keys))
 	return err
 }
 
@@ -270,13 +301,13 @@ func (s *Store) Hold(ctx context.Context, c budget.HoldCheck, decide budget.Deci
 				moved(account, h.Amount.Neg(), decimal.Decimal{}, false)
 			}
 		}
-		if _, err := tx.Exec(ctx, `INSERT INTO budget_hold_totals (community_id, account)
+		// Both statements go in one batch: one round trip.
+		b := &pgx.Batch{}
+		b.Queue(`INSERT INTO budget_hold_totals (community_id, account)
 			SELECT $1, a FROM unnest($2::text[]) AS a WHERE NOT EXISTS (
 				SELECT 1 FROM budget_hold_totals t WHERE t.community_id = $1 AND t.account = a)
-			ON CONFLICT DO NOTHING`, s.community, tAccs); err != nil {
-			return err
-		}
-		_, err = tx.Exec(ctx, `
+			ON CONFLICT DO NOTHING`, s.community, tAccs)
+		b.Queue(`
 			WITH del AS (
 				DELETE FROM budget_holds WHERE community_id = $1 AND requisition = $2 AND account = ANY($7::text[])),
 			up AS (
@@ -289,7 +320,7 @@ func (s *Store) Hold(ctx context.Context, c budget.HoldCheck, decide budget.Deci
 			FROM unnest($8::text[], $9::text[], $10::text[], $11::bool[]) AS d(a, h, k, n)
 			WHERE t.community_id = $1 AND t.account = d.a`,
 			s.community, c.Requisition, accs, amounts, now, now.Add(forDur), dropped, tAccs, tHeld, tCommitted, tNew)
-		return err
+		return tx.SendBatch(ctx, b).Close()
 	})
 	if err != nil {
 		return false, unavailable("hold", err)
@@ -341,19 +372,11 @@ func (s *Store) held(ctx context.Context, q querier, now time.Time, claims []bud
 	// From each account's totals, less the expired holds not yet removed
 	// (looked for only once the account's soonest expiry has passed) and
 	// the commitments the figures include (as_of): one row per account
-	// however many requisitions hold it.
-	rows, err := q.Query(ctx, `
-		SELECT (coalesce(t.held, 0)
-			- CASE WHEN t.soonest <= $4 THEN coalesce((SELECT sum(x.amount) FROM budget_holds x
-				WHERE x.community_id = $1 AND x.account = c.account AND x.expires_at <= $4), 0) ELSE 0 END
-			+ CASE WHEN c.as_of IS NULL THEN coalesce(t.committed, 0)
-				WHEN t.committed = 0 THEN 0
-				ELSE coalesce((SELECT sum(y.amount) FROM budget_holds y
-					WHERE y.community_id = $1 AND y.account = c.account AND y.confirmed_at > c.as_of), 0) END
-			)::text
-		FROM unnest($2::text[], $3::timestamptz[]) WITH ORDINALITY AS c(account, as_of, i)
-		LEFT JOIN budget_hold_totals t ON t.community_id = $1 AND t.account = c.account
-		ORDER BY c.i`, s.community, accounts, asOf, now)
+	// however many requisitions hold it. The totals are looked up per
+	// account by primary key (a LATERAL subquery that OFFSET 0 keeps the
+	// planner from flattening into a join): the join it chose from a new
+	// table's statistics compared every claim with every row.
+	rows, err := q.Query(ctx, heldSQL, s.community, accounts, asOf, now)
 	if err != nil {
 		return nil, err
 	}
@@ -369,6 +392,22 @@ func (s *Store) held(ctx context.Context, q querier, now time.Time, claims []bud
 	}
 	return out, nil
 }
+
+// heldSQL sums what is held on each account of $2 (with the as_of of $3)
+// at $4, in the order of $2.
+const heldSQL = `
+		SELECT (coalesce(t.held, 0)
+			- CASE WHEN t.soonest <= $4 THEN coalesce((SELECT sum(x.amount) FROM budget_holds x
+				WHERE x.community_id = $1 AND x.account = c.account AND x.expires_at <= $4), 0) ELSE 0 END
+			+ CASE WHEN c.as_of IS NULL THEN coalesce(t.committed, 0)
+				WHEN t.committed = 0 THEN 0
+				ELSE coalesce((SELECT sum(y.amount) FROM budget_holds y
+					WHERE y.community_id = $1 AND y.account = c.account AND y.confirmed_at > c.as_of), 0) END
+			)::text
+		FROM unnest($2::text[], $3::timestamptz[]) WITH ORDINALITY AS c(account, as_of, i)
+		LEFT JOIN LATERAL (SELECT held, committed, soonest FROM budget_hold_totals
+			WHERE community_id = $1 AND account = c.account OFFSET 0) t ON true
+		ORDER BY c.i`
 
 // Held implements budget.HoldStore.
 func (s *Store) Held(ctx context.Context, claims []budget.Claim) ([]decimal.Decimal, error) {
