@@ -16,7 +16,10 @@
 // The demo data (demo.json, embedded in the binary) holds two communities,
 // acme-au (AU) and globex-us (US), with about fifty suppliers, bearer
 // tokens, service accounts, users and budgets. On start the server prints
-// its address and the demo credentials. A -data file has the same format
+// its address and the demo credentials. With -postgres the demo checkout
+// keeps its holds in the same database (budget/pgholds, one store per
+// community), so several server nodes on one database share them and
+// never overspend a budget together. A -data file has the same format
 // (docs: datafile.md); a bad one stops the server with an error
 // naming the file and the offending entry.
 //
@@ -53,6 +56,8 @@ import (
 	"time"
 
 	"github.com/procurekit/procure/auth"
+	"github.com/procurekit/procure/budget"
+	"github.com/procurekit/procure/budget/pgholds"
 	"github.com/procurekit/procure/datafile"
 	"github.com/procurekit/procure/httpapi"
 	"github.com/procurekit/procure/memstore"
@@ -184,7 +189,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer closeStore()
-	handler, err := newHandler(store, cfg.financeURL, log)
+	holds, closeHolds, err := openHolds(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer closeHolds()
+	handler, err := newHandler(store, cfg.financeURL, holds, log)
 	if err != nil {
 		return err
 	}
@@ -343,10 +353,28 @@ func pgOptions(cfg config, log *slog.Logger) []pgstore.Option {
 	return opts
 }
 
+// openHolds returns the holds stores of the demo checkout's communities:
+// nil (each community's holds in memory) without -postgres or when a
+// finance system decides; with -postgres, stores in the same database
+// (its migrations applied once here) on one pool, so that every server
+// node on that database shares each community's holds. The returned func
+// closes the pool.
+func openHolds(ctx context.Context, cfg config) (func(community string) (budget.HoldStore, error), func(), error) {
+	if cfg.postgres == "" || cfg.financeURL != "" {
+		return nil, func() {}, nil
+	}
+	s, err := pgholds.Open(ctx, cfg.postgres, pgholds.Options{})
+	if err != nil {
+		return nil, nil, err
+	}
+	return func(community string) (budget.HoldStore, error) { return s.WithCommunity(community), nil }, s.Close, nil
+}
+
 // newHandler is the server's routes: the supplier API (Interface A), the
 // user API (Interface B) and the demo checkout route (Interface C; the
 // example host's own route, not part of the spec's API), on one mux.
-func newHandler(store backend, financeURL string, log *slog.Logger) (http.Handler, error) {
+// holds returns a community's holds store; nil keeps them in memory.
+func newHandler(store backend, financeURL string, holds func(string) (budget.HoldStore, error), log *slog.Logger) (http.Handler, error) {
 	mux := http.NewServeMux()
 	httpapi.MountSuppliers(mux, httpapi.SupplierOptions{Store: store, Tokens: store, Logger: log})
 	users := user.NewService(store)
@@ -355,7 +383,7 @@ func newHandler(store backend, financeURL string, log *slog.Logger) (http.Handle
 	// "Provisioning from Okta or Entra").
 	httpapi.MountSCIM(mux, httpapi.SCIMOptions{Users: users, Accounts: store, Logger: log})
 	err := mountCheckoutDemo(mux, checkoutConfig{Store: store, Tokens: store, FinanceURL: financeURL,
-		FinanceToken: os.Getenv("PROCURE_CONNECTOR_TOKEN"), Logger: log})
+		FinanceToken: os.Getenv("PROCURE_CONNECTOR_TOKEN"), Logger: log, Holds: holds})
 	if err != nil {
 		return nil, err
 	}
