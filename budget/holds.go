@@ -230,8 +230,21 @@ func (m *MemHolds) remove(h *Hold) {
 // account; m.mu is held.
 func (m *MemHolds) held(now time.Time, req string, claims []Claim) []decimal.Decimal {
 	out := make([]decimal.Decimal, len(claims))
+	// The accounts are swept first, so that req's own holds stay put
+	// while they are matched to the claims: a re-check usually claims the
+	// accounts req holds in the order it held them, so a cursor over
+	// them finds each own hold without a lookup in the account's map of
+	// every requisition's holds.
+	accounts := make([]*accountHold, len(claims))
 	for i, cl := range claims {
-		a := m.account(cl.Account, now)
+		accounts[i] = m.account(cl.Account, now)
+	}
+	var own []*Hold
+	if req != "" {
+		own = m.byReq[req]
+	}
+	for i, cl := range claims {
+		a := accounts[i]
 		if a == nil {
 			continue
 		}
@@ -245,8 +258,14 @@ func (m *MemHolds) held(now time.Time, req string, claims []Claim) []decimal.Dec
 				}
 			}
 		}
-		if own := a.byReq[req]; req != "" && own != nil && counts(own, now, cl.AsOf) {
-			sum.sub(own.Amount)
+		var mine *Hold
+		if len(own) > 0 && own[0].Account == cl.Account {
+			mine, own = own[0], own[1:]
+		} else if req != "" {
+			mine = a.byReq[req]
+		}
+		if mine != nil && counts(mine, now, cl.AsOf) {
+			sum.sub(mine.Amount)
 		}
 		out[i] = sum.decimal()
 	}
