@@ -5,8 +5,11 @@
 // Stream and StreamFile read a file, decoding and validating on all cores,
 // and hand it over entry by entry, so that files too large to hold twice
 // (a million suppliers is some gigabytes of JSON) are read in bounded
-// memory. Parse and ReadFile are the same reader collecting the whole file
-// into a File.
+// memory: no array is held whole, a community's users go one by one to a
+// Handler that is also a UserHandler, the values of keys a data file does
+// not have are skipped as they are read, and one entry is bounded
+// (MaxEntryBytes, MaxSupplierBytes). Parse and ReadFile are the same
+// reader collecting the whole file into a File.
 //
 // Secrets in a data file are plain text; stores hash them on load and keep
 // only the hashes. Errors name the offending entry by its JSON path
