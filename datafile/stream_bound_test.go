@@ -14,6 +14,9 @@ import (
 	"testing/iotest"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
 	"github.com/procurekit/procure"
 	"github.com/procurekit/procure/datafile"
 	"github.com/procurekit/procure/supplier"
@@ -255,4 +258,66 @@ func TestStreamSkipAgreesWithValid(t *testing.T) {
 		t.Error("a value nested 10,001 deep was accepted; json.Valid refuses it")
 	}
 	t.Logf("%d values checked", checked)
+}
+
+// userCollector is a UserHandler that rebuilds the file.
+type userCollector struct {
+	tb    testing.TB
+	f     datafile.File
+	users []user.User
+	recs  []supplier.Record
+}
+
+func (c *userCollector) Supplier(_, _ int, rec *supplier.Record) error {
+	c.recs = append(c.recs, *rec)
+	return nil
+}
+
+func (c *userCollector) User(ci, ui int, u *user.User) error {
+	if ci != len(c.f.Communities) || ui != len(c.users) {
+		c.tb.Errorf("User(%d, %d) after %d communities and %d users", ci, ui, len(c.f.Communities), len(c.users))
+	}
+	c.users = append(c.users, *u)
+	return nil
+}
+
+func (c *userCollector) Community(_ int, com *datafile.Community, _ int) error {
+	if com.Users != nil {
+		c.tb.Errorf("Community %s has %d users; a UserHandler's has none", com.ID, len(com.Users))
+	}
+	com.Users, com.Suppliers, c.users, c.recs = c.users, c.recs, nil, nil
+	c.f.Communities = append(c.f.Communities, *com)
+	return nil
+}
+
+// A UserHandler receives each community's users, validated and normalised,
+// one by one and in order, exactly as Parse returns them in the File;
+// a bad user stops the stream with Parse's error.
+func TestStreamUserHandler(t *testing.T) {
+	file := `{"communities": [
+	  {"users": [{"id": "u1", "username": "  Ann  ", "roles": [{"code": "R"}]}, {"id": "u2", "username": "bob", "email": "bob@example.com"}],
+	   "id": "c1", "region": "NZ"},
+	  {"id": "c2", "region": "AU", "users": null},
+	  {"id": "c3", "region": "US", "users": [{"id": "u3", "username": "cat", "enabled": false}]}]}`
+	want, err := datafile.Parse(strings.NewReader(file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &userCollector{tb: t}
+	if err := datafile.Stream(iotest.OneByteReader(strings.NewReader(file)), c); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, &c.f, cmpopts.EquateEmpty()); diff != "" {
+		t.Errorf("UserHandler's file differs from Parse's (-Parse +Stream):\n%s", diff)
+	}
+	if want.Communities[0].Users[0].Username != "Ann" {
+		t.Errorf("username %q; want it trimmed", want.Communities[0].Users[0].Username)
+	}
+
+	bad := strings.Replace(file, `"bob@example.com"`, `"not mail"`, 1)
+	_, perr := datafile.Parse(strings.NewReader(bad))
+	serr := datafile.Stream(strings.NewReader(bad), &userCollector{tb: t})
+	if perr == nil || serr == nil || perr.Error() != serr.Error() || !strings.HasPrefix(serr.Error(), "communities[0].users[1].email") {
+		t.Errorf("a bad user: Parse %v, Stream %v; want the same error naming communities[0].users[1].email", perr, serr)
+	}
 }
