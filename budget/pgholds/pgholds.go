@@ -139,9 +139,13 @@ func (s *Store) lockKey(name string) int32 {
 // nothing else changes the requisition's rows then (Expire, which may
 // have removed some while this waited, takes the accounts' locks). Each
 // lock is sent in one batch with the read that follows it, so the whole
-// costs two round trips.
-func (s *Store) lock(ctx context.Context, tx pgx.Tx, requisition string, accounts []string) (map[string]budget.Hold, error) {
+// costs two round trips; with begin, the first batch begins the
+// transaction too.
+func (s *Store) lock(ctx context.Context, tx querier, requisition string, accounts []string, begin bool) (map[string]budget.Hold, error) {
 	b := &pgx.Batch{}
+	if begin {
+		b.Queue("BEGIN")
+	}
 	b.Queue("SELECT pg_advisory_xact_lock($1, $2)", requisitionClass, s.lockKey(requisition))
 	b.Queue(ownedSQL, s.community, requisition)
 	had, err := lockedRead(ctx, tx, b)
@@ -178,17 +182,19 @@ const ownedSQL = `SELECT requisition, account, amount::text, held_at, expires_at
 // the array (unnest yields them in it).
 const lockKeysSQL = "SELECT pg_advisory_xact_lock($1, k) FROM unnest($2::int4[]) AS k"
 
-// lockedRead sends b, a lock followed by a read of holds, and returns
-// what the read found.
-func lockedRead(ctx context.Context, tx pgx.Tx, b *pgx.Batch) (hs []budget.Hold, err error) {
+// lockedRead sends b, statements (a lock last) followed by a read of
+// holds, and returns what the read found.
+func lockedRead(ctx context.Context, tx querier, b *pgx.Batch) (hs []budget.Hold, err error) {
 	br := tx.SendBatch(ctx, b)
 	defer func() {
 		if cerr := br.Close(); err == nil {
 			err = cerr
 		}
 	}()
-	if _, err := br.Exec(); err != nil {
-		return nil, err
+	for range b.Len() - 1 {
+		if _, err := br.Exec(); err != nil {
+			return nil, err
+		}
 	}
 	rows, err := br.Query()
 	if err != nil {
@@ -229,9 +235,20 @@ func (s *Store) Hold(ctx context.Context, c budget.HoldCheck, decide budget.Deci
 	for i, cl := range c.Claims {
 		accounts[i] = cl.Account
 	}
+	// The transaction begins in the batch of the first lock and commits in
+	// the batch of the writes: two round trips fewer than a pgx.Tx's. On
+	// a failure the connection goes back to the pool still in the
+	// transaction, and the pool closes such a connection, which rolls the
+	// transaction back: nothing is half-held.
+	conn, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return false, unavailable("hold", err)
+	}
+	defer conn.Release()
 	var held bool
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		own, err := s.lock(ctx, tx, c.Requisition, accounts)
+	err = func() error {
+		tx := conn
+		own, err := s.lock(ctx, tx, c.Requisition, accounts, true)
 		if err != nil {
 			return err
 		}
@@ -254,7 +271,10 @@ func (s *Store) Hold(ctx context.Context, c budget.HoldCheck, decide budget.Deci
 		}
 		held = decide(others)
 		if !held {
-			_, err := s.deleteHolds(ctx, tx, "requisition = $2", c.Requisition)
+			if _, err := s.deleteHolds(ctx, tx, "requisition = $2", c.Requisition); err != nil {
+				return err
+			}
+			_, err := tx.Exec(ctx, "COMMIT")
 			return err
 		}
 		// The rows: inserted where new, updated in place where the
@@ -301,7 +321,7 @@ func (s *Store) Hold(ctx context.Context, c budget.HoldCheck, decide budget.Deci
 				moved(account, h.Amount.Neg(), decimal.Decimal{}, false)
 			}
 		}
-		// Both statements go in one batch: one round trip.
+		// Both statements and the commit go in one batch: one round trip.
 		b := &pgx.Batch{}
 		b.Queue(`INSERT INTO budget_hold_totals (community_id, account)
 			SELECT $1, a FROM unnest($2::text[]) AS a WHERE NOT EXISTS (
@@ -320,8 +340,9 @@ func (s *Store) Hold(ctx context.Context, c budget.HoldCheck, decide budget.Deci
 			FROM unnest($8::text[], $9::text[], $10::text[], $11::bool[]) AS d(a, h, k, n)
 			WHERE t.community_id = $1 AND t.account = d.a`,
 			s.community, c.Requisition, accs, amounts, now, now.Add(forDur), dropped, tAccs, tHeld, tCommitted, tNew)
+		b.Queue("COMMIT")
 		return tx.SendBatch(ctx, b).Close()
-	})
+	}()
 	if err != nil {
 		return false, unavailable("hold", err)
 	}
@@ -353,8 +374,9 @@ func (s *Store) deleteHolds(ctx context.Context, q querier, where string, args .
 	return scanHolds(rows)
 }
 
-// querier is a pool or a transaction.
+// querier is a connection or a transaction.
 type querier interface {
+	SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults
 	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
 }
 
@@ -441,7 +463,7 @@ func (s *Store) read(ctx context.Context, f func(tx pgx.Tx, now time.Time) error
 func (s *Store) Release(ctx context.Context, requisition string) (int, error) {
 	var n int64
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		if _, err := s.lock(ctx, tx, requisition, nil); err != nil {
+		if _, err := s.lock(ctx, tx, requisition, nil, false); err != nil {
 			return err
 		}
 		now := budget.HoldsTime(s.now())
@@ -464,7 +486,7 @@ func (s *Store) Release(ctx context.Context, requisition string) (int, error) {
 func (s *Store) Confirm(ctx context.Context, requisition string) (int, error) {
 	var n int64
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		if _, err := s.lock(ctx, tx, requisition, nil); err != nil {
+		if _, err := s.lock(ctx, tx, requisition, nil, false); err != nil {
 			return err
 		}
 		now := budget.HoldsTime(s.now())
