@@ -283,7 +283,12 @@ func (s *Store) Hold(ctx context.Context, c budget.HoldCheck, decide budget.Deci
 		// under the locks, so exact); a re-check of the same amounts leaves
 		// them as they are. A plain UPDATE of rows made to exist first is
 		// cheaper than an upsert of each.
+		// New rows are inserted (accs), the rows of accounts claimed again
+		// updated (again): the requisition's rows were read under its
+		// lock, so no insert meets a row, and a plain INSERT costs less
+		// than an upsert.
 		accs, amounts := []string{}, []string{}
+		again, againAmounts := []string{}, []string{}
 		var tAccs, tHeld, tCommitted []string
 		var tNew []bool
 		moved := func(account string, held, committed decimal.Decimal, isNew bool) {
@@ -299,8 +304,11 @@ func (s *Store) Hold(ctx context.Context, c budget.HoldCheck, decide budget.Deci
 				continue
 			}
 			claimed[cl.Account] = true
-			accs = append(accs, cl.Account)
-			amounts = append(amounts, budget.FormatAmount(cl.Amount))
+			if _, ok := own[cl.Account]; ok {
+				again, againAmounts = append(again, cl.Account), append(againAmounts, budget.FormatAmount(cl.Amount))
+			} else {
+				accs, amounts = append(accs, cl.Account), append(amounts, budget.FormatAmount(cl.Amount))
+			}
 			dh, dk := cl.Amount, decimal.Decimal{}
 			if h, ok := own[cl.Account]; ok && h.Committed() {
 				dk = h.Amount.Neg()
@@ -330,16 +338,18 @@ func (s *Store) Hold(ctx context.Context, c budget.HoldCheck, decide budget.Deci
 		b.Queue(`
 			WITH del AS (
 				DELETE FROM budget_holds WHERE community_id = $1 AND requisition = $2 AND account = ANY($7::text[])),
-			up AS (
+			ins AS (
 				INSERT INTO budget_holds (community_id, requisition, account, amount, held_at, expires_at)
-				SELECT $1, $2, a, m::numeric, $5, $6 FROM unnest($3::text[], $4::text[]) AS u(a, m)
-				ON CONFLICT (community_id, requisition, account) DO UPDATE
-				SET amount = EXCLUDED.amount, held_at = EXCLUDED.held_at, expires_at = EXCLUDED.expires_at, confirmed_at = NULL)
+				SELECT $1, $2, a, m::numeric, $5, $6 FROM unnest($3::text[], $4::text[]) AS u(a, m)),
+			up AS (
+				UPDATE budget_holds h SET amount = u.m::numeric, held_at = $5, expires_at = $6, confirmed_at = NULL
+				FROM unnest($12::text[], $13::text[]) AS u(a, m)
+				WHERE h.community_id = $1 AND h.requisition = $2 AND h.account = u.a)
 			UPDATE budget_hold_totals t SET held = t.held + d.h::numeric, committed = t.committed + d.k::numeric,
 				soonest = CASE WHEN d.n THEN least(t.soonest, $6::timestamptz) ELSE t.soonest END
 			FROM unnest($8::text[], $9::text[], $10::text[], $11::bool[]) AS d(a, h, k, n)
 			WHERE t.community_id = $1 AND t.account = d.a`,
-			s.community, c.Requisition, accs, amounts, now, now.Add(forDur), dropped, tAccs, tHeld, tCommitted, tNew)
+			s.community, c.Requisition, accs, amounts, now, now.Add(forDur), dropped, tAccs, tHeld, tCommitted, tNew, again, againAmounts)
 		b.Queue("COMMIT")
 		return tx.SendBatch(ctx, b).Close()
 	}()
