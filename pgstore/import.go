@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/netip"
+	"strconv"
 	"strings"
 	"sync/atomic"
 
@@ -96,9 +97,12 @@ type ImportOptions struct {
 // hashes.
 //
 // The import runs without the store's statement timeout
-// (WithoutStatementTimeout). A community's row is locked while its entry
-// is written, so imports and
-// the supplier writes of that community take turns. Imported dates are
+// (WithoutStatementTimeout). Nothing is written to the store's tables
+// until the whole file is read (suppliers and users wait in temporary
+// tables): then each community's row is locked to the end of the
+// transaction, so imports and the supplier writes of that community take
+// turns, but a file still arriving holds no community's lock. Imported
+// dates are
 // the file's; the community's modifiedDate high-water mark is raised to
 // the latest of them, so later writes still stamp above every date a
 // client may have seen.
@@ -175,6 +179,7 @@ type importer struct {
 	at      []int // supplier index of each pending record
 	ci      int
 	users   [][]any  // pending users' rows (userColumns, then the index)
+	staged  []staged // the communities read, applied by finish
 	changed int      // suppliers inserted or changed, for ANALYZE
 	touched []string // communities whose suppliers changed
 }
@@ -187,6 +192,13 @@ func newImporter(ctx context.Context, tx pgx.Tx) (*importer, error) {
 		`CREATE TEMP TABLE import_addresses (LIKE remittance_addresses) ON COMMIT DROP`,
 		`CREATE TEMP TABLE import_changed (id uuid, inserted boolean) ON COMMIT DROP`,
 		`CREATE TEMP TABLE import_users (LIKE users INCLUDING DEFAULTS, ord integer NOT NULL) ON COMMIT DROP`,
+		// Rows wait here, marked with their community's place in the
+		// file (stageKey), until the whole file is read.
+		`CREATE INDEX ON import_suppliers (community_id)`,
+		`CREATE INDEX ON import_terms (community_id)`,
+		`CREATE INDEX ON import_contacts (community_id)`,
+		`CREATE INDEX ON import_addresses (community_id)`,
+		`CREATE INDEX ON import_users (community_id)`,
 	} {
 		if _, err := tx.Exec(ctx, sql); err != nil {
 			return nil, fmt.Errorf("pgstore: import: %w", err)
@@ -199,6 +211,18 @@ func newImporter(ctx context.Context, tx pgx.Tx) (*importer, error) {
 }
 
 func communityAt(ci int) string { return fmt.Sprintf("communities[%d]", ci) }
+
+// staged is a community of the file whose entry is read: its suppliers
+// and users wait in the temporary tables under stageKey(ci).
+type staged struct {
+	ci int
+	c  *datafile.Community
+}
+
+// stageKey marks the rows of community ci in the temporary tables, whose
+// id may follow its suppliers and users in the file. No community id
+// holds a '#'.
+func stageKey(ci int) string { return "#" + strconv.Itoa(ci) }
 
 // Supplier takes one supplier of community ci (datafile.Handler).
 func (im *importer) Supplier(ci, si int, rec *supplier.Record) error {
@@ -260,7 +284,7 @@ func (im *importer) flush() error {
 		}
 		r := &rs[i]
 		i++
-		row, err := supplierRow("", r)
+		row, err := supplierRow(stageKey(im.ci), r)
 		if err != nil {
 			return nil, fmt.Errorf("%s[%d]: %w", at, im.at[i-1], err)
 		}
@@ -277,21 +301,21 @@ func (im *importer) flush() error {
 		r := &rs[k]
 		ts, lcps = terms(r, ts, lcps)
 		for j, t := range ts {
-			termRows = append(termRows, []any{"", t, r.ID, lcps[j], nullKey(r.Name), r.CreatedDate, r.ModifiedDate})
+			termRows = append(termRows, []any{stageKey(im.ci), t, r.ID, lcps[j], nullKey(r.Name), r.CreatedDate, r.ModifiedDate})
 		}
 		for _, ct := range r.Contacts {
 			doc, err := json.Marshal(ct)
 			if err != nil {
 				return err
 			}
-			contactRows = append(contactRows, []any{"", r.ID, ct.ID, nullKey(ct.Name), doc, contactEmptyText(&ct)})
+			contactRows = append(contactRows, []any{stageKey(im.ci), r.ID, ct.ID, nullKey(ct.Name), doc, contactEmptyText(&ct)})
 		}
 		for _, a := range r.RemittanceAddresses {
 			doc, err := json.Marshal(a)
 			if err != nil {
 				return err
 			}
-			addressRows = append(addressRows, []any{"", r.ID, a.ID, nullKey(a.CompanyName), a.ModifiedDate, doc, addressEmptyText(&a)})
+			addressRows = append(addressRows, []any{stageKey(im.ci), r.ID, a.ID, nullKey(a.CompanyName), a.ModifiedDate, doc, addressEmptyText(&a)})
 		}
 	}
 	copies := []struct {
@@ -336,31 +360,51 @@ func distinct(table string, cols []string) string {
 var (
 	importSuppliersSQL = `WITH up AS (
 		INSERT INTO suppliers (` + joinColumns(supplierWriteColumns, "") + `)
-		SELECT $1, ` + joinColumns(supplierWriteColumns[1:], "i.") + ` FROM import_suppliers i
+		SELECT $1, ` + joinColumns(supplierWriteColumns[1:], "i.") + ` FROM import_suppliers i WHERE i.community_id = $2
 		ON CONFLICT (community_id, id) DO UPDATE SET ` + updateSet(supplierWriteColumns[2:]) + `
 		WHERE ` + distinct("suppliers", supplierWriteColumns[2:]) + `
 		RETURNING id, xmax = 0 AS inserted)
 	INSERT INTO import_changed SELECT id, inserted FROM up`
 
 	importContactsSQL = `INSERT INTO supplier_contacts (community_id, supplier_id, id, name_key, doc, empty_text)
-		SELECT $1, supplier_id, id, name_key, doc, empty_text FROM import_contacts
+		SELECT $1, supplier_id, id, name_key, doc, empty_text FROM import_contacts WHERE community_id = $2
 		ON CONFLICT (community_id, supplier_id, id) DO UPDATE SET ` + updateSet([]string{"name_key", "doc", "empty_text"}) + `
 		WHERE ` + distinct("supplier_contacts", []string{"name_key", "doc", "empty_text"})
 
 	importAddressesSQL = `INSERT INTO remittance_addresses (community_id, supplier_id, id, company_name_key, modified_date, doc, empty_text)
-		SELECT $1, supplier_id, id, company_name_key, modified_date, doc, empty_text FROM import_addresses
+		SELECT $1, supplier_id, id, company_name_key, modified_date, doc, empty_text FROM import_addresses WHERE community_id = $2
 		ON CONFLICT (community_id, supplier_id, id) DO UPDATE SET ` + updateSet([]string{"company_name_key", "modified_date", "doc", "empty_text"}) + `
 		WHERE ` + distinct("remittance_addresses", []string{"company_name_key", "modified_date", "doc", "empty_text"})
 )
 
 // Community takes community ci once its entry is complete: its suppliers
-// went to Supplier before (datafile.Handler).
-func (im *importer) Community(ci int, c *datafile.Community, n int) error {
+// went to Supplier before (datafile.Handler), its users to User. Nothing
+// is written to the store's tables yet: finish applies every community
+// once the whole file is read, so that no community's row is locked while
+// the file is still arriving (a slow or stalled upload holds no lock).
+func (im *importer) Community(ci int, c *datafile.Community, _ int) error {
 	im.ci = ci
 	if err := im.flush(); err != nil {
 		return err
 	}
+	// Users of a File (Import) take the streamed users' way.
+	for ui := range c.Users {
+		if err := im.User(ci, ui, &c.Users[ui]); err != nil {
+			return err
+		}
+	}
+	c.Users = nil
+	if err := im.flushUsers(ci); err != nil {
+		return err
+	}
+	im.staged = append(im.staged, staged{ci: ci, c: c})
+	return nil
+}
+
+// apply writes community ci, staged by Community.
+func (im *importer) apply(ci int, c *datafile.Community) error {
 	at := communityAt(ci)
+	key := stageKey(ci)
 	ctx, tx := im.ctx, im.tx
 	autoRoles := c.AutoRoles
 	if autoRoles == nil {
@@ -380,7 +424,7 @@ func (im *importer) Community(ci int, c *datafile.Community, n int) error {
 		return nil
 	}
 	b := &pgx.Batch{}
-	b.Queue(importSuppliersSQL, c.ID)
+	b.Queue(importSuppliersSQL, c.ID, key)
 	b.Queue(`SELECT count(*) FILTER (WHERE inserted), count(*) FROM import_changed`).QueryRow(func(row pgx.Row) error {
 		return row.Scan(&inserted, &changed)
 	})
@@ -388,17 +432,17 @@ func (im *importer) Community(ci int, c *datafile.Community, n int) error {
 	b.Queue(`DELETE FROM supplier_terms t USING import_changed c WHERE t.community_id = $1 AND t.supplier_id = c.id`, c.ID)
 	b.Queue(`INSERT INTO supplier_terms (community_id, term, supplier_id, lcp_prev, name_key, created_date, modified_date)
 		SELECT $1, t.term, t.supplier_id, t.lcp_prev, t.name_key, t.created_date, t.modified_date
-		FROM import_terms t JOIN import_changed c ON c.id = t.supplier_id`, c.ID)
-	b.Queue(importContactsSQL, c.ID).Exec(countChildren)
-	b.Queue(importAddressesSQL, c.ID).Exec(countChildren)
+		FROM import_terms t JOIN import_changed c ON c.id = t.supplier_id WHERE t.community_id = $2`, c.ID, key)
+	b.Queue(importContactsSQL, c.ID, key).Exec(countChildren)
+	b.Queue(importAddressesSQL, c.ID, key).Exec(countChildren)
 	b.Queue(`UPDATE communities SET
 		supplier_count = supplier_count + (SELECT count(*) FROM import_changed WHERE inserted),
 		last_modified = greatest(last_modified,
-			(SELECT max(modified_date) FROM import_suppliers),
-			(SELECT max(modified_date) FROM import_addresses),
-			(SELECT max((doc->>'modifiedDate')::timestamptz) FROM import_contacts))
-		WHERE id = $1`, c.ID)
-	b.Queue(`TRUNCATE import_suppliers, import_terms, import_contacts, import_addresses, import_changed`)
+			(SELECT max(modified_date) FROM import_suppliers WHERE community_id = $2),
+			(SELECT max(modified_date) FROM import_addresses WHERE community_id = $2),
+			(SELECT max((doc->>'modifiedDate')::timestamptz) FROM import_contacts WHERE community_id = $2))
+		WHERE id = $1`, c.ID, key)
+	b.Queue(`TRUNCATE import_changed`)
 	if err := tx.SendBatch(ctx, b).Close(); err != nil {
 		return fmt.Errorf("%s.suppliers: %w", at, err)
 	}
@@ -429,14 +473,18 @@ func (im *importer) Community(ci int, c *datafile.Community, n int) error {
 	im.counts["tokens"] += len(c.Tokens)
 	im.counts["serviceAccounts"] += len(c.ServiceAccounts)
 	im.counts["budgets"] += len(c.Budgets)
-	_ = n
 	return nil
 }
 
-// finish ends a successful import: fresh planner statistics after a large
-// one, so that the planner sees the new data at once rather than when
+// finish applies the communities of a file read whole, then gives fresh
+// planner statistics after a large import, so that the planner sees the new data at once rather than when
 // autovacuum gets to it.
 func (im *importer) finish() error {
+	for _, st := range im.staged {
+		if err := im.apply(st.ci, st.c); err != nil {
+			return err
+		}
+	}
 	if im.changed < 10_000 {
 		return nil
 	}
@@ -671,7 +719,7 @@ var importUsersSQL = func() string {
 		}
 	}
 	return `INSERT INTO users (` + userColumns + `)
-		SELECT ` + strings.Join(sel, ", ") + ` FROM import_users i ORDER BY i.ord
+		SELECT ` + strings.Join(sel, ", ") + ` FROM import_users i WHERE i.community_id = $2 ORDER BY i.ord
 		ON CONFLICT (id) DO UPDATE SET ` + updateSet(cols) + `, updated_at = now(),
 			version = users.version + 1 -- a changed user is a new version (If-Match)
 		WHERE users.community_id = excluded.community_id AND ` + distinct("users", cols)
@@ -682,7 +730,7 @@ var importUsersSQL = func() string {
 // users is never held in memory, and upserted when the community's entry
 // ends.
 func (im *importer) User(ci, ui int, u *user.User) error {
-	row, err := userRow("", *u)
+	row, err := userRow(stageKey(ci), *u)
 	if err != nil {
 		return fmt.Errorf("%s.users[%d]: %w", communityAt(ci), ui, err)
 	}
@@ -708,24 +756,16 @@ func (im *importer) flushUsers(ci int) error {
 	return nil
 }
 
-// importUsers upserts the community's users (in import_users) by id.
+// importUsers upserts community ci's users (in import_users) by id.
 func (im *importer) importUsers(ci int, c *datafile.Community) error {
-	at := communityAt(ci)
-	// Users of a File (Import) take the streamed users' way.
-	for ui := range c.Users {
-		if err := im.User(ci, ui, &c.Users[ui]); err != nil {
-			return err
-		}
-	}
-	if err := im.flushUsers(ci); err != nil {
-		return err
-	}
+	at, key := communityAt(ci), stageKey(ci)
 	ctx, tx := im.ctx, im.tx
 	// A username a stored user keeps: one the file does not rename.
 	var taken int
 	err := tx.QueryRow(ctx, `SELECT coalesce(min(i.ord), -1) FROM import_users i
 		JOIN users u ON u.community_id = $1 AND u.username_key = i.username_key AND u.id <> i.id
-		WHERE NOT EXISTS (SELECT FROM import_users j WHERE j.id = u.id AND j.username_key <> u.username_key)`, c.ID).Scan(&taken)
+		WHERE i.community_id = $2 AND NOT EXISTS
+			(SELECT FROM import_users j WHERE j.community_id = $2 AND j.id = u.id AND j.username_key <> u.username_key)`, c.ID, key).Scan(&taken)
 	if err != nil {
 		return fmt.Errorf("%s.users: %w", at, err)
 	}
@@ -737,10 +777,10 @@ func (im *importer) importUsers(ci int, c *datafile.Community) error {
 	// checked row by row. (A key no username has: usernames hold no
 	// control character.)
 	if _, err := tx.Exec(ctx, `UPDATE users u SET username_key = E'\x01' || u.id FROM import_users i
-		WHERE u.id = i.id AND u.community_id = $1 AND u.username_key <> i.username_key`, c.ID); err != nil {
+		WHERE i.community_id = $2 AND u.id = i.id AND u.community_id = $1 AND u.username_key <> i.username_key`, c.ID, key); err != nil {
 		return fmt.Errorf("%s.users: %w", at, err)
 	}
-	if _, err := tx.Exec(ctx, importUsersSQL, c.ID); err != nil {
+	if _, err := tx.Exec(ctx, importUsersSQL, c.ID, key); err != nil {
 		if uniqueViolation(err) == constraintUserUsername {
 			// A user created meanwhile with a username of the file.
 			return fmt.Errorf("%s.users: a username is taken by another user of the community: %w", at, procure.ErrConflict)
@@ -749,15 +789,12 @@ func (im *importer) importUsers(ci int, c *datafile.Community) error {
 	}
 	var foreign int
 	err = tx.QueryRow(ctx, `SELECT coalesce(min(i.ord), -1) FROM import_users i
-		JOIN users u ON u.id = i.id WHERE u.community_id <> $1`, c.ID).Scan(&foreign)
+		JOIN users u ON u.id = i.id WHERE i.community_id = $2 AND u.community_id <> $1`, c.ID, key).Scan(&foreign)
 	if err != nil {
 		return fmt.Errorf("%s.users: %w", at, err)
 	}
 	if foreign >= 0 {
 		return fmt.Errorf("%s.users[%d].id: a user with this id exists in another community: %w", at, foreign, procure.ErrConflict)
-	}
-	if _, err := tx.Exec(ctx, `TRUNCATE import_users`); err != nil {
-		return fmt.Errorf("%s.users: %w", at, err)
 	}
 	return nil
 }
