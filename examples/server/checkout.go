@@ -226,10 +226,19 @@ type checkoutDemo struct {
 	bearer  *auth.Bearer
 	finance budget.Validator // nil: the in-memory tables
 	gates   sync.Map         // community -> *budget.Gate
+	making  sync.Mutex       // held while a gate is made
 }
 
-// gate returns the community's gate, made on first use.
+// gate returns the community's gate, made on first use. Gates are made
+// one at a time: two first checkouts of a community at once must not
+// each make a validator, whose expiry loop (and, with -postgres, holds
+// store) the loser would leave running.
 func (d *checkoutDemo) gate(community string) (*budget.Gate, error) {
+	if g, ok := d.gates.Load(community); ok {
+		return g.(*budget.Gate), nil
+	}
+	d.making.Lock()
+	defer d.making.Unlock()
 	if g, ok := d.gates.Load(community); ok {
 		return g.(*budget.Gate), nil
 	}
@@ -256,8 +265,8 @@ func (d *checkoutDemo) gate(community string) (*budget.Gate, error) {
 	if err != nil {
 		return nil, err
 	}
-	actual, _ := d.gates.LoadOrStore(community, g)
-	return actual.(*budget.Gate), nil
+	d.gates.Store(community, g)
+	return g, nil
 }
 
 // The demo's JSON messages.

@@ -2,8 +2,11 @@ package main
 
 import (
 	"net/http"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/procurekit/procure/budget"
 )
@@ -74,5 +77,56 @@ func TestCheckoutDemoHolds(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusMethodNotAllowed {
 		t.Errorf("GET cancel: %d, want 405", resp.StatusCode)
+	}
+}
+
+// TestCheckoutDemoMakesOneGatePerCommunity: first checkouts of a community
+// arriving together make one validator and take one holds store, not one
+// each (the others' expiry loops and stores would be left running).
+func TestCheckoutDemoMakesOneGatePerCommunity(t *testing.T) {
+	var (
+		mu    sync.Mutex
+		calls = map[string]int{}
+	)
+	url := checkoutServer(t, checkoutConfig{Holds: func(community string) (budget.HoldStore, error) {
+		mu.Lock()
+		calls[community]++
+		mu.Unlock()
+		// Long enough for the other first checkouts to arrive meanwhile.
+		time.Sleep(50 * time.Millisecond)
+		return budget.NewMemHolds(nil), nil
+	}})
+	var wg sync.WaitGroup
+	statuses := make([]int, 20)
+	for i := range statuses {
+		wg.Go(func() {
+			req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(
+				`{"requisitionId": "REQ-`+strconv.Itoa(i)+`", "lines": [{"lineNumber": 1, "account": "6100-300", "amount": "1"}]}`))
+			if err != nil {
+				return
+			}
+			req.Header.Set("Authorization", "Bearer north-token")
+			req.Header.Set("Content-Type", "application/json")
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				return
+			}
+			resp.Body.Close()
+			statuses[i] = resp.StatusCode
+		})
+	}
+	wg.Wait()
+	for i, s := range statuses {
+		if s != http.StatusOK {
+			t.Errorf("checkout %d: status %d", i, s)
+		}
+	}
+	if len(calls) != 1 {
+		t.Fatalf("holds stores taken: %v, want one community's", calls)
+	}
+	for c, n := range calls {
+		if n != 1 {
+			t.Errorf("community %s: %d holds stores taken, want 1", c, n)
+		}
 	}
 }
