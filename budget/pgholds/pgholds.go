@@ -277,16 +277,14 @@ func (s *Store) Hold(ctx context.Context, c budget.HoldCheck, decide budget.Deci
 			_, err := tx.Exec(ctx, "COMMIT")
 			return err
 		}
-		// The rows: inserted where new, updated in place where the
-		// requisition claims an account again, deleted where it no longer
-		// does. The totals move by the difference from what it held (read
-		// under the locks, so exact); a re-check of the same amounts leaves
-		// them as they are. A plain UPDATE of rows made to exist first is
-		// cheaper than an upsert of each.
-		// New rows are inserted (accs), the rows of accounts claimed again
-		// updated (again): the requisition's rows were read under its
-		// lock, so no insert meets a row, and a plain INSERT costs less
-		// than an upsert.
+		// The rows: inserted where new (accs), updated in place where the
+		// requisition claims an account again (again), deleted where it no
+		// longer does. Its rows were read under its lock, so no insert
+		// meets a row, and a plain INSERT and UPDATE cost less than an
+		// upsert of each. The totals move by the difference from what it
+		// held (read under the locks, so exact); a re-check of the same
+		// amounts leaves them as they are. A plain UPDATE of totals rows
+		// made to exist first is cheaper than an upsert of each.
 		accs, amounts := []string{}, []string{}
 		again, againAmounts := []string{}, []string{}
 		var tAccs, tHeld, tCommitted []string
