@@ -1,6 +1,8 @@
 package pgstore
 
 import (
+	"github.com/procurekit/procure/internal/pgmigrate"
+
 	"context"
 	"errors"
 	"testing"
@@ -32,13 +34,13 @@ func TestMigrate8ClampsDatesOutOfRange(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer pool.Close()
-	ms, err := migrations(migrationFiles)
+	ms, err := pgmigrate.Load(migrationFiles)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var before []migration
+	var before []pgmigrate.Migration
 	for _, m := range ms {
-		if m.version < 8 {
+		if m.Version < 8 {
 			before = append(before, m)
 		}
 	}

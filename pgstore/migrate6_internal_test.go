@@ -1,6 +1,8 @@
 package pgstore
 
 import (
+	"github.com/procurekit/procure/internal/pgmigrate"
+
 	"context"
 	"testing"
 	"time"
@@ -27,11 +29,11 @@ func TestMigrate6FromVersion5WithData(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer pool.Close()
-	ms, err := migrations(migrationFiles)
+	ms, err := pgmigrate.Load(migrationFiles)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(ms) < 6 || ms[5].version != 6 {
+	if len(ms) < 6 || ms[5].Version != 6 {
 		t.Fatalf("migration 6 is not the sixth: %v", ms)
 	}
 	if err := applyMigrations(ctx, pool, nil, ms[:5]); err != nil {
@@ -61,8 +63,8 @@ func TestMigrate6FromVersion5WithData(t *testing.T) {
 		t.Fatalf("Open on a version-5 database: %v", err)
 	}
 	defer s.Close()
-	if v, err := s.SchemaVersion(ctx); err != nil || v != ms[len(ms)-1].version {
-		t.Fatalf("SchemaVersion = %d, %v; want %d", v, err, ms[len(ms)-1].version)
+	if v, err := s.SchemaVersion(ctx); err != nil || v != ms[len(ms)-1].Version {
+		t.Fatalf("SchemaVersion = %d, %v; want %d", v, err, ms[len(ms)-1].Version)
 	}
 	count := func(sql string) int64 {
 		t.Helper()

@@ -5,10 +5,7 @@ import (
 	"embed"
 	"errors"
 	"fmt"
-	"io/fs"
 	"log/slog"
-	"path"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -17,6 +14,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/procurekit/procure/internal/pgmigrate"
 )
 
 //go:embed migrations/*.sql
@@ -253,49 +252,12 @@ func (s *Store) Close() {
 // Ping checks that the database answers, for health checks.
 func (s *Store) Ping(ctx context.Context) error { return s.pool.Ping(ctx) }
 
-// migration is one versioned SQL file.
-type migration struct {
-	version int
-	name    string
-	sql     string
-}
-
-// migrations returns the embedded migrations in version order. File names
-// are NNNN_description.sql; a version may appear once.
-func migrations(fsys fs.FS) ([]migration, error) {
-	names, err := fs.Glob(fsys, "migrations/*.sql")
-	if err != nil {
-		return nil, err
-	}
-	var out []migration
-	for _, name := range names {
-		base := path.Base(name)
-		num, _, ok := strings.Cut(base, "_")
-		v, err := strconv.Atoi(num)
-		if !ok || err != nil || v <= 0 {
-			return nil, fmt.Errorf("migration %s: the name must start with a positive version number and an underscore", base)
-		}
-		b, err := fs.ReadFile(fsys, name)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, migration{version: v, name: base, sql: string(b)})
-	}
-	slices.SortFunc(out, func(a, b migration) int { return a.version - b.version })
-	for i := 1; i < len(out); i++ {
-		if out[i].version == out[i-1].version {
-			return nil, fmt.Errorf("migrations %s and %s have the same version", out[i-1].name, out[i].name)
-		}
-	}
-	return out, nil
-}
-
 // migrate applies the migrations the database lacks, all in one
-// transaction under an advisory lock: a node that starts while another
-// migrates waits, then finds the work done. A failed migration leaves the
-// database as it was.
+// transaction under an advisory lock (internal/pgmigrate): a node that
+// starts while another migrates waits, then finds the work done. A failed
+// migration leaves the database as it was.
 func migrate(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger) error {
-	ms, err := migrations(migrationFiles)
+	ms, err := pgmigrate.Load(migrationFiles)
 	if err != nil {
 		return err
 	}
@@ -303,71 +265,28 @@ func migrate(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger) error {
 }
 
 // applyMigrations applies those of ms the database lacks (tests apply a
-// prefix, to make a database of an older version).
-func applyMigrations(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger, ms []migration) error {
-	type done struct {
-		m    migration
-		took time.Duration
-	}
-	var ran []done
-	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
-		ran = ran[:0]
-		// Migrations (and waiting for another node's) may take long: the
-		// statement timeout does not apply to them.
-		if _, err := tx.Exec(ctx, "SET LOCAL statement_timeout = 0"); err != nil {
-			return fmt.Errorf("migrate: %w", err)
-		}
-		if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", migrationLock); err != nil {
-			return fmt.Errorf("migrate: lock: %w", err)
-		}
-		if _, err := tx.Exec(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
-			version    integer PRIMARY KEY,
-			name       text NOT NULL,
-			applied_at timestamptz NOT NULL DEFAULT now())`); err != nil {
-			return fmt.Errorf("migrate: %w", err)
-		}
-		rows, err := tx.Query(ctx, "SELECT version FROM schema_migrations")
-		if err != nil {
-			return fmt.Errorf("migrate: %w", err)
-		}
-		applied, err := pgx.CollectRows(rows, pgx.RowTo[int])
-		if err != nil {
-			return fmt.Errorf("migrate: %w", err)
-		}
-		// A version the database has and this build does not know comes
-		// from a newer build; its schema is a superset of ours (migrations
-		// only add), so this build runs on it unchanged.
-		for _, m := range ms {
-			if slices.Contains(applied, m.version) {
-				continue
+// prefix, to make a database of an older version), each with its
+// migrationHooks entry.
+func applyMigrations(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger, ms []pgmigrate.Migration) error {
+	ran, err := pgmigrate.Apply(ctx, pool, ms, pgmigrate.Options{
+		Table: "schema_migrations",
+		Lock:  migrationLock,
+		Hook: func(ctx context.Context, tx pgx.Tx, m pgmigrate.Migration) error {
+			if hook := migrationHooks[m.Version]; hook != nil {
+				return hook(ctx, tx)
 			}
-			start := time.Now()
-			// Without arguments pgx uses the simple protocol, which runs a
-			// file of several statements.
-			if _, err := tx.Exec(ctx, m.sql); err != nil {
-				return fmt.Errorf("migration %s: %w", m.name, err)
-			}
-			if hook := migrationHooks[m.version]; hook != nil {
-				if err := hook(ctx, tx); err != nil {
-					return fmt.Errorf("migration %s: %w", m.name, err)
-				}
-			}
-			if _, err := tx.Exec(ctx, "INSERT INTO schema_migrations (version, name) VALUES ($1, $2)", m.version, m.name); err != nil {
-				return fmt.Errorf("migration %s: %w", m.name, err)
-			}
-			ran = append(ran, done{m, time.Since(start)})
-		}
-		return nil
+			return nil
+		},
 	})
 	if err != nil || log == nil {
 		return err
 	}
 	// Logged once the transaction has committed: what is logged is done.
 	for _, d := range ran {
-		log.InfoContext(ctx, "migration applied", "version", d.m.version, "name", d.m.name, "duration", d.took.Round(time.Millisecond))
+		log.InfoContext(ctx, "migration applied", "version", d.Version, "name", d.Name, "duration", d.Took.Round(time.Millisecond))
 	}
 	if len(ms) > 0 {
-		log.InfoContext(ctx, "schema", "version", ms[len(ms)-1].version, "migrations_applied", len(ran))
+		log.InfoContext(ctx, "schema", "version", ms[len(ms)-1].Version, "migrations_applied", len(ran))
 	}
 	return nil
 }

@@ -33,11 +33,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
-	"io/fs"
-	"path"
 	"slices"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -45,6 +41,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/procurekit/procure/budget"
+	"github.com/procurekit/procure/internal/pgmigrate"
 )
 
 //go:embed migrations/*.sql
@@ -630,78 +627,15 @@ func (s *Store) Audit(ctx context.Context, skip int) ([]budget.AuditEntry, error
 	return out, nil
 }
 
-type migration struct {
-	version int
-	name    string
-	sql     string
-}
-
-func migrations() ([]migration, error) {
-	names, err := fs.Glob(migrationFiles, "migrations/*.sql")
-	if err != nil {
-		return nil, err
-	}
-	var out []migration
-	for _, name := range names {
-		base := path.Base(name)
-		num, _, ok := strings.Cut(base, "_")
-		v, err := strconv.Atoi(num)
-		if !ok || err != nil || v <= 0 {
-			return nil, fmt.Errorf("migration %s: the name must start with a positive version number and an underscore", base)
-		}
-		b, err := fs.ReadFile(migrationFiles, name)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, migration{version: v, name: base, sql: string(b)})
-	}
-	slices.SortFunc(out, func(a, b migration) int { return a.version - b.version })
-	for i := 1; i < len(out); i++ {
-		if out[i].version == out[i-1].version {
-			return nil, fmt.Errorf("migrations %s and %s have the same version", out[i-1].name, out[i].name)
-		}
-	}
-	return out, nil
-}
-
 // migrate applies the migrations the database lacks in one transaction
-// under a transaction-level advisory lock: connectors starting together
-// apply each migration once, and a failed one leaves the database as it
-// was.
+// under a transaction-level advisory lock (internal/pgmigrate): connectors
+// starting together apply each migration once, and a failed one leaves the
+// database as it was.
 func migrate(ctx context.Context, pool *pgxpool.Pool) error {
-	ms, err := migrations()
+	ms, err := pgmigrate.Load(migrationFiles)
 	if err != nil {
 		return err
 	}
-	return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", migrationLock); err != nil {
-			return fmt.Errorf("migrate: lock: %w", err)
-		}
-		if _, err := tx.Exec(ctx, `CREATE TABLE IF NOT EXISTS budget_holds_migrations (
-			version    integer PRIMARY KEY,
-			name       text NOT NULL,
-			applied_at timestamptz NOT NULL DEFAULT now())`); err != nil {
-			return fmt.Errorf("migrate: %w", err)
-		}
-		rows, err := tx.Query(ctx, "SELECT version FROM budget_holds_migrations")
-		if err != nil {
-			return fmt.Errorf("migrate: %w", err)
-		}
-		applied, err := pgx.CollectRows(rows, pgx.RowTo[int])
-		if err != nil {
-			return fmt.Errorf("migrate: %w", err)
-		}
-		for _, m := range ms {
-			if slices.Contains(applied, m.version) {
-				continue
-			}
-			if _, err := tx.Exec(ctx, m.sql); err != nil {
-				return fmt.Errorf("migration %s: %w", m.name, err)
-			}
-			if _, err := tx.Exec(ctx, "INSERT INTO budget_holds_migrations (version, name) VALUES ($1, $2)", m.version, m.name); err != nil {
-				return fmt.Errorf("migration %s: %w", m.name, err)
-			}
-		}
-		return nil
-	})
+	_, err = pgmigrate.Apply(ctx, pool, ms, pgmigrate.Options{Table: "budget_holds_migrations", Lock: migrationLock})
+	return err
 }
