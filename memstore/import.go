@@ -176,18 +176,7 @@ func (s *Store) importAll(file []*staged) error {
 // none has any, applies everything but the suppliers of communities the
 // store held, under every part's lock.
 func (s *Store) importLocked(file []*staged) error {
-	s.communities.mu.Lock()
-	defer s.communities.mu.Unlock()
-	s.suppliers.mu.Lock()
-	defer s.suppliers.mu.Unlock()
-	s.tokens.mu.Lock()
-	defer s.tokens.mu.Unlock()
-	s.users.mu.Lock()
-	defer s.users.mu.Unlock()
-	s.accounts.mu.Lock()
-	defer s.accounts.mu.Unlock()
-	s.budgets.mu.Lock()
-	defer s.budgets.mu.Unlock()
+	defer s.lockAll()()
 	for _, st := range file {
 		if err := s.importCheck(st); err != nil {
 			return err

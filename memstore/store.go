@@ -193,21 +193,7 @@ func (s *Store) add(c *datafile.Community, set *supplierSet) error {
 	if err != nil {
 		return err
 	}
-	// Hold every part's lock (always in this order) while checking for
-	// conflicts with what is loaded and publishing, so that no other
-	// load or write slips in between.
-	s.communities.mu.Lock()
-	defer s.communities.mu.Unlock()
-	s.suppliers.mu.Lock()
-	defer s.suppliers.mu.Unlock()
-	s.tokens.mu.Lock()
-	defer s.tokens.mu.Unlock()
-	s.users.mu.Lock()
-	defer s.users.mu.Unlock()
-	s.accounts.mu.Lock()
-	defer s.accounts.mu.Unlock()
-	s.budgets.mu.Lock()
-	defer s.budgets.mu.Unlock()
+	defer s.lockAll()()
 	for _, check := range []func() error{
 		func() error { return s.suppliers.check(c.ID) },
 		func() error { return s.tokens.check(tok) },
@@ -225,4 +211,25 @@ func (s *Store) add(c *datafile.Community, set *supplierSet) error {
 	s.accounts.publish(acc)
 	s.budgets.publish(c.ID, bt)
 	return nil
+}
+
+// lockAll takes every part's write lock, always in this order (the one
+// order every holder of several follows), and returns what releases them:
+// a load or an import checks for conflicts and publishes under all of
+// them, so that no other load or write slips in between.
+func (s *Store) lockAll() (unlock func()) {
+	s.communities.mu.Lock()
+	s.suppliers.mu.Lock()
+	s.tokens.mu.Lock()
+	s.users.mu.Lock()
+	s.accounts.mu.Lock()
+	s.budgets.mu.Lock()
+	return func() {
+		s.budgets.mu.Unlock()
+		s.accounts.mu.Unlock()
+		s.users.mu.Unlock()
+		s.tokens.mu.Unlock()
+		s.suppliers.mu.Unlock()
+		s.communities.mu.Unlock()
+	}
 }
