@@ -217,20 +217,23 @@ func loadSQLTable(ctx context.Context, db *sql.DB, query string, args []any) (*T
 
 // LiveTable returns a Validator that loads the table at every call, so a
 // store whose table changes under it (a re-import) is seen at once, and
-// checks the request against it (Table.Check). overBudget is the status of
-// an account whose lines sum over its budget: Invalid (also when empty) or
-// Warning. A load failure is returned wrapped in ErrUnavailable.
+// checks the request against it: a TableValidator with LoadEach and no
+// holds, the one engine of every budget table check. overBudget is the
+// status of an account whose lines sum over its budget: Warning, or
+// Invalid (for any other value too). A load failure is returned wrapped in
+// ErrUnavailable; a nil load panics. For holds, use NewTableValidator with
+// LoadEach and Holds.
 func LiveTable(load TableLoader, overBudget Status) Validator {
-	return ValidatorFunc(func(ctx context.Context, req Request) ([]Result, error) {
-		if err := req.Validate(); err != nil {
-			return nil, err
-		}
-		t, err := load(ctx)
-		if err != nil {
-			return nil, fmt.Errorf("%w: loading the budget table: %w", ErrUnavailable, err)
-		}
-		return t.Check(req, overBudget), nil
-	})
+	if overBudget != Warning {
+		overBudget = Invalid
+	}
+	// With LoadEach and no holds NewTableValidator loads nothing, starts
+	// nothing, and refuses only a missing loader or status.
+	v, err := NewTableValidator(context.Background(), TableConfig{Load: load, OverBudget: overBudget, LoadEach: true})
+	if err != nil {
+		panic("budget: LiveTable: " + err.Error())
+	}
+	return v
 }
 
 // The columns of a budget table; account and budget are required.
