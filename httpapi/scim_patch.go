@@ -60,7 +60,8 @@ type scimPatchOp struct {
 }
 
 // patchStep is one checked change of a PATCH, its value decoded: it runs
-// on the stored user inside the store's update. idx holds the lookup sets
+// on a copy of the stored user that Service.Modify read, outside any store
+// lock, before the result is committed. idx holds the lookup sets
 // of the lists the PATCH merges into, built once per list and kept up to
 // date by the merges, so that a thousand adds to one list cost a thousand
 // times their own entries, not a thousand times the list.

@@ -256,8 +256,9 @@ func (a *scimAPI) replaceUser(w http.ResponseWriter, r *http.Request, community 
 	return a.writeUser(w, r, http.StatusOK, &u)
 }
 
-// patchUser answers PATCH /Users/{id}: the operations are applied to the
-// stored user inside the store's atomic update (Service.Modify).
+// patchUser answers PATCH /Users/{id}: the operations are applied to a copy
+// of the stored user outside any store lock, and the result is committed
+// only if the user has not changed since (Service.Modify).
 func (a *scimAPI) patchUser(w http.ResponseWriter, r *http.Request, community string) error {
 	version, err := scimIfMatch(r)
 	if err != nil {
