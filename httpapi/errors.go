@@ -43,7 +43,7 @@ const (
 	CodeCommunityNotFound  = "COMMUNITY_NOT_FOUND"  // 404: no such community
 	CodeCredentialNotFound = "CREDENTIAL_NOT_FOUND" // 404: no such token, service account or key in the community
 	CodeBudgetNotFound     = "BUDGET_NOT_FOUND"     // 404: no such account in the community's budget table
-	CodeConflict           = "CONFLICT"             // 409: the write would break a uniqueness rule
+	CodeConflict           = "CONFLICT"             // 409: the write would break a uniqueness rule, or needs a modifiedDate past 9999
 	CodeNotImplemented     = "NOT_IMPLEMENTED"      // 501: the server was configured without this operation
 )
 
