@@ -53,8 +53,8 @@ import (
 //   - Freshness: a poller checks every community's generation and
 //     last_modified in one query every pollInterval, syncing those that
 //     moved. A read is served from the cache only when its last sync's
-//     snapshot is younger than maxStale (less than one second: DECISIONS.md
-//     "Live data"), so a node that cannot reach the database - or falls
+//     snapshot is younger than maxStale (less than one second: docs:
+//     live-data.md "Visibility"), so a node that cannot reach the database - or falls
 //     behind - never serves old data silently: it reads from the database,
 //     whose errors are the usual 503.
 //   - Read-your-writes: a write on this node counts itself (wseq) after

@@ -24,7 +24,7 @@ import (
 // address puts and deletes, a supplier delete, and a data-file import
 // (which keeps the file's dates, below the high-water mark) - is seen by
 // node A's next read, and by node B's reads once one second has passed
-// (DECISIONS.md "Live data"), both from their caches. Until the bound
+// (docs: live-data.md "Visibility"), both from their caches. Until the bound
 // has passed, node B shows the state before the step or after one of its
 // writes, never another.
 func TestCacheTwoNodes(t *testing.T) {

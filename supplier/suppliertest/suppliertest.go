@@ -1,6 +1,6 @@
 // Package suppliertest is the conformance suite of supplier.Store: every
 // backend runs it, so that behaviour differences between stores show up as
-// test failures (STYLE.md "Tests").
+// test failures.
 //
 // Run builds its own fixture (Fixture): two communities whose suppliers
 // exercise each rule of docs: paging.md and "Filters" - names that
