@@ -1,8 +1,6 @@
 package pgstore
 
 import (
-	"github.com/procurekit/procure/internal/pgmigrate"
-
 	"context"
 	"errors"
 	"testing"
@@ -10,10 +8,8 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/procurekit/procure/internal/check"
-	"github.com/procurekit/procure/internal/pgtest"
 	"github.com/procurekit/procure/paging"
 	"github.com/procurekit/procure/supplier"
 )
@@ -28,28 +24,7 @@ import (
 // the community, which has no stamp left, is refused and changes nothing.
 func TestMigrate8ClampsDatesOutOfRange(t *testing.T) {
 	ctx := context.Background()
-	dsn := pgtest.NewDatabase(t)
-	pool, err := pgxpool.New(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pool.Close()
-	ms, err := pgmigrate.Load(migrationFiles)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var before []pgmigrate.Migration
-	for _, m := range ms {
-		if m.Version < 8 {
-			before = append(before, m)
-		}
-	}
-	if len(before) == len(ms) {
-		t.Fatal("no migration 8")
-	}
-	if err := applyMigrations(ctx, pool, nil, before); err != nil {
-		t.Fatal(err)
-	}
+	dsn, pool, _ := databaseBefore(t, 8)
 	const (
 		a = "00000000-0000-4000-8000-00000000000a"
 		b = "00000000-0000-4000-8000-00000000000b"

@@ -1,16 +1,11 @@
 package pgstore
 
 import (
-	"github.com/procurekit/procure/internal/pgmigrate"
-
 	"context"
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgxpool"
-
 	"github.com/procurekit/procure/datafile"
-	"github.com/procurekit/procure/internal/pgtest"
 	"github.com/procurekit/procure/paging"
 	"github.com/procurekit/procure/supplier"
 )
@@ -23,22 +18,7 @@ import (
 // supplier bumps the generation.
 func TestMigrate6FromVersion5WithData(t *testing.T) {
 	ctx := context.Background()
-	dsn := pgtest.NewDatabase(t)
-	pool, err := pgxpool.New(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pool.Close()
-	ms, err := pgmigrate.Load(migrationFiles)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(ms) < 6 || ms[5].Version != 6 {
-		t.Fatalf("migration 6 is not the sixth: %v", ms)
-	}
-	if err := applyMigrations(ctx, pool, nil, ms[:5]); err != nil {
-		t.Fatal(err)
-	}
+	dsn, pool, ms := databaseBefore(t, 6)
 	mark := time.Date(2026, 5, 3, 0, 0, 0, 0, time.UTC)
 	for _, sql := range []string{
 		`INSERT INTO communities (id, name, region, supplier_count, last_modified) VALUES ('c1', 'One', 'NZ', 2, '2026-05-03 00:00:00+00')`,
