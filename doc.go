@@ -46,6 +46,9 @@
 //   - supplier/suppliertest, user/usertest and auth/authtest: the
 //     conformance suites both backends run, so that they cannot behave
 //     differently.
+//   - internal/textkey: the sort and match keys of names, computed in Go
+//     once per value, so that both backends (and PostgreSQL whatever its
+//     collation) order and match names alike (docs: paging.md, filters.md).
 //
 // HTTP lives in httpapi for the server side, and in one client package
 // per interface for the calling side:
