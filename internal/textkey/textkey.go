@@ -26,10 +26,13 @@
 // The collation key at full strength starts with the primary weights,
 // which are the whole key of the loose (case- and accent-blind) collation,
 // and its encoding is prefix-free; so comparing it by bytes already orders
-// loose first, then full (TestSortKeyOrder checks this against the
-// collators themselves over a corpus). A 0 byte and the text's bytes
-// follow, to break the remaining ties (texts such as NFC and NFD spellings
-// of one name, or ones differing only by ignorable characters).
+// loose first, then full. Runs of common secondary and tertiary weights
+// are folded into single bytes, keeping the order (compact.go), which
+// nearly halves a Latin name's key. A 0 byte and the text's bytes follow,
+// to break the remaining ties (texts such as NFC and NFD spellings of one
+// name, or ones differing only by ignorable characters).
+// TestSortKeyOrder checks the keys against the collators themselves over a
+// corpus made to collide at every level.
 package textkey
 
 import (
@@ -66,10 +69,9 @@ func Sort(dst []byte, s string) []byte {
 		return dst
 	}
 	c := collators.Get().(*collator)
-	dst = append(dst, c.c.KeyFromString(&c.buf, s)...)
+	dst = compact(dst, c.c.KeyFromString(&c.buf, s))
 	c.buf.Reset()
 	collators.Put(c)
-	dst = append(dst, 0)
 	return append(dst, s...)
 }
 
@@ -99,6 +101,8 @@ func Compare(a, b string) int {
 		return -1
 	}
 	c := collators.Get().(*collator)
+	// Comparing the collator's keys gives the order of the compacted
+	// ones (compact keeps it) without compacting.
 	ka := c.c.KeyFromString(&c.buf, a)
 	kb := c.c.KeyFromString(&c.buf, b)
 	r := bytes.Compare(ka, kb)
