@@ -50,18 +50,29 @@
 //     once per value, so that both backends (and PostgreSQL whatever its
 //     collation) order and match names alike (docs: paging.md, filters.md).
 //
-// HTTP lives in httpapi for the server side, and in one client package
-// per interface for the calling side:
+// HTTP lives in httpapi for the server side, one package per API, and in
+// one client package per interface for the calling side:
 //
-//   - httpapi: Interfaces A and B, SCIM and the admin API, each with its
-//     OpenAPI 3.1 document, as Mount functions for a *http.ServeMux or as
-//     http.Handlers for any router and prefix; AccountCodeHandler, the
-//     connector's side of Interface C's XML exchange.
+//   - httpapi: the map of the server side, and aliases of the names below
+//     so that one import serves every API. Each JSON API has its OpenAPI
+//     3.1 document, Mount for a *http.ServeMux, and Handler for any router
+//     and prefix:
+//   - httpapi/suppliers: Interface A, the supplier read API.
+//   - httpapi/users: Interface B, the user synchronisation API.
+//   - httpapi/scim: SCIM 2.0 provisioning over the users of Interface B.
+//   - httpapi/admin: the admin API of live data.
+//   - httpapi/accountcode: the connector's side of Interface C's XML
+//     exchange, answered from a budget.Validator.
+//   - httpapi/internal/httpx: what the APIs share - the error body and
+//     the one mapping of errors to statuses and codes, JSON bodies, the
+//     request log; httpapi/internal/supplierjson: the supplier encoder
+//     the supplier and admin APIs share.
 //   - userapi: a Go client of Interface B.
 //   - accountcodeapi: a Go client of Interface C, the platform's side of
 //     the XML exchange: a budget.Validator that asks the customer's
 //     finance system or connector. Its XML codec, encoding/xml with the
-//     bounds of docs/limits.md, is internal/acxml, shared with httpapi.
+//     bounds of docs/limits.md, is internal/acxml, shared with
+//     httpapi/accountcode.
 //
 // Programs: examples/server serves the APIs over built-in demo data or a
 // data file (an admin listener with -admin-addr); examples/procurectl is
@@ -74,17 +85,17 @@
 //
 // A supplier API request, GET /public/community/suppliers?query=acme:
 //
-//  1. httpapi routes it (Go 1.22 method patterns on the caller's mux); any
+//  1. httpapi/suppliers routes it (Go 1.22 method patterns on the caller's mux); any
 //     other method is a 405, an unknown path a 404.
 //  2. auth.Bearer checks the token against an auth.TokenStore (by hash);
 //     the token's scope decides 401 or 403, its community scopes the rest.
-//  3. httpapi parses the query: paging.Parse for page, size and sort, and
+//  3. httpapi/suppliers parses the query: paging.Parse for page, size and sort, and
 //     the API's own filters (query, modifiedSince). Every broken rule is a
 //     *procure.ValidationError naming the parameter. Nothing reaches a
 //     store unvalidated.
 //  4. The supplier.Store (memstore or pgstore) answers for the caller's
 //     community only; another community's supplier is supplier.ErrNotFound.
-//  5. httpapi encodes the page and writes it.
+//  5. httpapi/suppliers encodes the page and writes it.
 //
 // The user API follows the same path with service-account authentication
 // and a JSON body: user.Input is decoded, normalised and validated before
@@ -97,9 +108,9 @@
 // supplier.Record.Validate), request parameters and bodies in httpapi and
 // user, with go-playground/validator behind internal/check so that every
 // error names the JSON field and the rule in words. Errors are mapped to
-// HTTP statuses and codes in one place, httpapi's classify: ValidationError
-// is 400, auth.ErrUnauthenticated 401, auth.ErrForbidden 403, the domain
-// ErrNotFound 404, ErrConflict 409, ErrUnavailable 503 with Retry-After,
-// and anything unknown a 500 whose body says nothing internal while the
-// cause goes to log/slog.
+// HTTP statuses and codes in one place, httpapi/internal/httpx's
+// Classify: ValidationError is 400, auth.ErrUnauthenticated 401,
+// auth.ErrForbidden 403, the domain ErrNotFound 404, ErrConflict 409,
+// ErrUnavailable 503 with Retry-After, and anything unknown a 500 whose
+// body says nothing internal while the cause goes to log/slog.
 package procure

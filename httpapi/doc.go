@@ -1,35 +1,44 @@
-// Package httpapi serves the procurement platform's interfaces over HTTP,
-// on any net/http mux or router, over any store that implements the domain
-// packages' interfaces (memstore and pgstore do).
+// Package httpapi is the map of the HTTP side of the service: each API is
+// a package of its own under httpapi/, serving its routes on any net/http
+// mux or router over any store that implements the domain packages'
+// interfaces (memstore and pgstore do). Routes: docs: routes.md.
 //
-// What it serves (docs: routes.md):
+//   - suppliers: the supplier read API, Interface A (docs: suppliers.md),
+//     under /public/community.
+//   - users: the user synchronisation API, Interface B (docs: users.md),
+//     under /v1.
+//   - scim: SCIM 2.0 provisioning over the same users, our extension of B
+//     (docs: scim.md), under /scim/v2.
+//   - admin: the admin API of live data (docs: admin.md), under /admin/v1,
+//     meant for a listener of its own.
+//   - accountcode: account code validation, Interface C
+//     (docs: account-codes.md), the connector side: a handler that
+//     answers the platform's XML requests from a budget.Validator. The
+//     platform side is package accountcodeapi.
 //
-//   - the supplier read API, Interface A (docs: suppliers.md):
-//     MountSuppliers on a ServeMux under /public/community, or
-//     SupplierHandler under any prefix and router;
-//   - the user synchronisation API, Interface B (docs: users.md):
-//     MountUsers under /v1, or UserHandler;
-//   - SCIM 2.0 provisioning over the same users, our extension of B
-//     (docs: scim.md): MountSCIM under /scim/v2;
-//   - the admin API of live data (docs: admin.md): MountAdmin under
-//     /admin/v1, meant for a listener of its own;
-//   - account code validation, Interface C (docs: account-codes.md): the
-//     connector side, AccountCodeHandler, which answers the platform's XML
-//     requests from a budget.Validator. The platform side, a
-//     budget.Validator that asks a connector, is package accountcodeapi
-//     (AccountCodeClient here is a deprecated alias).
+// Each of the JSON APIs has Mount, registering its routes on a ServeMux at
+// its document's server (suppliers.Mount(mux, suppliers.Options{...})),
+// and Handler, an http.Handler serving the same paths relative to wherever
+// it is mounted, for any router and prefix:
 //
-// Every JSON API answers errors with one body, ErrorBody {code, message},
-// the message naming the field or parameter and the rule it breaks; one
-// function maps the domain packages' sentinel errors to statuses and codes
-// (docs: errors.md). Each API serves its hand-written OpenAPI 3.1 document
-// at openapi.json, without authentication; the package's tests validate
-// every response against it. RequestLog wraps a mux to log one line per
-// request, without secrets or query values.
+//	mux.Handle("/procurement/", http.StripPrefix("/procurement", suppliers.Handler(opts)))
 //
-// Bodies, headers, XML nesting, lines and error details are bounded
-// (docs: limits.md). The supplier pages are encoded by hand, next to the
-// benchmark that shows why (supplierjson.go); everything else uses
-// encoding/json, and the XML exchange encoding/xml (internal/acxml, shared
-// with the client; its token stream bounds the nesting).
+// A Handler answers its own JSON 404 and 405s, and serves its openapi.json
+// with the servers URL set to the prefix the request came through, so
+// that a client generated from the document calls the right place.
+//
+// The APIs share, through httpapi/internal/httpx, one error body, ErrorBody
+// {code, message}, the message naming the field or parameter and the rule
+// it breaks; one function that maps the domain packages' sentinel errors
+// to statuses and codes (docs: errors.md); and the request log. Each API serves its hand-written OpenAPI
+// 3.1 document at openapi.json, without authentication; each package's
+// tests validate every response against it. Bodies, headers, XML nesting,
+// lines and error details are bounded (docs: limits.md).
+//
+// This package also keeps the names programs used before the APIs had
+// packages of their own - MountSuppliers, SupplierHandler, MountUsers,
+// MountSCIM, MountAdmin, NewAccountCodeHandler, the options types, the
+// error codes - as aliases and one-line calls, so that one import serves
+// every API. RequestLog wraps a mux to log one line per request, without
+// secrets or query values.
 package httpapi

@@ -1,4 +1,4 @@
-package httpapi
+package accountcode
 
 import (
 	"context"
@@ -17,34 +17,31 @@ import (
 	"github.com/procurekit/procure"
 	"github.com/procurekit/procure/auth"
 	"github.com/procurekit/procure/budget"
+	"github.com/procurekit/procure/httpapi/internal/httpx"
 	"github.com/procurekit/procure/internal/acxml"
 )
 
-// AccountCodePath is where the connector serves the account code
+// Path is where the connector serves the account code
 // validation exchange (docs: account-codes.md).
-const AccountCodePath = "/account-code-validation"
+const Path = "/account-code-validation"
 
-// DefaultAccountCodeMaxBody is the largest request body the connector
+// DefaultMaxBody is the largest request body the connector
 // reads unless configured otherwise: 1 MiB, some ten thousand lines
 // (budget.MaxLines). The client bounds a reply alike
 // (accountcodeapi.DefaultMaxReplyBytes).
-const DefaultAccountCodeMaxBody = 1 << 20
+const DefaultMaxBody = 1 << 20
 
 // MaxXMLDepth is the deepest element nesting the exchange reads
 // (docs: limits.md), the root element being at depth 1: unknown
 // elements are skipped, but a document nesting them deeper is malformed.
 const MaxXMLDepth = acxml.MaxDepth
 
-// CodeUpstreamFailed is the code of a connector's 502: its validator (the
-// customer's database behind it) failed or broke the reply rule.
-const CodeUpstreamFailed = "UPSTREAM_FAILED"
-
-// AccountCodeHandlerOptions configures an AccountCodeHandler.
-type AccountCodeHandlerOptions struct {
+// Options configure a Handler.
+type Options struct {
 	// Logger receives validator failures (Error) and rejected requests
 	// (Debug); nil means slog.Default().
 	Logger *slog.Logger
-	// MaxBodyBytes bounds a request body; 0 means DefaultAccountCodeMaxBody.
+	// MaxBodyBytes bounds a request body; 0 means DefaultMaxBody.
 	// A larger body is answered 413.
 	MaxBodyBytes int64
 
@@ -77,7 +74,7 @@ type AccountCodeHandlerOptions struct {
 	InsecureNoAuth bool
 }
 
-// AccountCodeHandler is the connector's side of Interface C: an
+// Handler is the connector's side of Interface C: an
 // http.Handler for POST /account-code-validation that reads the XML
 // message, asks a budget.Validator, and writes the XML reply. The message's
 // root element says what it asks (docs: account-codes.md): a check
@@ -124,8 +121,8 @@ type AccountCodeHandlerOptions struct {
 //	<AccountCodeValidationError><Code>INVALID_FIELD</Code><Message>...</Message></AccountCodeValidationError>
 //
 // with the codes of the JSON APIs. The handler checks the method itself, so
-// it may be mounted on any path; Mount uses AccountCodePath.
-type AccountCodeHandler struct {
+// it may be mounted on any path; Mount uses Path.
+type Handler struct {
 	v         budget.Validator
 	currency  string
 	log       *slog.Logger
@@ -136,27 +133,27 @@ type AccountCodeHandler struct {
 	trusted   []netip.Prefix
 }
 
-var _ http.Handler = (*AccountCodeHandler)(nil)
+var _ http.Handler = (*Handler)(nil)
 
-// NewAccountCodeHandler returns a handler that delegates to v, which must
+// NewHandler returns a handler that delegates to v, which must
 // not be nil. It panics when v is nil, when opts has neither a Token nor
 // InsecureNoAuth, or when opts.Currency is not a currency of
 // budget.MinorUnits: a connector without a budget source, open to anyone,
 // or in no currency is a programming mistake, better found at start.
-func NewAccountCodeHandler(v budget.Validator, opts AccountCodeHandlerOptions) *AccountCodeHandler {
+func NewHandler(v budget.Validator, opts Options) *Handler {
 	if v == nil {
-		panic("httpapi: NewAccountCodeHandler: nil validator")
+		panic("accountcode.NewHandler: nil validator")
 	}
 	if opts.Token == "" && !opts.InsecureNoAuth {
-		panic("httpapi: NewAccountCodeHandler: no Token (set InsecureNoAuth to serve without one)")
+		panic("accountcode.NewHandler: no Token (set InsecureNoAuth to serve without one)")
 	}
 	if opts.Currency == "" {
 		opts.Currency = budget.DefaultCurrency
 	}
 	if _, ok := budget.MinorUnits(opts.Currency); !ok {
-		panic("httpapi: NewAccountCodeHandler: " + acxml.Quote(opts.Currency) + " is not an ISO 4217 currency code")
+		panic("accountcode.NewHandler: " + acxml.Quote(opts.Currency) + " is not an ISO 4217 currency code")
 	}
-	h := &AccountCodeHandler{
+	h := &Handler{
 		v: v, currency: opts.Currency, log: opts.Logger, maxBody: opts.MaxBodyBytes,
 		tokenHash: auth.HashSecret(opts.Token), noAuth: opts.InsecureNoAuth && opts.Token == "",
 		allowed: slices.Clone(opts.AllowedIPs), trusted: slices.Clone(opts.TrustedProxies),
@@ -165,26 +162,26 @@ func NewAccountCodeHandler(v budget.Validator, opts AccountCodeHandlerOptions) *
 		h.log = slog.Default()
 	}
 	if h.maxBody <= 0 {
-		h.maxBody = DefaultAccountCodeMaxBody
+		h.maxBody = DefaultMaxBody
 	}
 	return h
 }
 
-// Mount registers h on mux at AccountCodePath.
-func (h *AccountCodeHandler) Mount(mux *http.ServeMux) {
-	mux.Handle(AccountCodePath, h)
+// Mount registers h on mux at Path.
+func (h *Handler) Mount(mux *http.ServeMux) {
+	mux.Handle(Path, h)
 }
 
 var xmlBufPool = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
 
-func (h *AccountCodeHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer func() {
 		if p := recover(); p != nil {
 			if p == http.ErrAbortHandler {
 				panic(p)
 			}
 			h.log.ErrorContext(r.Context(), "panic serving account code validation", "panic", p)
-			h.fail(w, r, newError(http.StatusInternalServerError, CodeInternal, "internal server error"))
+			h.fail(w, r, httpx.NewError(http.StatusInternalServerError, httpx.CodeInternal, "internal server error"))
 		}
 	}()
 	// The caller is authenticated before anything else is looked at, so
@@ -197,7 +194,7 @@ func (h *AccountCodeHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
-		h.fail(w, r, newError(http.StatusMethodNotAllowed, CodeMethodNotAllowed,
+		h.fail(w, r, httpx.NewError(http.StatusMethodNotAllowed, httpx.CodeMethodNotAllowed,
 			"method "+r.Method+" is not allowed on this path; allowed: POST"))
 		return
 	}
@@ -224,17 +221,17 @@ func (h *AccountCodeHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		case errors.As(err, &tooBig):
 			err = h.tooLarge()
 		case errors.As(err, &ve):
-			// classify answers it: 400 INVALID_FIELD with the field paths
+			// httpx.Classify answers it: 400 INVALID_FIELD with the field paths
 		case errors.Is(err, acxml.ErrMalformed):
-			err = newError(http.StatusBadRequest, CodeMalformedRequest, "the body is not an "+acxml.MessageRoots+" document: "+strings.TrimPrefix(err.Error(), acxml.ErrMalformed.Error()+": "))
+			err = httpx.NewError(http.StatusBadRequest, httpx.CodeMalformedRequest, "the body is not an "+acxml.MessageRoots+" document: "+strings.TrimPrefix(err.Error(), acxml.ErrMalformed.Error()+": "))
 		default:
-			err = newError(http.StatusBadRequest, CodeMalformedRequest, "the request body could not be read")
+			err = httpx.NewError(http.StatusBadRequest, httpx.CodeMalformedRequest, "the request body could not be read")
 		}
 		h.log.DebugContext(r.Context(), "account code validation request rejected", "err", err)
 		h.fail(w, r, err)
 		return
 	}
-	ctx := budget.WithCaller(r.Context(), auth.ClientIP(r.RemoteAddr, r.Header[hdrXFF], h.trusted).String())
+	ctx := budget.WithCaller(r.Context(), auth.ClientIP(r.RemoteAddr, r.Header[httpx.HdrXFF], h.trusted).String())
 	if msg.Kind != acxml.Check {
 		h.commit(w, r.WithContext(ctx), msg)
 		return
@@ -255,7 +252,7 @@ func (h *AccountCodeHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			h.log.InfoContext(r.Context(), "account code validation abandoned by the caller", "err", err)
 		default:
 			h.log.ErrorContext(r.Context(), "account code validation failed", "lines", len(req.Lines), "err", err)
-			h.fail(w, r, newError(http.StatusBadGateway, CodeUpstreamFailed,
+			h.fail(w, r, httpx.NewError(http.StatusBadGateway, httpx.CodeUpstreamFailed,
 				"the budget check failed; the connector's log has the cause"))
 		}
 		return
@@ -272,7 +269,7 @@ func (h *AccountCodeHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // commit answers a release or confirm through the validator's
 // budget.Committer.
-func (h *AccountCodeHandler) commit(w http.ResponseWriter, r *http.Request, msg acxml.Message) {
+func (h *Handler) commit(w http.ResponseWriter, r *http.Request, msg acxml.Message) {
 	c, ok := h.v.(budget.Committer)
 	if !ok {
 		h.fail(w, r, errNoHolds(msg.Kind))
@@ -296,7 +293,7 @@ func (h *AccountCodeHandler) commit(w http.ResponseWriter, r *http.Request, msg 
 			h.log.InfoContext(r.Context(), "account code "+msg.Kind.Root()+" abandoned by the caller", "err", err)
 		default:
 			h.log.ErrorContext(r.Context(), "account code "+msg.Kind.Root()+" failed", "requisition", msg.RequisitionID, "err", err)
-			h.fail(w, r, newError(http.StatusBadGateway, CodeUpstreamFailed,
+			h.fail(w, r, httpx.NewError(http.StatusBadGateway, httpx.CodeUpstreamFailed,
 				"the holds could not be changed; the connector's log has the cause"))
 		}
 		return
@@ -305,7 +302,7 @@ func (h *AccountCodeHandler) commit(w http.ResponseWriter, r *http.Request, msg 
 }
 
 func errNoHolds(k acxml.Kind) error {
-	return newError(http.StatusNotImplemented, CodeNotImplemented,
+	return httpx.NewError(http.StatusNotImplemented, httpx.CodeNotImplemented,
 		"this connector keeps no holds, so it cannot answer an "+k.Root())
 }
 
@@ -314,9 +311,9 @@ func errNoHolds(k acxml.Kind) error {
 // hashed, so the comparison does not depend on the lengths either). Every
 // failure matches auth.ErrUnauthenticated (one 401); the error says which
 // check failed, for the log, and never holds a token.
-func (h *AccountCodeHandler) authenticate(r *http.Request) error {
+func (h *Handler) authenticate(r *http.Request) error {
 	if len(h.allowed) > 0 {
-		client := auth.ClientIP(r.RemoteAddr, r.Header[hdrXFF], h.trusted)
+		client := auth.ClientIP(r.RemoteAddr, r.Header[httpx.HdrXFF], h.trusted)
 		if !auth.AddrAllowed(client, h.allowed) {
 			return fmt.Errorf("%w: client address %s is outside the connector's allowlist", auth.ErrUnauthenticated, client)
 		}
@@ -335,14 +332,14 @@ func (h *AccountCodeHandler) authenticate(r *http.Request) error {
 	return nil
 }
 
-func (h *AccountCodeHandler) tooLarge() error {
-	return newError(http.StatusRequestEntityTooLarge, CodePayloadTooLarge,
+func (h *Handler) tooLarge() error {
+	return httpx.NewError(http.StatusRequestEntityTooLarge, httpx.CodePayloadTooLarge,
 		"the body is larger than "+strconv.FormatInt(h.maxBody, 10)+" bytes")
 }
 
-// fail writes the XML error body for err (statuses by classify).
-func (h *AccountCodeHandler) fail(w http.ResponseWriter, r *http.Request, err error) {
-	status, code, message := classify(err)
+// fail writes the XML error body for err (statuses by httpx.Classify).
+func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
+	status, code, message := httpx.Classify(err)
 	if status == http.StatusInternalServerError {
 		h.log.ErrorContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path, "err", err)
 	}
@@ -362,16 +359,16 @@ func writeXML(w http.ResponseWriter, status int, body []byte) {
 // or a UTF-8 one (US-ASCII is a subset).
 func checkXMLContentType(ct string) error {
 	if ct == "" {
-		return newError(http.StatusUnsupportedMediaType, CodeUnsupportedMediaType,
+		return httpx.NewError(http.StatusUnsupportedMediaType, httpx.CodeUnsupportedMediaType,
 			"the Content-Type header is missing; send application/xml; charset=utf-8")
 	}
 	mt, params, err := mime.ParseMediaType(ct)
 	if err != nil || (mt != "application/xml" && mt != "text/xml") {
-		return newError(http.StatusUnsupportedMediaType, CodeUnsupportedMediaType,
+		return httpx.NewError(http.StatusUnsupportedMediaType, httpx.CodeUnsupportedMediaType,
 			"the body must be XML: send Content-Type application/xml; charset=utf-8")
 	}
 	if cs, ok := params["charset"]; ok && !strings.EqualFold(cs, "utf-8") && !strings.EqualFold(cs, "us-ascii") {
-		return newError(http.StatusUnsupportedMediaType, CodeUnsupportedMediaType,
+		return httpx.NewError(http.StatusUnsupportedMediaType, httpx.CodeUnsupportedMediaType,
 			"the charset "+acxml.Quote(cs)+" is not supported; send UTF-8")
 	}
 	return nil

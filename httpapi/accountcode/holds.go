@@ -1,4 +1,4 @@
-package httpapi
+package accountcode
 
 import (
 	"context"
@@ -9,10 +9,11 @@ import (
 	"unicode/utf8"
 
 	"github.com/procurekit/procure/budget"
+	"github.com/procurekit/procure/httpapi/internal/httpx"
 )
 
-// AccountCodeHoldsPath is where a connector lists an account's holds.
-const AccountCodeHoldsPath = AccountCodePath + "/holds"
+// HoldsPath is where a connector lists an account's holds.
+const HoldsPath = Path + "/holds"
 
 // HoldLister is a validator that keeps holds and can list them
 // (budget.TableValidator is one).
@@ -44,12 +45,12 @@ func xmlTime(t time.Time) string {
 	return t.UTC().Format(time.RFC3339Nano)
 }
 
-// HoldsHandler returns the handler of GET AccountCodeHoldsPath?account=X:
+// HoldsHandler returns the handler of GET HoldsPath?account=X:
 // the account's current holds and commitments as XML, behind the same
 // authentication as the exchange (docs: account-codes.md "Listing
 // holds"). A missing or blank account is 400; a validator that keeps no
 // holds is 501; holds that cannot be read are 502.
-func (h *AccountCodeHandler) HoldsHandler() http.Handler {
+func (h *Handler) HoldsHandler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if err := h.authenticate(r); err != nil {
 			h.log.InfoContext(r.Context(), "account code holds: authentication failed", "reason", err.Error())
@@ -59,22 +60,22 @@ func (h *AccountCodeHandler) HoldsHandler() http.Handler {
 		}
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
 			w.Header().Set("Allow", "GET, HEAD")
-			h.fail(w, r, newError(http.StatusMethodNotAllowed, CodeMethodNotAllowed,
+			h.fail(w, r, httpx.NewError(http.StatusMethodNotAllowed, httpx.CodeMethodNotAllowed,
 				"method "+r.Method+" is not allowed on this path; allowed: GET, HEAD"))
 			return
 		}
 		lister, ok := h.v.(HoldLister)
 		if !ok || !lister.KeepsHolds() {
-			h.fail(w, r, newError(http.StatusNotImplemented, CodeNotImplemented, "this connector keeps no holds"))
+			h.fail(w, r, httpx.NewError(http.StatusNotImplemented, httpx.CodeNotImplemented, "this connector keeps no holds"))
 			return
 		}
 		account := r.URL.Query().Get("account")
 		switch {
 		case account == "":
-			h.fail(w, r, newError(http.StatusBadRequest, CodeInvalidField, "account: the query parameter is required"))
+			h.fail(w, r, httpx.NewError(http.StatusBadRequest, httpx.CodeInvalidField, "account: the query parameter is required"))
 			return
 		case !utf8.ValidString(account) || len(account) > 1000:
-			h.fail(w, r, newError(http.StatusBadRequest, CodeInvalidField, "account: must be UTF-8 text of at most 1000 bytes"))
+			h.fail(w, r, httpx.NewError(http.StatusBadRequest, httpx.CodeInvalidField, "account: must be UTF-8 text of at most 1000 bytes"))
 			return
 		}
 		hs, err := lister.Holds(r.Context(), account)
@@ -82,7 +83,7 @@ func (h *AccountCodeHandler) HoldsHandler() http.Handler {
 			if !errors.Is(err, context.Canceled) {
 				h.log.ErrorContext(r.Context(), "account code holds: listing failed", "err", err)
 			}
-			h.fail(w, r, newError(http.StatusBadGateway, CodeUpstreamFailed, "the holds could not be read; the connector's log has the cause"))
+			h.fail(w, r, httpx.NewError(http.StatusBadGateway, httpx.CodeUpstreamFailed, "the holds could not be read; the connector's log has the cause"))
 			return
 		}
 		out := xmlHolds{Account: account, Holds: []xmlHold{}, Commitments: []xmlHold{}}

@@ -1,4 +1,4 @@
-package httpapi
+package admin
 
 import (
 	"bytes"
@@ -26,29 +26,31 @@ import (
 	"github.com/procurekit/procure"
 	"github.com/procurekit/procure/auth"
 	"github.com/procurekit/procure/budget"
+	"github.com/procurekit/procure/httpapi/internal/httpx"
+	"github.com/procurekit/procure/httpapi/internal/supplierjson"
 	"github.com/procurekit/procure/internal/check"
 	"github.com/procurekit/procure/supplier"
 )
 
-// AdminBasePath is where MountAdmin mounts the admin API.
-const AdminBasePath = "/admin/v1"
+// BasePath is where Mount mounts the admin API.
+const BasePath = "/admin/v1"
 
-// MaxAdminBodyBytes bounds every admin request body but the import's.
-const MaxAdminBodyBytes = 1 << 20
+// MaxBodyBytes bounds every admin request body but the import's.
+const MaxBodyBytes = httpx.MaxBodyBytes
 
-// adminOpenAPI is the OpenAPI 3.1.0 document of the admin API, written by
+// document is the OpenAPI 3.1.0 document of the admin API, written by
 // hand.
 //
-//go:embed openapi/admin.json
-var adminOpenAPI []byte
+//go:embed openapi.json
+var document []byte
 
-// AdminOpenAPI returns the OpenAPI 3.1.0 document of the admin API, as
+// OpenAPI returns the OpenAPI 3.1.0 document of the admin API, as
 // served at GET /admin/v1/openapi.json. The slice is a copy.
-func AdminOpenAPI() []byte { return bytes.Clone(adminOpenAPI) }
+func OpenAPI() []byte { return bytes.Clone(document) }
 
-// AdminStore is everything the admin API writes: what memstore.Store and
+// Store is everything the admin API writes: what memstore.Store and
 // pgstore.Store both implement.
-type AdminStore interface {
+type Store interface {
 	procure.CommunityStore
 	supplier.Store
 	supplier.Writer
@@ -64,18 +66,18 @@ type AdminStore interface {
 // with their whole text, which names the JSON path and, for malformed
 // JSON, the line; procure.ErrConflict is a 409, procure.ErrUnavailable a
 // 503, a failure to read the body a 400 (413 past MaxImportBytes, 408
-// when it stalls past AdminOptions.ImportIdleTimeout), and anything else a
+// when it stalls past Options.ImportIdleTimeout), and anything else a
 // 500 whose cause is only logged.
 type ImportFunc func(ctx context.Context, r io.Reader) (map[string]int, error)
 
-// AdminOptions configure MountAdmin.
-type AdminOptions struct {
+// Options configure Mount.
+type Options struct {
 	// Token is the admin token every request must carry as
 	// `Authorization: Bearer <token>`. Required; only its SHA-256 hash is
 	// kept.
 	Token string
 	// Store is written by every route. Required.
-	Store AdminStore
+	Store Store
 	// Import serves POST /admin/v1/import; nil answers that route 501.
 	Import ImportFunc
 	// MaxImportBytes bounds the import body; 0 means no bound.
@@ -93,14 +95,14 @@ type AdminOptions struct {
 	// FailedAuthBurst and FailedAuthEvery limit failed authentications per
 	// client address (docs: admin.md "Failed attempts"): a client may fail
 	// FailedAuthBurst times in a row, then once per FailedAuthEvery, and is
-	// answered 429 in between. Zero means AdminFailBurst and
-	// AdminFailEvery; a negative FailedAuthBurst turns the limit off (for a
+	// answered 429 in between. Zero means FailBurst and
+	// FailEvery; a negative FailedAuthBurst turns the limit off (for a
 	// gateway in front that limits already).
 	FailedAuthBurst int
 	FailedAuthEvery time.Duration
 }
 
-// MountAdmin registers the admin API (docs: admin.md) on mux under
+// Mount registers the admin API (docs: admin.md) on mux under
 // /admin/v1. Serve it on a listener of its own, never the public one.
 // Every route but GET /admin/v1/openapi.json needs the admin token;
 // failures are one 401 with `WWW-Authenticate: Bearer realm="admin"`.
@@ -108,34 +110,34 @@ type AdminOptions struct {
 // CONFLICT. Secrets (a new bearer token, a new API key) appear only in the
 // 201 answer that creates them; lists show ids and metadata only.
 //
-// MountAdmin panics when mux or opts.Store is nil, opts.Token is shorter
-// than MinAdminTokenBytes, or the routes are registered already.
-func MountAdmin(mux *http.ServeMux, opts AdminOptions) {
+// Mount panics when mux or opts.Store is nil, opts.Token is shorter
+// than MinTokenBytes, or the routes are registered already.
+func Mount(mux *http.ServeMux, opts Options) {
 	if mux == nil {
-		panic("httpapi: MountAdmin: nil mux")
+		panic("admin.Mount: nil mux")
 	}
-	mountAdmin(mux, opts, AdminBasePath)
+	mount(mux, opts, BasePath)
 }
 
-// AdminHandler returns the admin API as an http.Handler serving
+// Handler returns the admin API as an http.Handler serving
 // /communities/{c}/..., /import and /openapi.json relative to wherever it
 // is mounted (docs: routes.md "Mounting"): behind http.StripPrefix on any
-// router, its document naming the prefix as server. See MountAdmin for the
-// behaviour; it panics as MountAdmin does.
-func AdminHandler(opts AdminOptions) http.Handler {
+// router, its document naming the prefix as server. See Mount for the
+// behaviour; it panics as Mount does.
+func Handler(opts Options) http.Handler {
 	mux := http.NewServeMux()
-	mountAdmin(mux, opts, "")
-	return mountedAt(mux)
+	mount(mux, opts, "")
+	return httpx.MountedAt(mux)
 }
 
-// mountAdmin registers the admin routes on mux under base: AdminBasePath
-// for MountAdmin, nothing for AdminHandler.
-func mountAdmin(mux *http.ServeMux, opts AdminOptions, base string) {
+// mount registers the admin routes on mux under base: BasePath
+// for Mount, nothing for Handler.
+func mount(mux *http.ServeMux, opts Options, base string) {
 	switch {
 	case opts.Store == nil:
-		panic("httpapi: admin API: nil AdminOptions.Store")
-	case len(opts.Token) < MinAdminTokenBytes:
-		panic("httpapi: admin API: AdminOptions.Token is " + strconv.Itoa(len(opts.Token)) + " bytes long; it must have at least " + strconv.Itoa(MinAdminTokenBytes))
+		panic("admin: nil Options.Store")
+	case len(opts.Token) < MinTokenBytes:
+		panic("admin: Options.Token is " + strconv.Itoa(len(opts.Token)) + " bytes long; it must have at least " + strconv.Itoa(MinTokenBytes))
 	}
 	log := opts.Logger
 	if log == nil {
@@ -150,60 +152,60 @@ func mountAdmin(mux *http.ServeMux, opts AdminOptions, base string) {
 		log:       log,
 		fails:     newFailLimiter(opts, time.Now),
 	}
-	rt := router{mux: mux, log: log}
+	rt := httpx.Router{Mux: mux, Log: log}
 	c := base + "/communities/{c}"
-	rt.handle(c, map[string]http.Handler{
+	rt.Handle(c, map[string]http.Handler{
 		http.MethodGet: a.authed(a.getCommunity),
 		http.MethodPut: a.authed(a.putCommunity),
 	})
-	rt.handle(c+"/suppliers/{id}", map[string]http.Handler{
+	rt.Handle(c+"/suppliers/{id}", map[string]http.Handler{
 		http.MethodPut:    a.authed(a.putSupplier),
 		http.MethodDelete: a.authed(a.deleteSupplier),
 	})
-	rt.handle(c+"/suppliers/{sid}/contacts/{id}", map[string]http.Handler{
+	rt.Handle(c+"/suppliers/{sid}/contacts/{id}", map[string]http.Handler{
 		http.MethodPut:    a.authed(a.putContact),
 		http.MethodDelete: a.authed(a.deleteContact),
 	})
-	rt.handle(c+"/suppliers/{sid}/remittance-addresses/{id}", map[string]http.Handler{
+	rt.Handle(c+"/suppliers/{sid}/remittance-addresses/{id}", map[string]http.Handler{
 		http.MethodPut:    a.authed(a.putAddress),
 		http.MethodDelete: a.authed(a.deleteAddress),
 	})
-	rt.handle(c+"/tokens", map[string]http.Handler{
+	rt.Handle(c+"/tokens", map[string]http.Handler{
 		http.MethodGet:  a.authed(a.listTokens),
 		http.MethodPost: a.authed(a.issueToken),
 	})
-	rt.handle(c+"/tokens/{id}", map[string]http.Handler{
+	rt.Handle(c+"/tokens/{id}", map[string]http.Handler{
 		http.MethodDelete: a.authed(a.revokeToken),
 	})
-	rt.handle(c+"/service-accounts/{a}", map[string]http.Handler{
+	rt.Handle(c+"/service-accounts/{a}", map[string]http.Handler{
 		http.MethodGet: a.authed(a.getAccount),
 		http.MethodPut: a.authed(a.putAccount),
 	})
-	rt.handle(c+"/service-accounts/{a}/keys", map[string]http.Handler{
+	rt.Handle(c+"/service-accounts/{a}/keys", map[string]http.Handler{
 		http.MethodPost: a.authed(a.addKey),
 	})
-	rt.handle(c+"/service-accounts/{a}/keys/{id}", map[string]http.Handler{
+	rt.Handle(c+"/service-accounts/{a}/keys/{id}", map[string]http.Handler{
 		http.MethodPatch: a.authed(a.patchKey),
 	})
-	rt.handle(c+"/budgets/{account}", map[string]http.Handler{
+	rt.Handle(c+"/budgets/{account}", map[string]http.Handler{
 		http.MethodPut:    a.authed(a.putBudget),
 		http.MethodDelete: a.authed(a.deleteBudget),
 	})
-	rt.handle(base+"/import", map[string]http.Handler{
+	rt.Handle(base+"/import", map[string]http.Handler{
 		http.MethodPost: a.authed(a.importFile),
 	})
-	rt.handle(base+"/openapi.json", map[string]http.Handler{
-		http.MethodGet: documentAt(adminOpenAPI, AdminBasePath, cmp.Or(base, "/")),
+	rt.Handle(base+"/openapi.json", map[string]http.Handler{
+		http.MethodGet: httpx.DocumentAt(document, BasePath, cmp.Or(base, "/")),
 	})
-	mux.Handle(base+"/", notFound())
+	mux.Handle(base+"/", httpx.NotFound())
 	if base != "" {
-		mux.Handle(base, notFound())
+		mux.Handle(base, httpx.NotFound())
 	}
 }
 
 type adminAPI struct {
 	tokenHash [sha256.Size]byte
-	store     AdminStore
+	store     Store
 	imp       ImportFunc
 	maxImport int64
 	idle      time.Duration
@@ -220,8 +222,8 @@ var hdrAdminChallenge = []string{`Bearer realm="admin"`}
 func (a *adminAPI) authed(h func(w http.ResponseWriter, r *http.Request) error) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		hdr := w.Header()
-		hdr["Cache-Control"] = hdrNoStore
-		hdr["X-Content-Type-Options"] = hdrNoSniff
+		hdr["Cache-Control"] = httpx.HdrNoStore
+		hdr["X-Content-Type-Options"] = httpx.HdrNoSniff
 		client := clientKey(r)
 		if wait := a.fails.blocked(client); wait > 0 {
 			tooManyAttempts(w, wait)
@@ -234,12 +236,12 @@ func (a *adminAPI) authed(h func(w http.ResponseWriter, r *http.Request) error) 
 			a.fails.failed(client)
 			a.log.InfoContext(r.Context(), "admin API authentication failed", "method", r.Method, "path", r.URL.Path, "client", r.RemoteAddr)
 			hdr["Www-Authenticate"] = hdrAdminChallenge
-			writeError(w, r, a.log, auth.ErrUnauthenticated)
+			httpx.WriteError(w, r, a.log, auth.ErrUnauthenticated)
 			return
 		}
-		noteCommunity(w, r.PathValue("c"))
+		httpx.NoteCommunity(w, r.PathValue("c"))
 		if err := h(w, r); err != nil {
-			writeError(w, r, a.log, err)
+			httpx.WriteError(w, r, a.log, err)
 		}
 	})
 }
@@ -251,11 +253,11 @@ func readBody(w http.ResponseWriter, r *http.Request, max int64, v any, emptyOK 
 	if r.ContentLength == 0 && emptyOK && r.Header.Get("Content-Type") == "" {
 		return nil
 	}
-	if !isJSONContentType(r.Header.Get("Content-Type")) {
-		return newError(http.StatusUnsupportedMediaType, CodeUnsupportedMediaType,
+	if !httpx.IsJSONContentType(r.Header.Get("Content-Type")) {
+		return httpx.NewError(http.StatusUnsupportedMediaType, httpx.CodeUnsupportedMediaType,
 			"the request body must be JSON: send Content-Type: application/json (charset, if given, utf-8)")
 	}
-	tooLarge := newError(http.StatusRequestEntityTooLarge, CodePayloadTooLarge,
+	tooLarge := httpx.NewError(http.StatusRequestEntityTooLarge, httpx.CodePayloadTooLarge,
 		"the request body is larger than "+strconv.FormatInt(max, 10)+" bytes")
 	if max > 0 && r.ContentLength > max {
 		return tooLarge
@@ -266,16 +268,16 @@ func readBody(w http.ResponseWriter, r *http.Request, max int64, v any, emptyOK 
 		if errors.As(err, &mbe) {
 			return tooLarge
 		}
-		return newError(http.StatusBadRequest, CodeMalformedRequest, "the request body could not be read")
+		return httpx.NewError(http.StatusBadRequest, httpx.CodeMalformedRequest, "the request body could not be read")
 	}
 	if len(bytes.TrimSpace(body)) == 0 {
 		if emptyOK {
 			return nil
 		}
-		return newError(http.StatusBadRequest, CodeMalformedRequest, "the request body is empty: send a JSON object")
+		return httpx.NewError(http.StatusBadRequest, httpx.CodeMalformedRequest, "the request body is empty: send a JSON object")
 	}
 	if !utf8.Valid(body) {
-		return newError(http.StatusBadRequest, CodeMalformedRequest, "the request body is not valid UTF-8")
+		return httpx.NewError(http.StatusBadRequest, httpx.CodeMalformedRequest, "the request body is not valid UTF-8")
 	}
 	if err := json.Unmarshal(body, v); err != nil {
 		var ve *procure.ValidationError
@@ -286,23 +288,23 @@ func readBody(w http.ResponseWriter, r *http.Request, max int64, v any, emptyOK 
 		var typ *json.UnmarshalTypeError
 		switch {
 		case errors.As(err, &syn):
-			return newError(http.StatusBadRequest, CodeMalformedRequest,
-				"the request body is not valid JSON: "+syn.Error()+" (at "+lineColumn(body, syn.Offset-1)+")")
+			return httpx.NewError(http.StatusBadRequest, httpx.CodeMalformedRequest,
+				"the request body is not valid JSON: "+syn.Error()+" (at "+httpx.LineColumn(body, syn.Offset-1)+")")
 		case errors.As(err, &typ):
 			field := jsonPath(typ.Field)
 			if field == "" {
 				field = "the body"
 			}
-			return newError(http.StatusBadRequest, CodeMalformedRequest,
-				field+": must be "+article(jsonTypeName(typ.Type.Kind()))+" (got "+typ.Value+")")
+			return httpx.NewError(http.StatusBadRequest, httpx.CodeMalformedRequest,
+				field+": must be "+httpx.Article(httpx.JSONTypeName(typ.Type.Kind()))+" (got "+typ.Value+")")
 		}
-		return newError(http.StatusBadRequest, CodeInvalidField, err.Error())
+		return httpx.NewError(http.StatusBadRequest, httpx.CodeInvalidField, err.Error())
 	}
 	// A supplier, contact or address keeps the fields the body gives as ""
 	// (docs: values.md "Round trip").
 	if m, ok := v.(interface{ MarkEmptyText([]byte) error }); ok {
 		if err := m.MarkEmptyText(body); err != nil {
-			return newError(http.StatusBadRequest, CodeMalformedRequest, "the request body is not valid JSON")
+			return httpx.NewError(http.StatusBadRequest, httpx.CodeMalformedRequest, "the request body is not valid JSON")
 		}
 	}
 	return nil
@@ -347,14 +349,14 @@ type communityBody struct {
 
 func (a *adminAPI) putCommunity(w http.ResponseWriter, r *http.Request) error {
 	var b communityBody
-	if err := readBody(w, r, MaxAdminBodyBytes, &b, false); err != nil {
+	if err := readBody(w, r, MaxBodyBytes, &b, false); err != nil {
 		return err
 	}
 	c, err := a.store.PutCommunity(r.Context(), procure.Community{ID: community(r), Name: b.Name, Region: b.Region, AutoRoles: b.AutoRoles})
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, c)
+	httpx.WriteJSON(w, http.StatusOK, c)
 	return nil
 }
 
@@ -363,7 +365,7 @@ func (a *adminAPI) getCommunity(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, c)
+	httpx.WriteJSON(w, http.StatusOK, c)
 	return nil
 }
 
@@ -383,12 +385,12 @@ func bodyID(body *uuid.UUID, path uuid.UUID) error {
 }
 
 func (a *adminAPI) putSupplier(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathID(r, "id")
+	id, err := httpx.PathID(r, "id")
 	if err != nil {
 		return err
 	}
 	var rec supplier.Record
-	if err := readBody(w, r, MaxAdminBodyBytes, &rec, false); err != nil {
+	if err := readBody(w, r, MaxBodyBytes, &rec, false); err != nil {
 		return err
 	}
 	if err := bodyID(&rec.ID, id); err != nil {
@@ -398,11 +400,11 @@ func (a *adminAPI) putSupplier(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return fromBody(err)
 	}
-	return writeDetail(w, &d, nil)
+	return supplierjson.WriteDetail(w, &d, nil)
 }
 
 func (a *adminAPI) deleteSupplier(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathID(r, "id")
+	id, err := httpx.PathID(r, "id")
 	if err != nil {
 		return err
 	}
@@ -415,10 +417,10 @@ func (a *adminAPI) deleteSupplier(w http.ResponseWriter, r *http.Request) error 
 
 // childIDs reads the {sid} and {id} path values.
 func childIDs(r *http.Request) (sid, id uuid.UUID, err error) {
-	if sid, err = pathID(r, "sid"); err != nil {
+	if sid, err = httpx.PathID(r, "sid"); err != nil {
 		return
 	}
-	id, err = pathID(r, "id")
+	id, err = httpx.PathID(r, "id")
 	return
 }
 
@@ -428,7 +430,7 @@ func (a *adminAPI) putContact(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	var c supplier.Contact
-	if err := readBody(w, r, MaxAdminBodyBytes, &c, false); err != nil {
+	if err := readBody(w, r, MaxBodyBytes, &c, false); err != nil {
 		return err
 	}
 	if err := bodyID(&c.ID, id); err != nil {
@@ -438,7 +440,7 @@ func (a *adminAPI) putContact(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return fromBody(err)
 	}
-	return writeContact(w, &out)
+	return supplierjson.WriteContact(w, &out)
 }
 
 func (a *adminAPI) deleteContact(w http.ResponseWriter, r *http.Request) error {
@@ -459,7 +461,7 @@ func (a *adminAPI) putAddress(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	var ra supplier.RemittanceAddress
-	if err := readBody(w, r, MaxAdminBodyBytes, &ra, false); err != nil {
+	if err := readBody(w, r, MaxBodyBytes, &ra, false); err != nil {
 		return err
 	}
 	if err := bodyID(&ra.ID, id); err != nil {
@@ -469,7 +471,7 @@ func (a *adminAPI) putAddress(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return fromBody(err)
 	}
-	return writeAddress(w, &out)
+	return supplierjson.WriteAddress(w, &out)
 }
 
 func (a *adminAPI) deleteAddress(w http.ResponseWriter, r *http.Request) error {
@@ -548,7 +550,7 @@ func (b *tokenBody) validate(now time.Time) error {
 
 func (a *adminAPI) issueToken(w http.ResponseWriter, r *http.Request) error {
 	var b tokenBody
-	if err := readBody(w, r, MaxAdminBodyBytes, &b, false); err != nil {
+	if err := readBody(w, r, MaxBodyBytes, &b, false); err != nil {
 		return err
 	}
 	if err := b.validate(time.Now()); err != nil {
@@ -563,7 +565,7 @@ func (a *adminAPI) issueToken(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusCreated, issuedToken{
+	httpx.WriteJSON(w, http.StatusCreated, issuedToken{
 		ID: t.ID, Name: t.Name, Token: secret, Scopes: nonNil(t.Scopes),
 		Expires: optTime(t.Expires), CreatedAt: t.CreatedAt.UTC(),
 	})
@@ -589,7 +591,7 @@ func (a *adminAPI) listTokens(w http.ResponseWriter, r *http.Request) error {
 			CreatedAt: t.CreatedAt.UTC(), LastUsedAt: optTime(t.LastUsedAt),
 		}
 	}
-	writeJSON(w, http.StatusOK, struct {
+	httpx.WriteJSON(w, http.StatusOK, struct {
 		Content []tokenView `json:"content"`
 	}{out})
 	return nil
@@ -653,7 +655,7 @@ func (a *adminAPI) getAccount(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, viewAccount(sa))
+	httpx.WriteJSON(w, http.StatusOK, viewAccount(sa))
 	return nil
 }
 
@@ -661,7 +663,7 @@ func (a *adminAPI) putAccount(w http.ResponseWriter, r *http.Request) error {
 	var b struct {
 		AllowedIPs []string `json:"allowedIPs"`
 	}
-	if err := readBody(w, r, MaxAdminBodyBytes, &b, true); err != nil {
+	if err := readBody(w, r, MaxBodyBytes, &b, true); err != nil {
 		return err
 	}
 	v := &procure.ValidationError{Source: procure.SourceBody}
@@ -669,7 +671,7 @@ func (a *adminAPI) putAccount(w http.ResponseWriter, r *http.Request) error {
 	for i, s := range b.AllowedIPs {
 		p, err := parsePrefix(s)
 		if err != nil {
-			v.Add("allowedIPs["+strconv.Itoa(i)+"]", "must be an IP address or a CIDR such as 203.0.113.0/24 (got "+quoteParam(s)+")")
+			v.Add("allowedIPs["+strconv.Itoa(i)+"]", "must be an IP address or a CIDR such as 203.0.113.0/24 (got "+httpx.QuoteParam(s)+")")
 			continue
 		}
 		ips = append(ips, p)
@@ -681,7 +683,7 @@ func (a *adminAPI) putAccount(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, viewAccount(sa))
+	httpx.WriteJSON(w, http.StatusOK, viewAccount(sa))
 	return nil
 }
 
@@ -703,7 +705,7 @@ func (a *adminAPI) addKey(w http.ResponseWriter, r *http.Request) error {
 	// No body, or {}: a field would suggest the caller chooses something
 	// (the id, the secret), which the server alone does, so any is refused.
 	var b map[string]json.RawMessage
-	if err := readBody(w, r, MaxAdminBodyBytes, &b, true); err != nil {
+	if err := readBody(w, r, MaxBodyBytes, &b, true); err != nil {
 		return err
 	}
 	if len(b) > 0 {
@@ -719,7 +721,7 @@ func (a *adminAPI) addKey(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusCreated, struct {
+	httpx.WriteJSON(w, http.StatusCreated, struct {
 		ID        string    `json:"id"`
 		Key       string    `json:"key"`
 		Active    bool      `json:"active"`
@@ -732,7 +734,7 @@ func (a *adminAPI) patchKey(w http.ResponseWriter, r *http.Request) error {
 	var b struct {
 		Active *bool `json:"active"`
 	}
-	if err := readBody(w, r, MaxAdminBodyBytes, &b, false); err != nil {
+	if err := readBody(w, r, MaxBodyBytes, &b, false); err != nil {
 		return err
 	}
 	if b.Active == nil {
@@ -742,7 +744,7 @@ func (a *adminAPI) patchKey(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, viewKey(k))
+	httpx.WriteJSON(w, http.StatusOK, viewKey(k))
 	return nil
 }
 
@@ -752,7 +754,7 @@ func (a *adminAPI) putBudget(w http.ResponseWriter, r *http.Request) error {
 	var b struct {
 		Budget json.RawMessage `json:"budget"`
 	}
-	if err := readBody(w, r, MaxAdminBodyBytes, &b, false); err != nil {
+	if err := readBody(w, r, MaxBodyBytes, &b, false); err != nil {
 		return err
 	}
 	raw := strings.TrimSpace(string(b.Budget))
@@ -764,13 +766,13 @@ func (a *adminAPI) putBudget(w http.ResponseWriter, r *http.Request) error {
 	}
 	amount, err := budget.ParseAmount(raw)
 	if err != nil {
-		return procure.Invalid(procure.SourceBody, "budget", "must be a decimal number such as 1250.00 (got "+quoteParam(raw)+")")
+		return procure.Invalid(procure.SourceBody, "budget", "must be a decimal number such as 1250.00 (got "+httpx.QuoteParam(raw)+")")
 	}
 	account := r.PathValue("account")
 	if err := a.store.PutBudget(r.Context(), community(r), account, amount); err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, struct {
+	httpx.WriteJSON(w, http.StatusOK, struct {
 		Account string          `json:"account"`
 		Budget  decimal.Decimal `json:"budget"`
 	}{strings.TrimSpace(account), amount})
@@ -789,10 +791,10 @@ func (a *adminAPI) deleteBudget(w http.ResponseWriter, r *http.Request) error {
 
 func (a *adminAPI) importFile(w http.ResponseWriter, r *http.Request) error {
 	if a.imp == nil {
-		return newError(http.StatusNotImplemented, CodeNotImplemented, "this server does not import data files")
+		return httpx.NewError(http.StatusNotImplemented, httpx.CodeNotImplemented, "this server does not import data files")
 	}
-	if ct := r.Header.Get("Content-Type"); ct != "" && !isJSONContentType(ct) {
-		return newError(http.StatusUnsupportedMediaType, CodeUnsupportedMediaType,
+	if ct := r.Header.Get("Content-Type"); ct != "" && !httpx.IsJSONContentType(ct) {
+		return httpx.NewError(http.StatusUnsupportedMediaType, httpx.CodeUnsupportedMediaType,
 			"the request body must be a JSON data file: send Content-Type: application/json")
 	}
 	// A large file takes longer than any per-request deadline of the
@@ -811,16 +813,12 @@ func (a *adminAPI) importFile(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return a.importError(err, body.err)
 	}
-	writeJSON(w, http.StatusOK, counts)
+	httpx.WriteJSON(w, http.StatusOK, counts)
 	return nil
 }
 
-// DefaultImportIdleTimeout is AdminOptions.ImportIdleTimeout's default.
+// DefaultImportIdleTimeout is Options.ImportIdleTimeout's default.
 const DefaultImportIdleTimeout = 30 * time.Second
-
-// CodeRequestTimeout is the code of a 408: the import's body stopped
-// arriving (AdminOptions.ImportIdleTimeout).
-const CodeRequestTimeout = "REQUEST_TIMEOUT"
 
 // importBody remembers the error reading the request body ended with, so
 // that a failed import can be told apart: the body's fault, the file's or
@@ -856,33 +854,33 @@ const maxImportMessage = 1000
 // body could not be read or the file is at fault (errors matching
 // procure.ErrInvalid, as datafile.Stream's do; the message keeps the
 // whole text, line and JSON path included), and anything else as
-// classify says (409, 503, a logged 500).
+// httpx.Classify says (409, 503, a logged 500).
 func (a *adminAPI) importError(err, readErr error) error {
 	var mbe *http.MaxBytesError
 	var syn *json.SyntaxError
 	switch {
 	case errors.As(err, &mbe) || errors.As(readErr, &mbe):
-		return newError(http.StatusRequestEntityTooLarge, CodePayloadTooLarge,
+		return httpx.NewError(http.StatusRequestEntityTooLarge, httpx.CodePayloadTooLarge,
 			"the data file is larger than "+strconv.FormatInt(a.maxImport, 10)+" bytes")
 	case readErr != nil && errors.Is(err, readErr) && errors.Is(readErr, os.ErrDeadlineExceeded):
 		// The body stalled (importBody's deadline); the import stored
 		// nothing.
-		return newError(http.StatusRequestTimeout, CodeRequestTimeout,
+		return httpx.NewError(http.StatusRequestTimeout, httpx.CodeRequestTimeout,
 			"the data file stopped arriving: no bytes for "+a.idle.String()+"; nothing was imported")
 	case readErr != nil && errors.Is(err, readErr):
-		return newError(http.StatusBadRequest, CodeMalformedRequest, "the request body could not be read")
+		return httpx.NewError(http.StatusBadRequest, httpx.CodeMalformedRequest, "the request body could not be read")
 	case errors.As(err, &syn):
-		return newError(http.StatusBadRequest, CodeMalformedRequest, cutText(err.Error(), maxImportMessage))
+		return httpx.NewError(http.StatusBadRequest, httpx.CodeMalformedRequest, httpx.CutText(err.Error(), maxImportMessage))
 	case errors.Is(err, procure.ErrInvalid):
 		// datafile.Stream's syntax and type errors say "malformed JSON" or
 		// "must be a JSON <type>"; every other mistake of the file broke a
 		// rule.
-		code, msg := CodeInvalidField, err.Error()
+		code, msg := httpx.CodeInvalidField, err.Error()
 		var ve *procure.ValidationError
 		if !errors.As(err, &ve) && (strings.Contains(msg, "malformed JSON") || strings.Contains(msg, "must be a JSON ")) {
-			code = CodeMalformedRequest
+			code = httpx.CodeMalformedRequest
 		}
-		return newError(http.StatusBadRequest, code, cutText(msg, maxImportMessage))
+		return httpx.NewError(http.StatusBadRequest, code, httpx.CutText(msg, maxImportMessage))
 	}
 	return err
 }

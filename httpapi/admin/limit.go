@@ -1,4 +1,4 @@
-package httpapi
+package admin
 
 import (
 	"cmp"
@@ -10,29 +10,27 @@ import (
 	"time"
 
 	"golang.org/x/time/rate"
+
+	"github.com/procurekit/procure/httpapi/internal/httpx"
 )
 
-// MinAdminTokenBytes is the shortest admin token MountAdmin and
-// AdminHandler accept (docs: admin.md "Listener and token"): 16 bytes, as
+// MinTokenBytes is the shortest admin token Mount and
+// Handler accept (docs: admin.md "Listener and token"): 16 bytes, as
 // the connector demands of its own secret, so the token cannot be guessed
 // within the failed-attempt limit below.
-const MinAdminTokenBytes = 16
+const MinTokenBytes = 16
 
 // Failed admin authentications are limited per client (docs: admin.md
-// "Failed attempts"), by default: a client may fail AdminFailBurst times in
-// a row, and then once per AdminFailEvery; past that it is answered 429
+// "Failed attempts"), by default: a client may fail FailBurst times in
+// a row, and then once per FailEvery; past that it is answered 429
 // with Retry-After before its token is looked at, so a guesser gains
 // nothing by sending faster. A request that authenticates costs nothing
-// and does not reset the count: only time does. AdminOptions'
+// and does not reset the count: only time does. Options'
 // FailedAuthBurst and FailedAuthEvery change the defaults.
 const (
-	AdminFailBurst = 10
-	AdminFailEvery = 6 * time.Second
+	FailBurst = 10
+	FailEvery = 6 * time.Second
 )
-
-// CodeTooManyRequests is the code of a 429: a client that failed the admin
-// token too often, until Retry-After seconds have passed.
-const CodeTooManyRequests = "TOO_MANY_REQUESTS"
 
 // maxFailClients bounds the clients the limiter remembers. A client whose
 // allowance has refilled is forgotten first (it is then like a new one);
@@ -52,15 +50,15 @@ type failLimiter struct {
 	overflow *rate.Limiter
 }
 
-// newFailLimiter is the limiter of opts (AdminOptions.FailedAuthBurst and
+// newFailLimiter is the limiter of opts (Options.FailedAuthBurst and
 // FailedAuthEvery), or nil when they turn it off.
-func newFailLimiter(opts AdminOptions, now func() time.Time) *failLimiter {
+func newFailLimiter(opts Options, now func() time.Time) *failLimiter {
 	if opts.FailedAuthBurst < 0 {
 		return nil
 	}
 	l := &failLimiter{
-		burst:   cmp.Or(opts.FailedAuthBurst, AdminFailBurst),
-		every:   cmp.Or(opts.FailedAuthEvery, AdminFailEvery),
+		burst:   cmp.Or(opts.FailedAuthBurst, FailBurst),
+		every:   cmp.Or(opts.FailedAuthEvery, FailEvery),
 		now:     now,
 		clients: make(map[netip.Prefix]*rate.Limiter),
 	}
@@ -154,8 +152,8 @@ func (l *failLimiter) forgetRefilled(now time.Time) {
 func tooManyAttempts(w http.ResponseWriter, wait time.Duration) {
 	secs := int((wait + time.Second - 1) / time.Second)
 	w.Header().Set("Retry-After", strconv.Itoa(max(secs, 1)))
-	writeJSON(w, http.StatusTooManyRequests, ErrorBody{
-		Code:    CodeTooManyRequests,
+	httpx.WriteJSON(w, http.StatusTooManyRequests, httpx.ErrorBody{
+		Code:    httpx.CodeTooManyRequests,
 		Message: "too many failed authentications from this client: retry after " + strconv.Itoa(max(secs, 1)) + " seconds",
 	})
 }

@@ -1,4 +1,4 @@
-package httpapi
+package admin
 
 import (
 	"net/http/httptest"
@@ -12,7 +12,7 @@ import (
 // number of clients.
 func TestFailLimiter(t *testing.T) {
 	now := time.Date(2026, 11, 26, 9, 0, 0, 0, time.UTC)
-	l := newFailLimiter(AdminOptions{FailedAuthBurst: 3, FailedAuthEvery: 10 * time.Second}, func() time.Time { return now })
+	l := newFailLimiter(Options{FailedAuthBurst: 3, FailedAuthEvery: 10 * time.Second}, func() time.Time { return now })
 	key := netip.MustParsePrefix("192.0.2.1/32")
 	for range 3 {
 		if d := l.blocked(key); d != 0 {
@@ -52,7 +52,7 @@ func TestFailLimiter(t *testing.T) {
 
 	// Past maxFailClients still-limited clients, new ones share one
 	// allowance; clients whose allowance refilled are forgotten first.
-	l = newFailLimiter(AdminOptions{FailedAuthBurst: 1, FailedAuthEvery: time.Minute}, func() time.Time { return now })
+	l = newFailLimiter(Options{FailedAuthBurst: 1, FailedAuthEvery: time.Minute}, func() time.Time { return now })
 	addr := func(i int) netip.Prefix {
 		return netip.PrefixFrom(netip.AddrFrom4([4]byte{10, byte(i >> 16), byte(i >> 8), byte(i)}), 32)
 	}

@@ -1,10 +1,12 @@
-package httpapi
+package scim
 
 import (
 	"bytes"
 	"encoding/json"
 	"net/http"
 	"strings"
+
+	"github.com/procurekit/procure/httpapi/internal/httpx"
 )
 
 // The discovery documents of the SCIM endpoint (RFC 7644 4): what it
@@ -97,8 +99,8 @@ type scimSchemaDoc struct {
 var scimSchemaDocs = []scimSchemaDoc{
 	{Schemas: []string{scimSchemaSchema}, ID: scimUserSchema, Name: "User", Description: "User account (the attributes a procure user holds)",
 		Attributes: scimCore, Meta: scimDocMeta{ResourceType: "Schema", Location: scimBaseMark + "/Schemas/" + scimUserSchema}},
-	{Schemas: []string{scimSchemaSchema}, ID: SCIMExtensionSchema, Name: "ProcureUser", Description: "The procurement attributes of a user",
-		Attributes: scimExtensionAttrs, Meta: scimDocMeta{ResourceType: "Schema", Location: scimBaseMark + "/Schemas/" + SCIMExtensionSchema}},
+	{Schemas: []string{scimSchemaSchema}, ID: ExtensionSchema, Name: "ProcureUser", Description: "The procurement attributes of a user",
+		Attributes: scimExtensionAttrs, Meta: scimDocMeta{ResourceType: "Schema", Location: scimBaseMark + "/Schemas/" + ExtensionSchema}},
 }
 
 type scimResourceTypeDoc struct {
@@ -122,7 +124,7 @@ var scimUserResourceType = func() scimResourceTypeDoc {
 	d.SchemaExtensions = append(d.SchemaExtensions, struct {
 		Schema   string `json:"schema"`
 		Required bool   `json:"required"`
-	}{SCIMExtensionSchema, false})
+	}{ExtensionSchema, false})
 	return d
 }()
 
@@ -207,8 +209,8 @@ var (
 		Resources    []scimSchemaDoc `json:"Resources"`
 	}{scimListSchemas, len(scimSchemaDocs), 1, len(scimSchemaDocs), scimSchemaDocs})
 	scimSchemaDocByID = map[string]scimDoc{
-		strings.ToLower(scimUserSchema):      mustSCIMDoc(scimSchemaDocs[0]),
-		strings.ToLower(SCIMExtensionSchema): mustSCIMDoc(scimSchemaDocs[1]),
+		strings.ToLower(scimUserSchema):  mustSCIMDoc(scimSchemaDocs[0]),
+		strings.ToLower(ExtensionSchema): mustSCIMDoc(scimSchemaDocs[1]),
 	}
 )
 
@@ -218,7 +220,7 @@ func (a *scimAPI) serveDoc(w http.ResponseWriter, r *http.Request, doc scimDoc) 
 	body := bytes.ReplaceAll(doc, []byte(scimBaseMark), base[1:len(base)-1])
 	h := w.Header()
 	h["Content-Type"] = hdrSCIM
-	h["Content-Length"] = contentLength(len(body))
+	h["Content-Length"] = httpx.ContentLength(len(body))
 	h.Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
 	if r.Method != http.MethodHead {

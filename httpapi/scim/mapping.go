@@ -1,4 +1,4 @@
-package httpapi
+package scim
 
 import (
 	"bytes"
@@ -49,7 +49,7 @@ func appendSCIMUser(b []byte, u *user.User, location string) []byte {
 	ext := len(u.OrganisationUnits)+len(u.Roles)+len(u.BuyerGroups)+len(u.ApproverGroups)+len(u.Attributes) > 0
 	b = append(b, `{"schemas":["`+scimUserSchema+`"`...)
 	if ext {
-		b = append(b, `,"`+SCIMExtensionSchema+`"`...)
+		b = append(b, `,"`+ExtensionSchema+`"`...)
 	}
 	b = append(b, `],"id":`...)
 	b = jsontext.AppendString(b, u.ID)
@@ -91,7 +91,7 @@ func appendSCIMUser(b []byte, u *user.User, location string) []byte {
 	b = append(b, `,"active":`...)
 	b = strconv.AppendBool(b, u.Enabled)
 	if ext {
-		b = append(b, `,"`+SCIMExtensionSchema+`":{`...)
+		b = append(b, `,"`+ExtensionSchema+`":{`...)
 		first := true
 		list := func(name string, cs []user.Code) {
 			if len(cs) == 0 {
@@ -175,7 +175,7 @@ func parseSCIMInput(body []byte) (scimInput, error) {
 	switch {
 	case err == nil:
 		return in, nil
-	case !errors.As(err, &te) || !strings.HasPrefix(te.Field, SCIMExtensionSchema):
+	case !errors.As(err, &te) || !strings.HasPrefix(te.Field, ExtensionSchema):
 		return in, scimDecodeError(err)
 	}
 	// Codes sent as strings ("roles": ["BUYER"], as identity providers
@@ -204,7 +204,7 @@ func extensionRoles(x *scimProcureIn[[]user.Code]) (*[]user.Code, error) {
 	case x.RoleCodes == nil:
 		return x.Roles, nil
 	case x.Roles != nil && !slices.Equal(*x.Roles, *x.RoleCodes):
-		return nil, newSCIMError(400, "invalidValue", SCIMExtensionSchema+": roleCodes and roles (its former name) differ: send roleCodes only")
+		return nil, newSCIMError(400, "invalidValue", ExtensionSchema+": roleCodes and roles (its former name) differ: send roleCodes only")
 	}
 	return x.RoleCodes, nil
 }
@@ -394,7 +394,7 @@ func inputOf(in *scimInput) (user.Input, error) {
 			{"organisationUnits", lenOf(x.OrganisationUnits)}, {"roleCodes", lenOf(roles)}, {"buyerGroups", lenOf(x.BuyerGroups)},
 			{"approverGroups", lenOf(x.ApproverGroups)}, {"attributes", lenOf(x.Attributes)},
 		} {
-			if err := checkListSize(l.n, SCIMExtensionSchema+"."+l.name); err != nil {
+			if err := checkListSize(l.n, ExtensionSchema+"."+l.name); err != nil {
 				return user.Input{}, err
 			}
 		}

@@ -1,4 +1,4 @@
-package httpapi
+package scim
 
 import (
 	"bytes"
@@ -231,7 +231,7 @@ func parsePath(raw, at string, noPath bool) (path scimPath, held bool, err error
 	path.text = raw
 	p := strings.TrimSpace(stripCoreURN(raw))
 	lower := strings.ToLower(p)
-	extURN := strings.ToLower(SCIMExtensionSchema)
+	extURN := strings.ToLower(ExtensionSchema)
 	enterprise := false
 	switch {
 	case lower == extURN:
@@ -245,7 +245,7 @@ func parsePath(raw, at string, noPath bool) (path scimPath, held bool, err error
 		enterprise = true
 		p = p[len(scimEnterpriseURN)+1:]
 	case strings.HasPrefix(lower, "urn:"):
-		return path, false, invalidPath(at, raw, "names no schema of this endpoint (the core User, the enterprise extension and "+SCIMExtensionSchema+")")
+		return path, false, invalidPath(at, raw, "names no schema of this endpoint (the core User, the enterprise extension and "+ExtensionSchema+")")
 	}
 	if i := strings.IndexByte(p, '['); i >= 0 {
 		j := strings.LastIndexByte(p, ']')
@@ -345,7 +345,7 @@ var scimExtLists = map[string]struct {
 // checkExtensionPath checks a path into the procure extension.
 func checkExtensionPath(path scimPath, at string) error {
 	if _, ok := scimExtLists[path.attr]; !ok && path.attr != "attributes" {
-		return invalidPath(at, path.text, "names no attribute of the extension "+SCIMExtensionSchema)
+		return invalidPath(at, path.text, "names no attribute of the extension "+ExtensionSchema)
 	}
 	if path.sub != "" {
 		return invalidPath(at, path.text, "addresses a sub-attribute: change whole entries of the list")
@@ -562,7 +562,7 @@ func appendExtensionSteps(steps []patchStep, op string, path scimPath, value jso
 			return nil, err
 		}
 		for _, k := range slices.Sorted(maps.Keys(attrs)) {
-			sub, _, err := parsePath(SCIMExtensionSchema+":"+k, at, false)
+			sub, _, err := parsePath(ExtensionSchema+":"+k, at, false)
 			if err != nil {
 				return nil, err
 			}

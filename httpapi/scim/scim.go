@@ -1,4 +1,4 @@
-package httpapi
+package scim
 
 import (
 	"bytes"
@@ -15,6 +15,7 @@ import (
 
 	"github.com/procurekit/procure"
 	"github.com/procurekit/procure/auth"
+	"github.com/procurekit/procure/httpapi/internal/httpx"
 	"github.com/procurekit/procure/user"
 )
 
@@ -32,7 +33,7 @@ import (
 //   - Filters: only "eq" on userName (case-insensitive, as usernames are
 //     unique), externalId (exact) and id, joined by "and" in any grouping
 //     of parentheses; anything else is a 400 invalidFilter naming what
-//     is not supported (the whole grammar is parsed: scim_filter.go). No sorting, no bulk, no /Groups, no /Me, no
+//     is not supported (the whole grammar is parsed: filter.go). No sorting, no bulk, no /Groups, no /Me, no
 //     password changes; "attributes" and "excludedAttributes" are ignored
 //     (the whole resource is always returned).
 //   - A user holds one e-mail address and one phone number: on input the
@@ -52,13 +53,13 @@ import (
 // Allow header, a body of another content type a 400 invalidSyntax,
 // where the user and supplier APIs answer 405 and 415.
 
-// SCIMBasePath is where MountSCIM serves SCIM 2.0.
-const SCIMBasePath = "/scim/v2"
+// BasePath is where Mount serves SCIM 2.0.
+const BasePath = "/scim/v2"
 
-// SCIMExtensionSchema is the schema URN of the procure extension of the
+// ExtensionSchema is the schema URN of the procure extension of the
 // SCIM User: organisation units, roles, buyer groups, approver groups and
 // attributes of docs: users.md "The user object".
-const SCIMExtensionSchema = "urn:procurekit:params:scim:schemas:extension:procure:2.0:User"
+const ExtensionSchema = "urn:procurekit:params:scim:schemas:extension:procure:2.0:User"
 
 // SCIM schema and message URNs (RFC 7643, RFC 7644).
 const (
@@ -74,17 +75,17 @@ const (
 	scimDocumentationLink = "https://github.com/procurekit/procure#provisioning-from-okta-or-entra"
 )
 
-// scimOpenAPI is the OpenAPI 3.1.0 document of the SCIM endpoint.
+// document is the OpenAPI 3.1.0 document of the SCIM endpoint.
 //
-//go:embed openapi/scim.json
-var scimOpenAPI []byte
+//go:embed openapi.json
+var document []byte
 
-// SCIMOpenAPI returns the OpenAPI 3.1.0 document of the SCIM endpoint, as
+// OpenAPI returns the OpenAPI 3.1.0 document of the SCIM endpoint, as
 // served at GET /scim/v2/openapi.json. The slice is a copy.
-func SCIMOpenAPI() []byte { return bytes.Clone(scimOpenAPI) }
+func OpenAPI() []byte { return bytes.Clone(document) }
 
-// SCIMOptions configure the SCIM endpoint.
-type SCIMOptions struct {
+// Options configure the SCIM endpoint.
+type Options struct {
 	// Users applies the rules of the user API over a user.Store. Required.
 	// Listing without a userName or id filter needs a store that is a
 	// user.Lister (memstore and pgstore are).
@@ -110,7 +111,7 @@ type SCIMOptions struct {
 	Logger *slog.Logger
 }
 
-// MountSCIM registers the SCIM 2.0 endpoint on mux under /scim/v2:
+// Mount registers the SCIM 2.0 endpoint on mux under /scim/v2:
 //
 //	GET    /scim/v2/ServiceProviderConfig, /ResourceTypes[/User], /Schemas[/{id}]
 //	GET    /scim/v2/Users            (filter, startIndex, count)
@@ -131,21 +132,21 @@ type SCIMOptions struct {
 // response carries the version as ETag (and meta.version); PUT, PATCH and
 // DELETE honour If-Match (412 when the user has changed).
 //
-// MountSCIM panics when mux, opts.Users or its Store, or opts.Accounts is
+// Mount panics when mux, opts.Users or its Store, or opts.Accounts is
 // nil, when opts.Accounts is not an auth.KeyHashStore, or when the routes
 // are already registered on mux.
-func MountSCIM(mux *http.ServeMux, opts SCIMOptions) {
+func Mount(mux *http.ServeMux, opts Options) {
 	switch {
 	case mux == nil:
-		panic("httpapi: MountSCIM: nil mux")
+		panic("scim.Mount: nil mux")
 	case opts.Users == nil || opts.Users.Store == nil:
-		panic("httpapi: MountSCIM: nil SCIMOptions.Users or Users.Store")
+		panic("scim: nil Options.Users or Users.Store")
 	case opts.Accounts == nil:
-		panic("httpapi: MountSCIM: nil SCIMOptions.Accounts")
+		panic("scim: nil Options.Accounts")
 	}
 	keys, ok := opts.Accounts.(auth.KeyHashStore)
 	if !ok {
-		panic("httpapi: MountSCIM: SCIMOptions.Accounts cannot find an account by key hash (auth.KeyHashStore)")
+		panic("scim: Options.Accounts cannot find an account by key hash (auth.KeyHashStore)")
 	}
 	log := opts.Logger
 	if log == nil {
@@ -159,7 +160,7 @@ func MountSCIM(mux *http.ServeMux, opts SCIMOptions) {
 		log:     log,
 		heavy:   make(chan struct{}, max(1, runtime.GOMAXPROCS(0)/2)),
 	}
-	const base = SCIMBasePath
+	const base = BasePath
 	api.handle(mux, base+"/Users", map[string]http.Handler{
 		http.MethodGet:  api.authed(api.listUsers),
 		http.MethodPost: api.authed(api.createUser),
@@ -175,12 +176,23 @@ func MountSCIM(mux *http.ServeMux, opts SCIMOptions) {
 	api.handle(mux, base+"/ResourceTypes/{name}", map[string]http.Handler{http.MethodGet: api.open(api.resourceType)})
 	api.handle(mux, base+"/Schemas", map[string]http.Handler{http.MethodGet: api.open(api.schemas)})
 	api.handle(mux, base+"/Schemas/{id}", map[string]http.Handler{http.MethodGet: api.open(api.schema)})
-	api.handle(mux, base+"/openapi.json", map[string]http.Handler{http.MethodGet: documentAt(scimOpenAPI, "/", "/")})
+	api.handle(mux, base+"/openapi.json", map[string]http.Handler{http.MethodGet: httpx.DocumentAt(document, "/", "/")})
 	notFound := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		writeSCIMError(w, http.StatusNotFound, "", "no SCIM resource at "+r.URL.Path+" (this endpoint serves /Users and the discovery documents)")
 	})
-	mux.Handle(base+"/", routed(notFound))
-	mux.Handle(base, routed(notFound))
+	mux.Handle(base+"/", httpx.Routed(notFound))
+	mux.Handle(base, httpx.Routed(notFound))
+}
+
+// Handler returns the SCIM 2.0 endpoint as an http.Handler serving
+// /scim/v2/... relative to wherever it is mounted (as the user API's
+// Handler serves /v1/...); see Mount for the behaviour. Resource
+// locations and the served document follow the prefix. It panics as
+// Mount does.
+func Handler(opts Options) http.Handler {
+	mux := http.NewServeMux()
+	Mount(mux, opts)
+	return httpx.MountedAt(mux)
 }
 
 // scimAPI serves the SCIM endpoint.
@@ -190,7 +202,7 @@ type scimAPI struct {
 	proxies []netip.Prefix
 	baseURL string
 	log     *slog.Logger
-	heavy   chan struct{} // slots of heavy writes (scim_users.go, heavySlot)
+	heavy   chan struct{} // slots of heavy writes (users.go, heavySlot)
 }
 
 // handle registers each method's handler on path, and for any other
@@ -204,11 +216,11 @@ func (a *scimAPI) handle(mux *http.ServeMux, path string, methods map[string]htt
 		if m == http.MethodGet {
 			allowed = append(allowed, http.MethodHead)
 		}
-		mux.Handle(m+" "+path, routed(a.recoverer(h)))
+		mux.Handle(m+" "+path, httpx.Routed(a.recoverer(h)))
 	}
 	sort.Strings(allowed)
 	allow := strings.Join(allowed, ", ")
-	mux.Handle(path, routed(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	mux.Handle(path, httpx.Routed(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Allow", allow)
 		writeSCIMError(w, http.StatusNotImplemented, "", "method "+r.Method+" is not supported on this path; supported: "+allow)
 	})))
@@ -247,12 +259,12 @@ func (a *scimAPI) open(h func(w http.ResponseWriter, r *http.Request) error) htt
 func (a *scimAPI) authed(h func(w http.ResponseWriter, r *http.Request, community string) error) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		hdr := w.Header()
-		hdr["Cache-Control"] = hdrNoStore
-		hdr["X-Content-Type-Options"] = hdrNoSniff
-		client := auth.ClientIP(r.RemoteAddr, r.Header[hdrXFF], a.proxies)
+		hdr["Cache-Control"] = httpx.HdrNoStore
+		hdr["X-Content-Type-Options"] = httpx.HdrNoSniff
+		client := auth.ClientIP(r.RemoteAddr, r.Header[httpx.HdrXFF], a.proxies)
 		community, err := a.authenticate(r, client)
 		if err == nil {
-			noteCommunity(w, community)
+			httpx.NoteCommunity(w, community)
 			err = h(w, r, community)
 		}
 		if err == nil {
@@ -275,7 +287,7 @@ func (a *scimAPI) writeError(w http.ResponseWriter, r *http.Request, err error) 
 		a.log.ErrorContext(r.Context(), "SCIM request failed", "method", r.Method, "path", r.URL.Path, "err", err)
 	case http.StatusServiceUnavailable:
 		a.log.WarnContext(r.Context(), "backend unavailable", "method", r.Method, "path", r.URL.Path, "err", err)
-		w.Header().Set("Retry-After", strconv.Itoa(RetryAfterSeconds))
+		w.Header().Set("Retry-After", strconv.Itoa(httpx.RetryAfterSeconds))
 	}
 	writeSCIMError(w, status, scimType, detail)
 }
@@ -294,7 +306,7 @@ func newSCIMError(status int, scimType, detail string) error {
 }
 
 // scimClassify maps errors to SCIM statuses and scimTypes (RFC 7644
-// 3.12), as classify does for the JSON APIs.
+// 3.12), as httpx.Classify does for the JSON APIs.
 func scimClassify(err error) (status int, scimType, detail string) {
 	var se *scimError
 	var ve *procure.ValidationError
@@ -302,7 +314,7 @@ func scimClassify(err error) (status int, scimType, detail string) {
 	case errors.As(err, &se):
 		return se.status, se.scimType, se.detail
 	case errors.As(err, &ve):
-		return http.StatusBadRequest, "invalidValue", scimFieldNames.Replace(validationMessage(ve))
+		return http.StatusBadRequest, "invalidValue", scimFieldNames.Replace(httpx.ValidationMessage(ve))
 	case errors.Is(err, auth.ErrUnauthenticated):
 		return http.StatusUnauthorized, "", "authentication failed"
 	case errors.Is(err, user.ErrNotFound):
@@ -315,7 +327,7 @@ func scimClassify(err error) (status int, scimType, detail string) {
 		return http.StatusPreconditionFailed, "", "the user has changed since the version named in If-Match: read it again and retry"
 	}
 	// Timeouts and an unavailable backend keep the JSON APIs' 503.
-	if status, _, message := classify(err); status == http.StatusServiceUnavailable {
+	if status, _, message := httpx.Classify(err); status == http.StatusServiceUnavailable {
 		return status, "", message
 	}
 	return http.StatusInternalServerError, "", "internal server error"
@@ -349,14 +361,14 @@ func writeSCIMError(w http.ResponseWriter, status int, scimType, detail string) 
 var hdrSCIM = []string{scimContentType}
 
 // writeSCIM answers with v as application/scim+json, encoded into a
-// pooled buffer first (as writeJSON does) so that a failure is still a
+// pooled buffer first (as httpx.WriteJSON does) so that a failure is still a
 // clean 500 and the response has a Content-Length.
 func writeSCIM(w http.ResponseWriter, status int, v any) {
-	buf := bufPool.Get().(*bytes.Buffer)
+	buf := httpx.BufPool.Get().(*bytes.Buffer)
 	buf.Reset()
 	defer func() {
 		if buf.Cap() <= 1<<20 {
-			bufPool.Put(buf)
+			httpx.BufPool.Put(buf)
 		}
 	}()
 	enc := json.NewEncoder(buf)
@@ -368,12 +380,12 @@ func writeSCIM(w http.ResponseWriter, status int, v any) {
 	}
 	h := w.Header()
 	h["Content-Type"] = hdrSCIM
-	h["Content-Length"] = contentLength(buf.Len())
+	h["Content-Length"] = httpx.ContentLength(buf.Len())
 	w.WriteHeader(status)
 	_, _ = w.Write(buf.Bytes()) // the client has gone; nothing to do
 }
 
-// base returns the absolute URL of the endpoint for r (SCIMOptions.BaseURL).
+// base returns the absolute URL of the endpoint for r (Options.BaseURL).
 func (a *scimAPI) base(r *http.Request) string {
 	if a.baseURL != "" {
 		return a.baseURL
@@ -382,5 +394,5 @@ func (a *scimAPI) base(r *http.Request) string {
 	if r.TLS != nil {
 		scheme = "https"
 	}
-	return scheme + "://" + r.Host + mountPrefix(r) + SCIMBasePath
+	return scheme + "://" + r.Host + httpx.MountPrefix(r) + BasePath
 }

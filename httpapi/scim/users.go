@@ -1,4 +1,4 @@
-package httpapi
+package scim
 
 import (
 	"bytes"
@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/procurekit/procure"
+	"github.com/procurekit/procure/httpapi/internal/httpx"
 	"github.com/procurekit/procure/user"
 )
 
@@ -218,14 +219,14 @@ func (a *scimAPI) createUser(w http.ResponseWriter, r *http.Request, community s
 }
 
 // getUser answers GET /Users/{id}: a 304 without a body when
-// If-None-Match names the current version (RFC 7644 3.14, etag.go).
+// If-None-Match names the current version (RFC 7644 3.14, httpx.IfNoneMatch).
 func (a *scimAPI) getUser(w http.ResponseWriter, r *http.Request, community string) error {
 	u, err := a.users.ByID(r.Context(), community, r.PathValue("id"))
 	if err != nil {
 		return err
 	}
-	if etag := versionETag(u.Version); ifNoneMatch(r, etag) {
-		writeNotModified(w, etag)
+	if etag := httpx.VersionETag(u.Version); httpx.IfNoneMatch(r, etag) {
+		httpx.WriteNotModified(w, etag)
 		return nil
 	}
 	return a.writeUser(w, r, http.StatusOK, &u)
@@ -301,7 +302,7 @@ func (a *scimAPI) deleteUser(w http.ResponseWriter, r *http.Request, community s
 	if err != nil {
 		return err
 	}
-	w.Header().Set("ETag", versionETag(u.Version))
+	w.Header().Set("ETag", httpx.VersionETag(u.Version))
 	w.WriteHeader(http.StatusNoContent)
 	return nil
 }
@@ -311,7 +312,7 @@ func (a *scimAPI) deleteUser(w http.ResponseWriter, r *http.Request, community s
 func (a *scimAPI) writeUser(w http.ResponseWriter, r *http.Request, status int, u *user.User) error {
 	location := a.base(r) + "/Users/" + u.ID
 	h := w.Header()
-	h["Etag"] = []string{versionETag(u.Version)}
+	h["Etag"] = []string{httpx.VersionETag(u.Version)}
 	if status == http.StatusCreated {
 		h["Location"] = []string{location}
 	}
@@ -339,14 +340,14 @@ func putSCIMBuf(p *[]byte) {
 func writeSCIMBody(w http.ResponseWriter, status int, body []byte) {
 	h := w.Header()
 	h["Content-Type"] = hdrSCIM
-	h["Content-Length"] = contentLength(len(body))
+	h["Content-Length"] = httpx.ContentLength(len(body))
 	w.WriteHeader(status)
 	_, _ = w.Write(body) // the client has gone; nothing to do
 }
 
-// scimIfMatch is ifMatchVersion with its 400 as a SCIM error.
+// scimIfMatch is httpx.IfMatchVersion with its 400 as a SCIM error.
 func scimIfMatch(r *http.Request) (int64, error) {
-	v, err := ifMatchVersion(r)
+	v, err := httpx.IfMatchVersion(r)
 	if err != nil {
 		return 0, newSCIMError(http.StatusBadRequest, "invalidValue", err.Error())
 	}
@@ -373,7 +374,7 @@ func (a *scimAPI) readSCIMInput(w http.ResponseWriter, r *http.Request) (scimInp
 }
 
 // readSCIMBytes reads a request body: application/scim+json or
-// application/json (charset, if given, utf-8), at most MaxUserBodyBytes
+// application/json (charset, if given, utf-8), at most httpx.MaxBodyBytes
 // (413), not empty, valid UTF-8. Any other body is a 400 invalidSyntax:
 // RFC 7644 3.12 lists no 415, and its clients know only its statuses.
 func readSCIMBytes(w http.ResponseWriter, r *http.Request) ([]byte, error) {
@@ -382,11 +383,11 @@ func readSCIMBytes(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 			"the request body must be JSON: send Content-Type: application/scim+json (or application/json)")
 	}
 	tooLarge := newSCIMError(http.StatusRequestEntityTooLarge, "",
-		"the request body is larger than "+strconv.Itoa(MaxUserBodyBytes)+" bytes (1 MiB)")
-	if r.ContentLength > MaxUserBodyBytes {
+		"the request body is larger than "+strconv.Itoa(httpx.MaxBodyBytes)+" bytes (1 MiB)")
+	if r.ContentLength > httpx.MaxBodyBytes {
 		return nil, tooLarge
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxUserBodyBytes))
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, httpx.MaxBodyBytes))
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
@@ -408,7 +409,7 @@ func readSCIMBytes(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 // isSCIMContentType accepts application/scim+json and application/json,
 // with an optional charset of utf-8.
 func isSCIMContentType(ct string) bool {
-	if strings.EqualFold(ct, scimContentType) || isJSONContentType(ct) {
+	if strings.EqualFold(ct, scimContentType) || httpx.IsJSONContentType(ct) {
 		return true
 	}
 	mt, params, err := mime.ParseMediaType(ct)
@@ -438,7 +439,7 @@ func scimDecodeError(err error) error {
 		if typ.Field == "" {
 			return newSCIMError(http.StatusBadRequest, "invalidSyntax", "the request body must be a JSON object")
 		}
-		return newSCIMError(http.StatusBadRequest, "invalidValue", typ.Field+": must be a JSON "+jsonTypeName(typ.Type.Kind())+" (got "+article(typ.Value)+")")
+		return newSCIMError(http.StatusBadRequest, "invalidValue", typ.Field+": must be a JSON "+httpx.JSONTypeName(typ.Type.Kind())+" (got "+httpx.Article(typ.Value)+")")
 	}
 	return newSCIMError(http.StatusBadRequest, "invalidSyntax", "the request body is not valid JSON")
 }

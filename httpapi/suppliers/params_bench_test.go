@@ -1,4 +1,4 @@
-package httpapi
+package suppliers
 
 import (
 	"net/url"

@@ -1,4 +1,4 @@
-package httpapi
+package suppliers
 
 import (
 	"cmp"
@@ -12,21 +12,21 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/google/uuid"
-
 	"github.com/procurekit/procure"
 	"github.com/procurekit/procure/auth"
+	"github.com/procurekit/procure/httpapi/internal/httpx"
+	"github.com/procurekit/procure/httpapi/internal/supplierjson"
 	"github.com/procurekit/procure/paging"
 	"github.com/procurekit/procure/supplier"
 )
 
-// SupplierBasePath is the path under which MountSuppliers registers the
+// BasePath is the path under which Mount registers the
 // supplier read API (docs: suppliers.md "Authentication": every tenant's base address ends with it;
 // docs: routes.md).
-const SupplierBasePath = "/public/community"
+const BasePath = "/public/community"
 
-// SupplierOptions configure the supplier read API.
-type SupplierOptions struct {
+// Options configure the supplier read API.
+type Options struct {
 	// Store serves the suppliers, scoped by the caller's community.
 	// Required.
 	Store supplier.Store
@@ -44,7 +44,7 @@ type SupplierOptions struct {
 	Now func() time.Time
 }
 
-// MountSuppliers registers the supplier read API (Interface A) on mux:
+// Mount registers the supplier read API (Interface A) on mux:
 //
 //	GET /public/community/suppliers
 //	GET /public/community/suppliers/{id}
@@ -61,23 +61,34 @@ type SupplierOptions struct {
 // opts.Tokens with the scope suppliers:read; the token's community scopes
 // every store call, so another community's supplier is a 404.
 //
-// MountSuppliers panics, as http.ServeMux.Handle does, when mux, opts.Store
+// Mount panics, as http.ServeMux.Handle does, when mux, opts.Store
 // or opts.Tokens is nil or the routes are already registered on mux.
-func MountSuppliers(mux *http.ServeMux, opts SupplierOptions) {
+func Mount(mux *http.ServeMux, opts Options) {
 	if mux == nil {
-		panic("httpapi: MountSuppliers: nil mux")
+		panic("suppliers.Mount: nil mux")
 	}
-	mountSuppliers(mux, opts, SupplierBasePath)
+	mount(mux, opts, BasePath)
 }
 
-// mountSuppliers registers the supplier API's routes on mux under base:
-// SupplierBasePath for MountSuppliers, nothing for SupplierHandler.
-func mountSuppliers(mux *http.ServeMux, opts SupplierOptions, base string) {
+// Handler returns the supplier read API as an http.Handler serving
+// /suppliers, /suppliers/{id}, /suppliers/{supplierId}/contacts,
+// /suppliers/{supplierId}/remittance-addresses and /openapi.json relative
+// to wherever it is mounted (docs: routes.md "Mounting"); see Mount for
+// the behaviour. It panics when opts.Store or opts.Tokens is nil.
+func Handler(opts Options) http.Handler {
+	mux := http.NewServeMux()
+	mount(mux, opts, "")
+	return httpx.MountedAt(mux)
+}
+
+// mount registers the supplier API's routes on mux under base:
+// BasePath for Mount, nothing for Handler.
+func mount(mux *http.ServeMux, opts Options, base string) {
 	switch {
 	case opts.Store == nil:
-		panic("httpapi: supplier API: nil SupplierOptions.Store")
+		panic("suppliers: nil Options.Store")
 	case opts.Tokens == nil:
-		panic("httpapi: supplier API: nil SupplierOptions.Tokens")
+		panic("suppliers: nil Options.Tokens")
 	}
 	log := opts.Logger
 	if log == nil {
@@ -87,30 +98,30 @@ func mountSuppliers(mux *http.ServeMux, opts SupplierOptions, base string) {
 		store:     opts.Store,
 		auth:      auth.Bearer{Tokens: opts.Tokens, Now: opts.Now},
 		log:       log,
-		summaries: newEncMemo[supplier.Summary](summaryMemoSlots),
-		details:   newEncMemo[supplier.Detail](detailMemoSlots),
+		summaries: supplierjson.NewSummaryMemo(),
+		details:   supplierjson.NewDetailMemo(),
 	}
-	rt := router{mux: mux, log: log}
-	rt.handle(base+"/suppliers", map[string]http.Handler{
+	rt := httpx.Router{Mux: mux, Log: log}
+	rt.Handle(base+"/suppliers", map[string]http.Handler{
 		http.MethodGet: api.authed(api.listSuppliers),
 	})
-	rt.handle(base+"/suppliers/{id}", map[string]http.Handler{
+	rt.Handle(base+"/suppliers/{id}", map[string]http.Handler{
 		http.MethodGet: api.authed(api.getSupplier),
 	})
-	rt.handle(base+"/suppliers/{supplierId}/contacts", map[string]http.Handler{
+	rt.Handle(base+"/suppliers/{supplierId}/contacts", map[string]http.Handler{
 		http.MethodGet: api.authed(api.listContacts),
 	})
-	rt.handle(base+"/suppliers/{supplierId}/remittance-addresses", map[string]http.Handler{
+	rt.Handle(base+"/suppliers/{supplierId}/remittance-addresses", map[string]http.Handler{
 		http.MethodGet: api.authed(api.listRemittanceAddresses),
 	})
-	rt.handle(base+"/openapi.json", map[string]http.Handler{
-		http.MethodGet: documentAt(supplierOpenAPI, SupplierBasePath, cmp.Or(base, "/")),
+	rt.Handle(base+"/openapi.json", map[string]http.Handler{
+		http.MethodGet: httpx.DocumentAt(document, BasePath, cmp.Or(base, "/")),
 	})
 	// Everything else under the base path is a JSON 404, including the
 	// base path itself (which the mux would otherwise redirect to base+"/").
-	mux.Handle(base+"/", notFound())
+	mux.Handle(base+"/", httpx.NotFound())
 	if base != "" {
-		mux.Handle(base, notFound())
+		mux.Handle(base, httpx.NotFound())
 	}
 }
 
@@ -119,18 +130,14 @@ type supplierAPI struct {
 	store supplier.Store
 	auth  auth.Bearer
 	log   *slog.Logger
-	// The JSON of summaries and details encoded before (encMemo).
-	summaries *encMemo[supplier.Summary]
-	details   *encMemo[supplier.Detail]
+	// The JSON of summaries and details encoded before (supplierjson.Memo).
+	summaries *supplierjson.Memo[supplier.Summary]
+	details   *supplierjson.Memo[supplier.Detail]
 }
 
-// Header values shared by every response of the API; set by assigning the
-// canonical key directly, which costs no allocation per request.
+// Header values of the API's 401 and 403; set by assigning the canonical
+// key directly, which costs no allocation per request.
 var (
-	// Supplier data (bank accounts, tax ids) must not linger in shared
-	// caches.
-	hdrNoStore = []string{"no-store"}
-	hdrNoSniff = []string{"nosniff"}
 	// docs: suppliers.md "Authentication": exactly "Bearer" on a 401.
 	hdrBearer = []string{"Bearer"}
 	// RFC 6750 section 3.1: a valid token lacking a scope is a 403 that
@@ -140,18 +147,18 @@ var (
 
 // authed authenticates the request, checks the scope and runs h with the
 // caller's community. Every error, from the check or from h, becomes the
-// JSON error body through writeError.
+// JSON error body through httpx.WriteError.
 func (a *supplierAPI) authed(h func(w http.ResponseWriter, r *http.Request, community string) error) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		hdr := w.Header()
-		hdr["Cache-Control"] = hdrNoStore
-		hdr["X-Content-Type-Options"] = hdrNoSniff
+		hdr["Cache-Control"] = httpx.HdrNoStore
+		hdr["X-Content-Type-Options"] = httpx.HdrNoSniff
 		p, err := a.auth.Authenticate(r.Context(), r.Header.Get("Authorization"))
 		if err == nil && !p.HasScope(auth.ScopeSuppliersRead) {
 			err = auth.ErrForbidden
 		}
 		if err == nil {
-			noteCommunity(w, p.Community)
+			httpx.NoteCommunity(w, p.Community)
 			err = h(w, r, p.Community)
 		}
 		if err == nil {
@@ -163,7 +170,7 @@ func (a *supplierAPI) authed(h func(w http.ResponseWriter, r *http.Request, comm
 		case errors.Is(err, auth.ErrForbidden):
 			hdr["Www-Authenticate"] = hdrInsufficientScope
 		}
-		writeError(w, r, a.log, err)
+		httpx.WriteError(w, r, a.log, err)
 	})
 }
 
@@ -182,7 +189,7 @@ func (a *supplierAPI) listSuppliers(w http.ResponseWriter, r *http.Request, comm
 		if err != nil {
 			return err
 		}
-		return writeSummaryPage(w, &page, a.summaries)
+		return supplierjson.WriteSummaryPage(w, &page, a.summaries)
 	}
 	// A store that can fill a buffer lists into a pooled one: the page is
 	// encoded before the buffer goes back, and nothing else keeps it.
@@ -192,7 +199,7 @@ func (a *supplierAPI) listSuppliers(w http.ResponseWriter, r *http.Request, comm
 	if err != nil {
 		return err
 	}
-	err = writeSummaryPage(w, &page, a.summaries)
+	err = supplierjson.WriteSummaryPage(w, &page, a.summaries)
 	clear(page.Content) // drop the references to stored strings
 	return err
 }
@@ -233,7 +240,7 @@ func parseListQuery(q url.Values) (supplier.ListQuery, error) {
 }
 
 func (a *supplierAPI) getSupplier(w http.ResponseWriter, r *http.Request, community string) error {
-	id, err := pathID(r, "id")
+	id, err := httpx.PathID(r, "id")
 	if err != nil {
 		return err
 	}
@@ -241,11 +248,11 @@ func (a *supplierAPI) getSupplier(w http.ResponseWriter, r *http.Request, commun
 	if err != nil {
 		return err
 	}
-	return writeDetail(w, &d, a.details)
+	return supplierjson.WriteDetail(w, &d, a.details)
 }
 
 func (a *supplierAPI) listContacts(w http.ResponseWriter, r *http.Request, community string) error {
-	id, err := pathID(r, "supplierId")
+	id, err := httpx.PathID(r, "supplierId")
 	if err != nil {
 		return err
 	}
@@ -264,11 +271,11 @@ func (a *supplierAPI) listContacts(w http.ResponseWriter, r *http.Request, commu
 	if err != nil {
 		return err
 	}
-	return writeContactPage(w, &page)
+	return supplierjson.WriteContactPage(w, &page)
 }
 
 func (a *supplierAPI) listRemittanceAddresses(w http.ResponseWriter, r *http.Request, community string) error {
-	id, err := pathID(r, "supplierId")
+	id, err := httpx.PathID(r, "supplierId")
 	if err != nil {
 		return err
 	}
@@ -287,7 +294,7 @@ func (a *supplierAPI) listRemittanceAddresses(w http.ResponseWriter, r *http.Req
 	if err != nil {
 		return err
 	}
-	return writeAddressPage(w, &page)
+	return supplierjson.WriteAddressPage(w, &page)
 }
 
 // queryValues parses the query string. A malformed one (a bad %-escape, a
@@ -299,7 +306,7 @@ func queryValues(r *http.Request) (url.Values, error) {
 	}
 	q, err := url.ParseQuery(r.URL.RawQuery)
 	if err != nil {
-		return nil, newError(http.StatusBadRequest, CodeInvalidParameter, "malformed query string: "+err.Error())
+		return nil, httpx.NewError(http.StatusBadRequest, httpx.CodeInvalidParameter, "malformed query string: "+err.Error())
 	}
 	return q, nil
 }
@@ -364,40 +371,8 @@ func modifiedSinceParam(q url.Values, errs *fieldErrors) time.Time {
 	}
 	t, rule := parseModifiedSince(v)
 	if rule != "" {
-		errs.add("modifiedSince", rule+" (got "+quoteParam(v)+")")
+		errs.add("modifiedSince", rule+" (got "+httpx.QuoteParam(v)+")")
 		return time.Time{}
 	}
 	return t
-}
-
-// pathID reads a path parameter that must be a UUID.
-//
-// Only the standard 36-character hyphenated form is accepted (hex digits in
-// either case): the spellings uuid.Parse also allows - {braces},
-// urn:uuid: and 32 bare hex digits - are a 400. One supplier then has
-// exactly one URL (caches and logs agree), and the rule matches the
-// OpenAPI document's format "uuid" (RFC 9562's string form).
-func pathID(r *http.Request, name string) (uuid.UUID, error) {
-	v := r.PathValue(name)
-	if len(v) == 36 {
-		if id, err := uuid.Parse(v); err == nil {
-			return id, nil
-		}
-	}
-	return uuid.Nil, procure.Invalid(procure.SourcePath, name,
-		"must be a UUID such as 3f2b8a4e-1c2d-4e5f-8a9b-0c1d2e3f4a5b (got "+quoteParam(v)+")")
-}
-
-// quoteParam quotes a parameter value for an error message, cut short so
-// that a huge value cannot blow up the response.
-func quoteParam(s string) string {
-	const max = 64
-	if len(s) > max {
-		cut := max
-		for cut > 0 && !utf8.RuneStart(s[cut]) {
-			cut--
-		}
-		return strconv.Quote(s[:cut]) + "..."
-	}
-	return strconv.Quote(s)
 }

@@ -1,4 +1,4 @@
-package httpapi
+package users
 
 import (
 	"bytes"
@@ -7,7 +7,6 @@ import (
 	"errors"
 	"io"
 	"log/slog"
-	"mime"
 	"net/http"
 	"net/netip"
 	"net/url"
@@ -17,22 +16,23 @@ import (
 	"unicode/utf8"
 
 	"github.com/procurekit/procure/auth"
+	"github.com/procurekit/procure/httpapi/internal/httpx"
 	"github.com/procurekit/procure/user"
 )
 
-// userOpenAPI is the OpenAPI 3.1.0 document of the user API, written by
+// document is the OpenAPI 3.1.0 document of the user API, written by
 // hand: every path, status, schema, error code and both credential headers.
 //
-//go:embed openapi/users.json
-var userOpenAPI []byte
+//go:embed openapi.json
+var document []byte
 
-// UserOpenAPI returns the OpenAPI 3.1.0 document of the user API, as served
+// OpenAPI returns the OpenAPI 3.1.0 document of the user API, as served
 // at GET /v1/openapi.json. The slice is a copy.
-func UserOpenAPI() []byte { return bytes.Clone(userOpenAPI) }
+func OpenAPI() []byte { return bytes.Clone(document) }
 
-// UserBasePath is the version segment every path of the user API starts
+// BasePath is the version segment every path of the user API starts
 // with (docs: routes.md).
-const UserBasePath = "/v1"
+const BasePath = "/v1"
 
 // HeaderAutoRoles is the response header of GET
 // /v1/users/username/{username} that lists the role codes the community
@@ -52,12 +52,12 @@ func encodeAutoRoles(roles []string) string {
 	return b.String()
 }
 
-// MaxUserBodyBytes is the largest request body the user API reads (1 MiB,
+// MaxBodyBytes is the largest request body the user API reads (1 MiB,
 // docs: errors.md); a larger one is a 413.
-const MaxUserBodyBytes = 1 << 20
+const MaxBodyBytes = httpx.MaxBodyBytes
 
-// UserOptions configure the user API.
-type UserOptions struct {
+// Options configure the user API.
+type Options struct {
 	// Users applies the rules of the user API over a user.Store. Required.
 	Users *user.Service
 
@@ -77,7 +77,7 @@ type UserOptions struct {
 	Logger *slog.Logger
 }
 
-// MountUsers registers the user synchronisation API (Interface B) on mux:
+// Mount registers the user synchronisation API (Interface B) on mux:
 //
 //	GET  /v1/users/username/{username}
 //	POST /v1/users
@@ -95,24 +95,35 @@ type UserOptions struct {
 // 1 MiB (413 otherwise). Responses carry Cache-Control: no-store, since
 // they hold personal data.
 //
-// MountUsers panics, as http.ServeMux.Handle does, when mux, opts.Users,
+// Mount panics, as http.ServeMux.Handle does, when mux, opts.Users,
 // opts.Users.Store or opts.Accounts is nil, or the routes are already
 // registered on mux.
-func MountUsers(mux *http.ServeMux, opts UserOptions) {
+func Mount(mux *http.ServeMux, opts Options) {
 	if mux == nil {
-		panic("httpapi: MountUsers: nil mux")
+		panic("users.Mount: nil mux")
 	}
-	mountUsers(mux, opts)
+	mount(mux, opts)
 }
 
-// mountUsers registers the user API's routes on mux, for MountUsers and
-// UserHandler.
-func mountUsers(mux *http.ServeMux, opts UserOptions) {
+// Handler returns the user synchronisation API as an http.Handler
+// serving /v1/users/username/{username}, /v1/users and /v1/openapi.json
+// relative to wherever it is mounted (docs: routes.md "Mounting"); see
+// Mount for the behaviour. It panics when opts.Users, opts.Users.Store or
+// opts.Accounts is nil.
+func Handler(opts Options) http.Handler {
+	mux := http.NewServeMux()
+	mount(mux, opts)
+	return httpx.MountedAt(mux)
+}
+
+// mount registers the user API's routes on mux, for Mount and
+// Handler.
+func mount(mux *http.ServeMux, opts Options) {
 	switch {
 	case opts.Users == nil || opts.Users.Store == nil:
-		panic("httpapi: user API: nil UserOptions.Users or Users.Store")
+		panic("users: nil Options.Users or Users.Store")
 	case opts.Accounts == nil:
-		panic("httpapi: user API: nil UserOptions.Accounts")
+		panic("users: nil Options.Accounts")
 	}
 	log := opts.Logger
 	if log == nil {
@@ -123,20 +134,20 @@ func mountUsers(mux *http.ServeMux, opts UserOptions) {
 		auth:  auth.ServiceKey{Accounts: opts.Accounts, TrustedProxies: opts.TrustedProxies},
 		log:   log,
 	}
-	rt := router{mux: mux, log: log}
-	const base = UserBasePath
-	rt.handle(base+"/users/username/{username}", map[string]http.Handler{
+	rt := httpx.Router{Mux: mux, Log: log}
+	const base = BasePath
+	rt.Handle(base+"/users/username/{username}", map[string]http.Handler{
 		http.MethodGet: api.authed(api.getUser),
 	})
-	rt.handle(base+"/users", map[string]http.Handler{
+	rt.Handle(base+"/users", map[string]http.Handler{
 		http.MethodPost: api.authed(api.createUser),
 		http.MethodPut:  api.authed(api.updateUser),
 	})
-	rt.handle(base+"/openapi.json", map[string]http.Handler{
-		http.MethodGet: documentAt(userOpenAPI, "/", "/"),
+	rt.Handle(base+"/openapi.json", map[string]http.Handler{
+		http.MethodGet: httpx.DocumentAt(document, "/", "/"),
 	})
-	mux.Handle(base+"/", notFound())
-	mux.Handle(base, notFound())
+	mux.Handle(base+"/", httpx.NotFound())
+	mux.Handle(base, httpx.NotFound())
 }
 
 // userAPI serves the three operations of Interface B.
@@ -146,26 +157,22 @@ type userAPI struct {
 	log   *slog.Logger
 }
 
-var (
-	// hdrServiceKey names the credential scheme on a 401 (RFC 9110
-	// requires a WWW-Authenticate header there).
-	hdrServiceKey = []string{"Service-API-Key"}
-	// hdrXFF is the canonical header name, looked up without allocating.
-	hdrXFF = http.CanonicalHeaderKey("X-Forwarded-For")
-)
+// hdrServiceKey names the credential scheme on a 401 (RFC 9110
+// requires a WWW-Authenticate header there).
+var hdrServiceKey = []string{"Service-API-Key"}
 
 // authed authenticates the request and runs h with the caller's community.
 // Every error, from authentication or from h, becomes the JSON error body
-// through writeError; authentication failures share one body.
+// through httpx.WriteError; authentication failures share one body.
 func (a *userAPI) authed(h func(w http.ResponseWriter, r *http.Request, community string) error) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		hdr := w.Header()
-		hdr["Cache-Control"] = hdrNoStore
-		hdr["X-Content-Type-Options"] = hdrNoSniff
-		client := a.auth.ClientIP(r.RemoteAddr, r.Header[hdrXFF])
+		hdr["Cache-Control"] = httpx.HdrNoStore
+		hdr["X-Content-Type-Options"] = httpx.HdrNoSniff
+		client := a.auth.ClientIP(r.RemoteAddr, r.Header[httpx.HdrXFF])
 		p, err := a.auth.Authenticate(r.Context(), r.Header.Get(auth.HeaderAccountID), r.Header.Get(auth.HeaderAPIKey), client)
 		if err == nil {
-			noteCommunity(w, p.Community)
+			httpx.NoteCommunity(w, p.Community)
 			err = h(w, r, p.Community)
 		}
 		if err == nil {
@@ -177,7 +184,7 @@ func (a *userAPI) authed(h func(w http.ResponseWriter, r *http.Request, communit
 				"reason", err.Error(), "client", client.String(), "method", r.Method, "path", r.URL.Path)
 			hdr["Www-Authenticate"] = hdrServiceKey
 		}
-		writeError(w, r, a.log, err)
+		httpx.WriteError(w, r, a.log, err)
 	})
 }
 
@@ -186,7 +193,7 @@ func (a *userAPI) getUser(w http.ResponseWriter, r *http.Request, community stri
 	if err != nil {
 		return err
 	}
-	etag := versionETag(u.Version)
+	etag := httpx.VersionETag(u.Version)
 	w.Header().Set("ETag", etag)
 	// The pre-check tells a syncing client which roles the server adds by
 	// itself (HeaderAutoRoles), so that it need not write a user whose
@@ -194,11 +201,11 @@ func (a *userAPI) getUser(w http.ResponseWriter, r *http.Request, community stri
 	if roles, err := a.users.AutoRolesOf(r.Context(), community); err == nil {
 		w.Header()[HeaderAutoRoles] = []string{encodeAutoRoles(roles)}
 	}
-	if ifNoneMatch(r, etag) { // etag.go: the client's copy is current
-		writeNotModified(w, etag)
+	if httpx.IfNoneMatch(r, etag) { // the client's copy is current
+		httpx.WriteNotModified(w, etag)
 		return nil
 	}
-	writeJSON(w, http.StatusOK, &u)
+	httpx.WriteJSON(w, http.StatusOK, &u)
 	return nil
 }
 
@@ -211,13 +218,13 @@ func (a *userAPI) createUser(w http.ResponseWriter, r *http.Request, community s
 	if err != nil {
 		return err
 	}
-	w.Header().Set("ETag", versionETag(u.Version))
-	writeJSON(w, http.StatusOK, &u)
+	w.Header().Set("ETag", httpx.VersionETag(u.Version))
+	httpx.WriteJSON(w, http.StatusOK, &u)
 	return nil
 }
 
 func (a *userAPI) updateUser(w http.ResponseWriter, r *http.Request, community string) error {
-	version, err := ifMatchVersion(r) // etag.go
+	version, err := httpx.IfMatchVersion(r)
 	if err != nil {
 		return err
 	}
@@ -229,49 +236,49 @@ func (a *userAPI) updateUser(w http.ResponseWriter, r *http.Request, community s
 	if err != nil {
 		return err
 	}
-	w.Header().Set("ETag", versionETag(u.Version))
-	writeJSON(w, http.StatusOK, &u)
+	w.Header().Set("ETag", httpx.VersionETag(u.Version))
+	httpx.WriteJSON(w, http.StatusOK, &u)
 	return nil
 }
 
 // readUserInput reads and decodes a create or update body: JSON by
-// Content-Type (415), at most MaxUserBodyBytes (413), not empty, one JSON
+// Content-Type (415), at most MaxBodyBytes (413), not empty, one JSON
 // object whose fields have the right JSON types (400 MALFORMED_REQUEST).
 func readUserInput(w http.ResponseWriter, r *http.Request) (user.Input, error) {
-	if !isJSONContentType(r.Header.Get("Content-Type")) {
-		return user.Input{}, newError(http.StatusUnsupportedMediaType, CodeUnsupportedMediaType,
+	if !httpx.IsJSONContentType(r.Header.Get("Content-Type")) {
+		return user.Input{}, httpx.NewError(http.StatusUnsupportedMediaType, httpx.CodeUnsupportedMediaType,
 			"the request body must be JSON: send Content-Type: application/json (charset, if given, utf-8)")
 	}
-	tooLarge := newError(http.StatusRequestEntityTooLarge, CodePayloadTooLarge,
-		"the request body is larger than "+strconv.Itoa(MaxUserBodyBytes)+" bytes (1 MiB)")
-	if r.ContentLength > MaxUserBodyBytes {
+	tooLarge := httpx.NewError(http.StatusRequestEntityTooLarge, httpx.CodePayloadTooLarge,
+		"the request body is larger than "+strconv.Itoa(MaxBodyBytes)+" bytes (1 MiB)")
+	if r.ContentLength > MaxBodyBytes {
 		return user.Input{}, tooLarge
 	}
-	buf := bufPool.Get().(*bytes.Buffer)
+	buf := httpx.BufPool.Get().(*bytes.Buffer)
 	buf.Reset()
 	defer func() {
-		if buf.Cap() <= MaxUserBodyBytes+bytes.MinRead {
-			bufPool.Put(buf)
+		if buf.Cap() <= MaxBodyBytes+bytes.MinRead {
+			httpx.BufPool.Put(buf)
 		}
 	}()
-	if _, err := buf.ReadFrom(http.MaxBytesReader(w, r.Body, MaxUserBodyBytes)); err != nil {
+	if _, err := buf.ReadFrom(http.MaxBytesReader(w, r.Body, MaxBodyBytes)); err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
 			return user.Input{}, tooLarge
 		}
 		// The client went away or sent a broken chunked body.
-		return user.Input{}, newError(http.StatusBadRequest, CodeMalformedRequest, "the request body could not be read")
+		return user.Input{}, httpx.NewError(http.StatusBadRequest, httpx.CodeMalformedRequest, "the request body could not be read")
 	}
 	body := buf.Bytes()
 	if len(bytes.TrimSpace(body)) == 0 {
-		return user.Input{}, newError(http.StatusBadRequest, CodeMalformedRequest,
+		return user.Input{}, httpx.NewError(http.StatusBadRequest, httpx.CodeMalformedRequest,
 			"the request body is empty: send a JSON User object")
 	}
 	if !utf8.Valid(body) {
 		// RFC 8259: JSON is UTF-8. encoding/json would quietly turn the
 		// bad bytes into U+FFFD; refusing them keeps what is stored what
 		// was sent (docs: limits.md).
-		return user.Input{}, newError(http.StatusBadRequest, CodeMalformedRequest,
+		return user.Input{}, httpx.NewError(http.StatusBadRequest, httpx.CodeMalformedRequest,
 			"the request body is not valid UTF-8 (JSON must be UTF-8)")
 	}
 	in, err := user.ParseInput(body)
@@ -279,25 +286,6 @@ func readUserInput(w http.ResponseWriter, r *http.Request) (user.Input, error) {
 		return user.Input{}, decodeError(err, body)
 	}
 	return in, nil
-}
-
-// isJSONContentType accepts application/json with an optional charset
-// parameter of utf-8 (RFC 8259: JSON is UTF-8), in any case. The common
-// spellings are matched without parsing.
-func isJSONContentType(ct string) bool {
-	if strings.EqualFold(ct, "application/json") || strings.EqualFold(ct, "application/json; charset=utf-8") {
-		return true
-	}
-	mt, params, err := mime.ParseMediaType(ct)
-	if err != nil || mt != "application/json" {
-		return false
-	}
-	for k, v := range params {
-		if k != "charset" || !(strings.EqualFold(v, "utf-8") || strings.EqualFold(v, "utf8")) {
-			return false
-		}
-	}
-	return true
 }
 
 // decodeError turns an error of user.ParseInput into the client's error:
@@ -309,12 +297,12 @@ func decodeError(err error, body []byte) error {
 	var typ *json.UnmarshalTypeError
 	switch {
 	case errors.As(err, &syn):
-		return newError(http.StatusBadRequest, CodeMalformedRequest,
-			"the request body is not valid JSON: "+syn.Error()+" (at "+lineColumn(body, syn.Offset-1)+")")
+		return httpx.NewError(http.StatusBadRequest, httpx.CodeMalformedRequest,
+			"the request body is not valid JSON: "+syn.Error()+" (at "+httpx.LineColumn(body, syn.Offset-1)+")")
 	case errors.As(err, &typ):
-		return newError(http.StatusBadRequest, CodeMalformedRequest, typeErrorMessage(typ))
+		return httpx.NewError(http.StatusBadRequest, httpx.CodeMalformedRequest, typeErrorMessage(typ))
 	case errors.Is(err, io.ErrUnexpectedEOF):
-		return newError(http.StatusBadRequest, CodeMalformedRequest, "the request body is not valid JSON: it ends too early")
+		return httpx.NewError(http.StatusBadRequest, httpx.CodeMalformedRequest, "the request body is not valid JSON: it ends too early")
 	}
 	return err // a *procure.ValidationError: a 400 INVALID_FIELD
 }
@@ -327,45 +315,11 @@ func typeErrorMessage(typ *json.UnmarshalTypeError) string {
 		got = "boolean"
 	}
 	if typ.Field == "" {
-		return "the request body must be a JSON object (a User), not " + article(got)
+		return "the request body must be a JSON object (a User), not " + httpx.Article(got)
 	}
 	if typ.Type.Kind() == reflect.Struct {
 		// Only the entries of the coded lists and attributes are objects.
-		return typ.Field + ": each entry must be a JSON object (got " + article(got) + ")"
+		return typ.Field + ": each entry must be a JSON object (got " + httpx.Article(got) + ")"
 	}
-	return typ.Field + ": must be a JSON " + jsonTypeName(typ.Type.Kind()) + " (got " + article(got) + ")"
-}
-
-func jsonTypeName(k reflect.Kind) string {
-	switch k {
-	case reflect.Bool:
-		return "boolean"
-	case reflect.Slice, reflect.Array:
-		return "array"
-	case reflect.Struct, reflect.Map:
-		return "object"
-	case reflect.String:
-		return "string"
-	}
-	return "number"
-}
-
-func article(jsonType string) string {
-	switch jsonType {
-	case "array", "object":
-		return "an " + jsonType
-	case "null":
-		return "null"
-	}
-	return "a " + jsonType
-}
-
-// lineColumn renders the 1-based line and column of the byte at offset
-// off (a SyntaxError's Offset is just past the offending byte).
-func lineColumn(data []byte, off int64) string {
-	off = max(0, min(off, int64(len(data))))
-	before := data[:off]
-	line := bytes.Count(before, []byte("\n")) + 1
-	col := int(off) - (bytes.LastIndexByte(before, '\n') + 1) + 1
-	return "line " + strconv.Itoa(line) + ", column " + strconv.Itoa(col)
+	return typ.Field + ": must be a JSON " + httpx.JSONTypeName(typ.Type.Kind()) + " (got " + httpx.Article(got) + ")"
 }

@@ -1,4 +1,4 @@
-package httpapi
+package httpx
 
 import (
 	"context"
@@ -45,6 +45,11 @@ const (
 	CodeBudgetNotFound     = "BUDGET_NOT_FOUND"     // 404: no such account in the community's budget table
 	CodeConflict           = "CONFLICT"             // 409: the write would break a uniqueness rule, or needs a modifiedDate past 9999
 	CodeNotImplemented     = "NOT_IMPLEMENTED"      // 501: the server was configured without this operation
+	CodeRequestTimeout     = "REQUEST_TIMEOUT"      // 408: the import's body stopped arriving (admin ImportIdleTimeout)
+	CodeTooManyRequests    = "TOO_MANY_REQUESTS"    // 429: a client failed the admin token too often, until Retry-After seconds have passed
+
+	// Codes of the connector (Interface C).
+	CodeUpstreamFailed = "UPSTREAM_FAILED" // 502: the connector's validator (the customer's database behind it) failed or broke the reply rule
 )
 
 // ErrorBody is the body of every error response (docs: errors.md, the operation
@@ -64,13 +69,13 @@ type apiError struct {
 
 func (e *apiError) Error() string { return e.message }
 
-func newError(status int, code, message string) error {
+func NewError(status int, code, message string) error {
 	return &apiError{status: status, code: code, message: message}
 }
 
-// classify is the one place that maps errors to HTTP statuses and codes.
+// Classify is the one place that maps errors to HTTP statuses and codes.
 // Anything it does not know is a 500 whose message says nothing internal.
-func classify(err error) (status int, code, message string) {
+func Classify(err error) (status int, code, message string) {
 	var ae *apiError
 	var ve *procure.ValidationError
 	switch {
@@ -81,7 +86,7 @@ func classify(err error) (status int, code, message string) {
 		if ve.Source == procure.SourceBody {
 			code = CodeInvalidField
 		}
-		return http.StatusBadRequest, code, validationMessage(ve)
+		return http.StatusBadRequest, code, ValidationMessage(ve)
 	case errors.Is(err, auth.ErrUnauthenticated):
 		return http.StatusUnauthorized, CodeUnauthorized, "authentication failed"
 	case errors.Is(err, auth.ErrForbidden):
@@ -168,9 +173,9 @@ const (
 	maxDetailBytes  = 300
 )
 
-// validationMessage is the message of a 400 for ve: its field errors in
+// ValidationMessage is the message of a 400 for ve: its field errors in
 // order, "field: rule" joined by "; ", at most MaxErrorDetails of them.
-func validationMessage(ve *procure.ValidationError) string {
+func ValidationMessage(ve *procure.ValidationError) string {
 	var b strings.Builder
 	for i, f := range ve.Fields {
 		if i == MaxErrorDetails {
@@ -179,7 +184,7 @@ func validationMessage(ve *procure.ValidationError) string {
 		if i > 0 {
 			b.WriteString("; ")
 		}
-		b.WriteString(cutText(f.Field+": "+f.Rule, maxDetailBytes))
+		b.WriteString(CutText(f.Field+": "+f.Rule, maxDetailBytes))
 	}
 	if more := len(ve.Fields) - min(len(ve.Fields), MaxErrorDetails) + ve.Omitted; more > 0 {
 		b.WriteString("; and " + strconv.Itoa(more) + " more")
@@ -187,9 +192,9 @@ func validationMessage(ve *procure.ValidationError) string {
 	return b.String()
 }
 
-// cutText cuts s to at most n bytes at a character boundary, marking the
+// CutText cuts s to at most n bytes at a character boundary, marking the
 // cut with "...".
-func cutText(s string, n int) string {
+func CutText(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
@@ -200,10 +205,10 @@ func cutText(s string, n int) string {
 	return s[:i] + "..."
 }
 
-// writeError answers r with the JSON error body for err. A 500 logs its
+// WriteError answers r with the JSON error body for err. A 500 logs its
 // cause (never sent to the client).
-func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err error) {
-	status, code, message := classify(err)
+func WriteError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err error) {
+	status, code, message := Classify(err)
 	switch {
 	case status == http.StatusInternalServerError && r.Context().Err() != nil && errors.Is(err, context.Canceled):
 		// The client went away (a closed connection cancels the
@@ -220,7 +225,7 @@ func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err er
 	if status == http.StatusServiceUnavailable {
 		w.Header().Set("Retry-After", strconv.Itoa(RetryAfterSeconds))
 	}
-	writeJSON(w, status, ErrorBody{Code: code, Message: message})
+	WriteJSON(w, status, ErrorBody{Code: code, Message: message})
 }
 
 // conflictMessage is the message of a 409: the store's words, which name

@@ -1,4 +1,4 @@
-package httpapi
+package httpx
 
 import (
 	"net/http"
@@ -33,17 +33,17 @@ import (
 //     any of its tags does. A header that does not parse matches nothing,
 //     so the client gets the full 200 it can always use.
 
-// versionETag returns the entity tag of a user version.
-func versionETag(v int64) string { return `W/"` + strconv.FormatInt(v, 10) + `"` }
+// VersionETag returns the entity tag of a user version.
+func VersionETag(v int64) string { return `W/"` + strconv.FormatInt(v, 10) + `"` }
 
 // noVersionMatches is a version no stored user has (versions start at 1):
 // a precondition with it always fails.
 const noVersionMatches = -1
 
-// ifMatchVersion returns the version an update's If-Match header requires:
+// IfMatchVersion returns the version an update's If-Match header requires:
 // 0 when there is no precondition (no header, or *), noVersionMatches for
 // a tag that names no version, and an error (a 400) for a list of tags.
-func ifMatchVersion(r *http.Request) (int64, error) {
+func IfMatchVersion(r *http.Request) (int64, error) {
 	vals := r.Header.Values("If-Match")
 	if len(vals) == 0 {
 		return 0, nil
@@ -53,7 +53,7 @@ func ifMatchVersion(r *http.Request) (int64, error) {
 		return 0, nil
 	}
 	if strings.Contains(h, ",") {
-		return 0, newError(http.StatusBadRequest, CodeInvalidParameter,
+		return 0, NewError(http.StatusBadRequest, CodeInvalidParameter,
 			"If-Match: send one entity tag (the ETag of the version read), not a list")
 	}
 	tag := strings.TrimPrefix(h, "W/")
@@ -67,14 +67,14 @@ func ifMatchVersion(r *http.Request) (int64, error) {
 	return v, nil
 }
 
-// ifNoneMatch reports whether the request's If-None-Match header matches
+// IfNoneMatch reports whether the request's If-None-Match header matches
 // etag, the current entity tag of the resource a GET or HEAD would
 // return (RFC 9110 13.1.2): "*", or a list of entity tags one of which
 // equals etag under weak comparison (W/"3" matches "3"). Several header
 // lines read as one list. A list that breaks the grammar matches only
 // through the tags read before the fault: answering the full
 // representation is never wrong, a 304 on a misread tag would be.
-func ifNoneMatch(r *http.Request, etag string) bool {
+func IfNoneMatch(r *http.Request, etag string) bool {
 	vals := r.Header.Values("If-None-Match")
 	if len(vals) == 0 {
 		return false
@@ -120,11 +120,11 @@ func entityTagListMatches(v, want string) bool {
 	}
 }
 
-// writeNotModified answers a read whose If-None-Match matched: 304 with
+// WriteNotModified answers a read whose If-None-Match matched: 304 with
 // the ETag (RFC 9110 15.4.5: the headers a 200 would have had that
 // describe the representation) and no body. Headers already set on w,
 // such as Cache-Control, are sent as they are.
-func writeNotModified(w http.ResponseWriter, etag string) {
+func WriteNotModified(w http.ResponseWriter, etag string) {
 	w.Header().Set("ETag", etag)
 	w.WriteHeader(http.StatusNotModified)
 }

@@ -1,11 +1,11 @@
-package httpapi
+package httpx
 
 import (
 	"net/http/httptest"
 	"testing"
 )
 
-// ifNoneMatch follows RFC 9110 13.1.2: weak comparison, "*", lists,
+// IfNoneMatch follows RFC 9110 13.1.2: weak comparison, "*", lists,
 // several header lines, and a malformed value matches nothing.
 func TestIfNoneMatch(t *testing.T) {
 	const etag = `W/"3"`
@@ -37,8 +37,8 @@ func TestIfNoneMatch(t *testing.T) {
 			for _, v := range tt.values {
 				r.Header.Add("If-None-Match", v)
 			}
-			if got := ifNoneMatch(r, etag); got != tt.want {
-				t.Errorf("ifNoneMatch(%q, %s) = %v; want %v", tt.values, etag, got, tt.want)
+			if got := IfNoneMatch(r, etag); got != tt.want {
+				t.Errorf("IfNoneMatch(%q, %s) = %v; want %v", tt.values, etag, got, tt.want)
 			}
 		})
 	}

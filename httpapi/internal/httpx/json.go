@@ -1,4 +1,4 @@
-package httpapi
+package httpx
 
 import (
 	"bytes"
@@ -9,17 +9,21 @@ import (
 	"sync/atomic"
 )
 
-var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+// HdrJSON is the Content-Type of every JSON answer.
+var HdrJSON = []string{"application/json"}
 
-// writeJSON encodes v into a pooled buffer first, so that an encoding
+// BufPool holds buffers for encoding answers and reading bodies.
+var BufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// WriteJSON encodes v into a pooled buffer first, so that an encoding
 // failure can still become a clean 500 and the response carries a
 // Content-Length.
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	buf := bufPool.Get().(*bytes.Buffer)
+func WriteJSON(w http.ResponseWriter, status int, v any) {
+	buf := BufPool.Get().(*bytes.Buffer)
 	buf.Reset()
 	defer func() {
 		if buf.Cap() <= 1<<20 { // don't keep huge buffers alive
-			bufPool.Put(buf)
+			BufPool.Put(buf)
 		}
 	}()
 	if err := json.NewEncoder(buf).Encode(v); err != nil {
@@ -28,8 +32,8 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 		buf.WriteString(`{"code":"` + CodeInternal + `","message":"internal server error"}` + "\n")
 	}
 	h := w.Header()
-	h["Content-Type"] = hdrJSON
-	h["Content-Length"] = contentLength(buf.Len())
+	h["Content-Type"] = HdrJSON
+	h["Content-Length"] = ContentLength(buf.Len())
 	w.WriteHeader(status)
 	_, _ = w.Write(buf.Bytes()) // the client has gone; nothing to do
 }
@@ -46,10 +50,10 @@ type lengthValue struct {
 // last length that hashed to it; entries are immutable once published.
 var lengthCache [4096]atomic.Pointer[lengthValue]
 
-// contentLength returns the header value of Content-Length n. The slice
+// ContentLength returns the header value of Content-Length n. The slice
 // is shared: callers assign it to a header and never modify it (net/http
 // only reads it).
-func contentLength(n int) []string {
+func ContentLength(n int) []string {
 	slot := &lengthCache[uint(n)%uint(len(lengthCache))]
 	if e := slot.Load(); e != nil && e.n == n {
 		return e.v

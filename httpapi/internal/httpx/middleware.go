@@ -1,4 +1,4 @@
-package httpapi
+package httpx
 
 import (
 	"log/slog"
@@ -21,7 +21,7 @@ func recoverer(log *slog.Logger, next http.Handler) http.Handler {
 				panic(v)
 			}
 			log.ErrorContext(r.Context(), "panic serving request", "method", r.Method, "path", r.URL.Path, "panic", v)
-			writeJSON(w, http.StatusInternalServerError, ErrorBody{Code: CodeInternal, Message: "internal server error"})
+			WriteJSON(w, http.StatusInternalServerError, ErrorBody{Code: CodeInternal, Message: "internal server error"})
 		}()
 		next.ServeHTTP(w, r)
 	})
@@ -45,39 +45,41 @@ func methodNotAllowed(allowed ...string) http.Handler {
 	allow := strings.Join(list, ", ")
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Allow", allow)
-		writeJSON(w, http.StatusMethodNotAllowed, ErrorBody{
+		WriteJSON(w, http.StatusMethodNotAllowed, ErrorBody{
 			Code:    CodeMethodNotAllowed,
 			Message: "method " + r.Method + " is not allowed on this path; allowed: " + allow,
 		})
 	})
 }
 
-// notFound answers an unknown path under an API's prefix with the JSON
+// NotFound answers an unknown path under an API's prefix with the JSON
 // error body.
-func notFound() http.Handler {
+func NotFound() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, http.StatusNotFound, ErrorBody{Code: CodeNotFound, Message: "no route for " + r.URL.Path})
+		WriteJSON(w, http.StatusNotFound, ErrorBody{Code: CodeNotFound, Message: "no route for " + r.URL.Path})
 	})
 }
 
-// route registers h for method on path, and the 405 answer for every
-// other method on the same path.
-type router struct {
-	mux *http.ServeMux
-	log *slog.Logger
+// Router registers an API's routes on a mux, each handler behind a
+// recoverer that logs a panic to Log and answers it 500.
+type Router struct {
+	Mux *http.ServeMux
+	Log *slog.Logger
 }
 
-func (rt router) handle(path string, methods map[string]http.Handler) {
+// Handle registers the handler of each method on path, and the 405
+// answer for every other method on the same path.
+func (rt Router) Handle(path string, methods map[string]http.Handler) {
 	names := make([]string, 0, len(methods))
 	for m, h := range methods {
 		names = append(names, m)
-		rt.mux.Handle(m+" "+path, routed(recoverer(rt.log, h)))
+		rt.Mux.Handle(m+" "+path, Routed(recoverer(rt.Log, h)))
 	}
-	rt.mux.Handle(path, routed(methodNotAllowed(names...)))
+	rt.Mux.Handle(path, Routed(methodNotAllowed(names...)))
 }
 
-// routed tells RequestLog the route h serves (noteRoute).
-func routed(h http.Handler) http.Handler {
+// Routed tells RequestLog the route h serves (noteRoute).
+func Routed(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		noteRoute(w, r)
 		h.ServeHTTP(w, r)

@@ -1,71 +1,32 @@
-package httpapi
+package httpx
 
 import (
 	"bytes"
 	"cmp"
+	"crypto/sha256"
+	"encoding/hex"
 	"net/http"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/procurekit/procure/internal/jsontext"
 )
 
-// Router-agnostic mounting (docs: routes.md).
-//
-// SupplierHandler, UserHandler, SCIMHandler and AdminHandler return each
-// API as a plain http.Handler
-// that serves the API's paths exactly as its OpenAPI document lists them:
-// "/suppliers/{id}" for the supplier API (whose document's server is
-// /public/community), "/v1/users" for the user API (whose server is the
-// host root). Put one under any prefix with http.StripPrefix, which every
-// router can mount (chi's Mount, gorilla's PathPrefix, a ServeMux):
-//
-//	mux.Handle("/procurement/", http.StripPrefix("/procurement", httpapi.SupplierHandler(opts)))
-//
-// Each answers its own JSON 404 and 405s, and serves its openapi.json with
-// the servers URL set to the prefix the request came through (what the
-// request's RequestURI has before the path the handler saw), so that a
-// client generated from the document calls the right place.
-// MountSuppliers, MountUsers, MountSCIM and MountAdmin register the same
-// routes on a ServeMux at the documents' own servers.
-
-// SupplierHandler returns the supplier read API (Interface A) as an
-// http.Handler serving /suppliers, /suppliers/{id},
-// /suppliers/{supplierId}/contacts,
-// /suppliers/{supplierId}/remittance-addresses and /openapi.json relative
-// to wherever it is mounted; see MountSuppliers for the behaviour. It
-// panics when opts.Store or opts.Tokens is nil.
-func SupplierHandler(opts SupplierOptions) http.Handler {
-	mux := http.NewServeMux()
-	mountSuppliers(mux, opts, "")
-	return mountedAt(mux)
-}
-
-// UserHandler returns the user synchronisation API (Interface B) as an
-// http.Handler serving /v1/users/username/{username}, /v1/users and
-// /v1/openapi.json relative to wherever it is mounted; see MountUsers for
-// the behaviour. It panics when opts.Users, opts.Users.Store or
-// opts.Accounts is nil.
-func UserHandler(opts UserOptions) http.Handler {
-	mux := http.NewServeMux()
-	mountUsers(mux, opts)
-	return mountedAt(mux)
-}
-
-// mountedAt returns h, which serves paths relative to its mount point,
+// MountedAt returns h, which serves paths relative to its mount point,
 // recording for RequestLog the prefix a request came through.
-func mountedAt(h http.Handler) http.Handler {
+func MountedAt(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		notePrefix(w, r)
 		h.ServeHTTP(w, r)
 	})
 }
 
-// mountPrefix is the part of the request's path that a prefix-stripping
+// MountPrefix is the part of the request's path that a prefix-stripping
 // router removed before the handler saw r: RequestURI's path less
 // r.URL's. It is empty when nothing was stripped or RequestURI is not a
 // path (a test request built without it, a CONNECT).
-func mountPrefix(r *http.Request) string {
+func MountPrefix(r *http.Request) string {
 	uri := r.RequestURI
 	if i := strings.IndexAny(uri, "?#"); i >= 0 {
 		uri = uri[:i]
@@ -80,12 +41,12 @@ func mountPrefix(r *http.Request) string {
 	return prefix
 }
 
-// documentAt serves doc, whose servers list holds one server with the URL
+// DocumentAt serves doc, whose servers list holds one server with the URL
 // home, with that URL replaced by the prefix each request came through, or
 // by noPrefix when it came through none. The few distinct prefixes a
 // deployment has are kept, up to a bound; past it documents are built per
 // request.
-func documentAt(doc []byte, home, noPrefix string) http.Handler {
+func DocumentAt(doc []byte, home, noPrefix string) http.Handler {
 	asIs := serveDocument(doc)
 	var (
 		mu    sync.Mutex
@@ -94,7 +55,7 @@ func documentAt(doc []byte, home, noPrefix string) http.Handler {
 	const maxBuilt = 16
 	from := []byte(`"url": ` + string(jsontext.AppendString(nil, home)))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		prefix := cmp.Or(mountPrefix(r), noPrefix)
+		prefix := cmp.Or(MountPrefix(r), noPrefix)
 		if prefix == home {
 			asIs.ServeHTTP(w, r)
 			return
@@ -113,12 +74,19 @@ func documentAt(doc []byte, home, noPrefix string) http.Handler {
 	})
 }
 
-// SCIMHandler returns the SCIM 2.0 endpoint as an http.Handler serving
-// /scim/v2/... relative to wherever it is mounted (as UserHandler serves
-// /v1/...); see MountSCIM for the behaviour. Resource locations and the
-// served document follow the prefix. It panics as MountSCIM does.
-func SCIMHandler(opts SCIMOptions) http.Handler {
-	mux := http.NewServeMux()
-	MountSCIM(mux, opts)
-	return mountedAt(mux)
+// serveDocument serves a fixed JSON document with a strong ETag, so that
+// clients and proxies can revalidate it cheaply (If-None-Match gives a
+// 304), and with HEAD and Range handled by http.ServeContent.
+func serveDocument(doc []byte) http.Handler {
+	sum := sha256.Sum256(doc)
+	etag := []string{`"` + hex.EncodeToString(sum[:16]) + `"`}
+	ctype := []string{"application/json"}
+	cache := []string{"public, max-age=300"}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h["Content-Type"] = ctype
+		h["Etag"] = etag
+		h["Cache-Control"] = cache
+		http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(doc))
+	})
 }

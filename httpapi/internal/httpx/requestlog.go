@@ -1,4 +1,4 @@
-package httpapi
+package httpx
 
 import (
 	"log/slog"
@@ -83,17 +83,17 @@ func patternPath(pattern string) string {
 }
 
 // noteRoute records for RequestLog the route r matched on an API's own
-// mux, when that mux is behind a prefix (SupplierHandler, UserHandler);
-// under MountX the outer request's pattern says it already.
+// mux, when that mux is behind a prefix (an API's Handler);
+// under Mount the outer request's pattern says it already.
 func noteRoute(w http.ResponseWriter, r *http.Request) {
 	if sw := logged(w); sw != nil && sw.prefix != "" {
 		sw.route = sw.prefix + patternPath(r.Pattern)
 	}
 }
 
-// noteCommunity records the caller's community for RequestLog, when the
+// NoteCommunity records the caller's community for RequestLog, when the
 // request is being logged.
-func noteCommunity(w http.ResponseWriter, community string) {
+func NoteCommunity(w http.ResponseWriter, community string) {
 	if sw := logged(w); sw != nil {
 		sw.community = community
 	}
@@ -103,7 +103,7 @@ func noteCommunity(w http.ResponseWriter, community string) {
 // an API's own mux saw the request.
 func notePrefix(w http.ResponseWriter, r *http.Request) {
 	if sw := logged(w); sw != nil {
-		sw.prefix = mountPrefix(r)
+		sw.prefix = MountPrefix(r)
 	}
 }
 

@@ -1,4 +1,4 @@
-package httpapi
+package httpx
 
 import (
 	"context"
@@ -56,7 +56,7 @@ func TestClassifyUnavailable(t *testing.T) {
 		"joined with a message": errors.Join(errors.New("context"), sqlStateError("57014")),
 	}
 	for name, err := range unavailableErrs {
-		status, code, msg := classify(err)
+		status, code, msg := Classify(err)
 		if status != http.StatusServiceUnavailable || code != CodeUnavailable || msg != "the service is temporarily unavailable: retry after 5 seconds" {
 			t.Errorf("%s: %d %s %q; want 503 UNAVAILABLE", name, status, code, msg)
 		}
@@ -75,7 +75,7 @@ func TestClassifyUnavailable(t *testing.T) {
 		"unavailable and 404?": {errors.Join(user.ErrNotFound, procure.ErrUnavailable), 404},
 	}
 	for name, c := range others {
-		if status, _, _ := classify(c.err); status != c.status {
+		if status, _, _ := Classify(c.err); status != c.status {
 			t.Errorf("%s: %d; want %d", name, status, c.status)
 		}
 	}
@@ -109,7 +109,7 @@ func TestWriteErrorClientGone(t *testing.T) {
 			}
 			r := httptest.NewRequestWithContext(ctx, http.MethodGet, "/public/community/suppliers", nil)
 			w := httptest.NewRecorder()
-			writeError(w, r, log, tt.err)
+			WriteError(w, r, log, tt.err)
 			if w.Code != tt.wantStatus {
 				t.Errorf("status %d, want %d", w.Code, tt.wantStatus)
 			}

@@ -1,4 +1,4 @@
-package httpapi
+package supplierjson
 
 import (
 	"math/rand/v2"
@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/procurekit/procure/httpapi/internal/httpx"
 	"github.com/procurekit/procure/internal/jsontext"
 )
 
@@ -106,13 +107,13 @@ func BenchmarkAppendString(b *testing.B) {
 	}
 }
 
-// contentLength gives the decimal length whatever the cache holds: the
+// httpx.ContentLength gives the decimal length whatever the cache holds: the
 // first call, a repeat, and lengths that share a slot in turn.
 func TestContentLength(t *testing.T) {
 	for _, n := range []int{0, 1, 99, 4096, 0, 8192, 4096, 11234, 11234, 11234 + 4096, 1 << 20} {
-		got := contentLength(n)
+		got := httpx.ContentLength(n)
 		if len(got) != 1 || got[0] != strconv.Itoa(n) {
-			t.Fatalf("contentLength(%d) = %q", n, got)
+			t.Fatalf("httpx.ContentLength(%d) = %q", n, got)
 		}
 	}
 }

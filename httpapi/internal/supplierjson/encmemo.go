@@ -1,4 +1,4 @@
-package httpapi
+package supplierjson
 
 import (
 	"encoding/binary"
@@ -10,7 +10,7 @@ import (
 	"github.com/procurekit/procure/supplier"
 )
 
-// encMemo remembers the JSON of suppliers the supplier API has encoded -
+// Memo remembers the JSON of suppliers the supplier API has encoded -
 // the summaries of the list (appendSummaryMemo), one supplier in full
 // (appendDetailMemo) - so that a supplier listed or read again unchanged
 // (the first page, which most callers ask for; a sync client re-reading;
@@ -42,7 +42,7 @@ import (
 // seen before (a miss costs a slot check, nothing else); whole requests
 // in process: the default page (BenchmarkListSuppliersDefaultPage) 8.0 ->
 // 2.2 us, one supplier (BenchmarkGetSupplier) 2.8 -> 1.1 us.
-type encMemo[T any] struct {
+type Memo[T any] struct {
 	slots []memoSlot[T] // len a power of two
 }
 
@@ -63,8 +63,15 @@ type memoEntry[T any] struct {
 	json []byte // the encoder's output for v
 }
 
-func newEncMemo[T any](slots int) *encMemo[T] {
-	return &encMemo[T]{slots: make([]memoSlot[T], slots)}
+// NewSummaryMemo returns a memo of summaries, one per mounted supplier API.
+func NewSummaryMemo() *Memo[supplier.Summary] { return newEncMemo[supplier.Summary](summaryMemoSlots) }
+
+// NewDetailMemo returns a memo of suppliers in full, one per mounted
+// supplier API.
+func NewDetailMemo() *Memo[supplier.Detail] { return newEncMemo[supplier.Detail](detailMemoSlots) }
+
+func newEncMemo[T any](slots int) *Memo[T] {
+	return &Memo[T]{slots: make([]memoSlot[T], slots)}
 }
 
 // memoKey mixes the id's two halves (uniform for the random and
@@ -73,19 +80,19 @@ func memoKey(id *uuid.UUID) uint64 {
 	return binary.LittleEndian.Uint64(id[:8]) ^ binary.LittleEndian.Uint64(id[8:]) | 1
 }
 
-func (m *encMemo[T]) slot(key uint64) *memoSlot[T] {
+func (m *Memo[T]) slot(key uint64) *memoSlot[T] {
 	return &m.slots[key&uint64(len(m.slots)-1)]
 }
 
 // get returns the entry of key's slot, which the caller compares with
 // the value it encodes (it may be another supplier's, or older).
-func (m *encMemo[T]) get(key uint64) *memoEntry[T] {
+func (m *Memo[T]) get(key uint64) *memoEntry[T] {
 	return m.slot(key).entry.Load()
 }
 
 // put records that v, whose JSON is json, was encoded: an entry the
 // second time in a row its slot sees key.
-func (m *encMemo[T]) put(key uint64, v *T, json []byte) {
+func (m *Memo[T]) put(key uint64, v *T, json []byte) {
 	slot := m.slot(key)
 	if slot.seen.Swap(key) == key {
 		slot.entry.Store(&memoEntry[T]{v: *v, json: slices.Clone(json)})
@@ -95,7 +102,7 @@ func (m *encMemo[T]) put(key uint64, v *T, json []byte) {
 // appendSummaryMemo appends s as appendSummary does, from m when m holds
 // s unchanged. The comparison and the encoder are called directly (not
 // through function values), so that s does not escape.
-func appendSummaryMemo(m *encMemo[supplier.Summary], b []byte, s *supplier.Summary) ([]byte, error) {
+func appendSummaryMemo(m *Memo[supplier.Summary], b []byte, s *supplier.Summary) ([]byte, error) {
 	key := memoKey(&s.ID)
 	if e := m.get(key); e != nil && sameSummary(&e.v, s) {
 		return append(b, e.json...), nil
@@ -109,7 +116,7 @@ func appendSummaryMemo(m *encMemo[supplier.Summary], b []byte, s *supplier.Summa
 }
 
 // appendDetailMemo is appendSummaryMemo for a supplier in full.
-func appendDetailMemo(m *encMemo[supplier.Detail], b []byte, d *supplier.Detail) ([]byte, error) {
+func appendDetailMemo(m *Memo[supplier.Detail], b []byte, d *supplier.Detail) ([]byte, error) {
 	key := memoKey(&d.ID)
 	if e := m.get(key); e != nil && sameDetail(&e.v, d) {
 		return append(b, e.json...), nil

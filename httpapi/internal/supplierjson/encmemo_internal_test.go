@@ -1,4 +1,4 @@
-package httpapi
+package supplierjson
 
 import (
 	"bytes"
@@ -209,8 +209,8 @@ func TestMemoMatchesEncoder(t *testing.T) {
 	})
 }
 
-func checkMemo[T any](t *testing.T, m *encMemo[T], id func(*T) *uuid.UUID, same func(a, b *T) bool,
-	enc func([]byte, *T) ([]byte, error), memoEnc func(*encMemo[T], []byte, *T) ([]byte, error)) {
+func checkMemo[T any](t *testing.T, m *Memo[T], id func(*T) *uuid.UUID, same func(a, b *T) bool,
+	enc func([]byte, *T) ([]byte, error), memoEnc func(*Memo[T], []byte, *T) ([]byte, error)) {
 	base := make([]T, 40)
 	rng := rand.New(rand.NewPCG(7, 8))
 	for i := range base {
@@ -329,7 +329,7 @@ func BenchmarkSummaryMemo(b *testing.B) {
 	for i := range page {
 		page[i] = benchSummary(i)
 	}
-	run := func(b *testing.B, m *encMemo[supplier.Summary], fresh bool) {
+	run := func(b *testing.B, m *Memo[supplier.Summary], fresh bool) {
 		buf := make([]byte, 0, 16<<10)
 		n := uint32(0)
 		b.ReportAllocs()

@@ -1,4 +1,4 @@
-package httpapi
+package supplierjson
 
 import (
 	"errors"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/procurekit/procure/httpapi/internal/httpx"
 	"github.com/procurekit/procure/internal/jsontext"
 	"github.com/procurekit/procure/paging"
 	"github.com/procurekit/procure/supplier"
@@ -21,7 +22,7 @@ import (
 // time.Time and uuid.UUID marshal. The output is byte for byte what
 // encoding/json.Marshal gives for the same value (field order, omitempty,
 // string escaping including HTML characters and invalid UTF-8, RFC 3339
-// times), plus the trailing newline writeJSON adds; a test compares the
+// times), plus the trailing newline httpx.WriteJSON adds; a test compares the
 // two on randomly filled values of every type, so a field added to a
 // supplier type without being added here fails the build's tests.
 //
@@ -34,7 +35,7 @@ import (
 // and 328 us (2-core EPYC, shared machine). The list is the API's hot
 // path, and its target is set against a precomputed-bytes baseline
 // (bench/README.md). A summary or detail encoded before and unchanged is
-// copied from encMemo instead (encmemo.go): sameSummary and sameDetail,
+// copied from Memo instead (encmemo.go): sameSummary and sameDetail,
 // below, are its comparisons, and a field added to a supplier type goes
 // into them too (TestSameSeesEveryField fails until it does).
 
@@ -48,7 +49,6 @@ var encPool = sync.Pool{New: func() any { return &encBuf{b: make([]byte, 0, 16<<
 const maxPooled = 1 << 20
 
 var (
-	hdrJSON = []string{"application/json"}
 	// errTimeRange is what time.Time.MarshalJSON refuses: a year outside
 	// [0, 9999] has no RFC 3339 form.
 	errTimeRange = errors.New("time: year outside of range [0,9999]")
@@ -65,8 +65,8 @@ func writeEncoded(w http.ResponseWriter, buf *encBuf, b []byte, err error) error
 	if err == nil {
 		b = append(b, '\n')
 		h := w.Header()
-		h["Content-Type"] = hdrJSON
-		h["Content-Length"] = contentLength(len(b))
+		h["Content-Type"] = httpx.HdrJSON
+		h["Content-Length"] = httpx.ContentLength(len(b))
 		w.WriteHeader(http.StatusOK)
 		_, _ = w.Write(b) // the client has gone; nothing to do
 	}
@@ -77,9 +77,9 @@ func writeEncoded(w http.ResponseWriter, buf *encBuf, b []byte, err error) error
 	return err
 }
 
-// writeSummaryPage writes p, its summaries from m when m holds them (nil:
+// WriteSummaryPage writes p, its summaries from m when m holds them (nil:
 // encode them all).
-func writeSummaryPage(w http.ResponseWriter, p *paging.Page[supplier.Summary], m *encMemo[supplier.Summary]) error {
+func WriteSummaryPage(w http.ResponseWriter, p *paging.Page[supplier.Summary], m *Memo[supplier.Summary]) error {
 	buf := encPool.Get().(*encBuf)
 	item := appendSummary
 	if m != nil {
@@ -89,8 +89,8 @@ func writeSummaryPage(w http.ResponseWriter, p *paging.Page[supplier.Summary], m
 	return writeEncoded(w, buf, b, err)
 }
 
-// writeDetail writes d, from m when m holds it (nil: encode it).
-func writeDetail(w http.ResponseWriter, d *supplier.Detail, m *encMemo[supplier.Detail]) error {
+// WriteDetail writes d, from m when m holds it (nil: encode it).
+func WriteDetail(w http.ResponseWriter, d *supplier.Detail, m *Memo[supplier.Detail]) error {
 	buf := encPool.Get().(*encBuf)
 	var b []byte
 	var err error
@@ -102,25 +102,29 @@ func writeDetail(w http.ResponseWriter, d *supplier.Detail, m *encMemo[supplier.
 	return writeEncoded(w, buf, b, err)
 }
 
-func writeContact(w http.ResponseWriter, c *supplier.Contact) error {
+// WriteContact writes c.
+func WriteContact(w http.ResponseWriter, c *supplier.Contact) error {
 	buf := encPool.Get().(*encBuf)
 	b, err := appendContact(buf.b[:0], c)
 	return writeEncoded(w, buf, b, err)
 }
 
-func writeAddress(w http.ResponseWriter, a *supplier.RemittanceAddress) error {
+// WriteAddress writes a.
+func WriteAddress(w http.ResponseWriter, a *supplier.RemittanceAddress) error {
 	buf := encPool.Get().(*encBuf)
 	b, err := appendRemittanceAddress(buf.b[:0], a)
 	return writeEncoded(w, buf, b, err)
 }
 
-func writeContactPage(w http.ResponseWriter, p *paging.Page[supplier.Contact]) error {
+// WriteContactPage writes p.
+func WriteContactPage(w http.ResponseWriter, p *paging.Page[supplier.Contact]) error {
 	buf := encPool.Get().(*encBuf)
 	b, err := appendContactPage(buf.b[:0], p)
 	return writeEncoded(w, buf, b, err)
 }
 
-func writeAddressPage(w http.ResponseWriter, p *paging.Page[supplier.RemittanceAddress]) error {
+// WriteAddressPage writes p.
+func WriteAddressPage(w http.ResponseWriter, p *paging.Page[supplier.RemittanceAddress]) error {
 	buf := encPool.Get().(*encBuf)
 	b, err := appendAddressPage(buf.b[:0], p)
 	return writeEncoded(w, buf, b, err)
