@@ -6,13 +6,33 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/procurekit/procure/datafile"
 	"github.com/procurekit/procure/httpapi"
+	"github.com/procurekit/procure/httpapi/internal/apitest"
 	"github.com/procurekit/procure/internal/syncbuf"
 	"github.com/procurekit/procure/memstore"
 	"github.com/procurekit/procure/user"
+)
+
+// Package httpapi's names, the aliases of the API packages' (httpapi.go),
+// mount every API at once: each Handler behind a prefix, one request log.
+
+// Fixtures of the supplier API's tests (suppliers/testdata/suppliers.json).
+const (
+	alphaToken = "test-alpha-read"
+	acmeOffice = "a1000000-0000-4000-8000-000000000001"
+)
+
+// The served documents, for the validating proxy.
+var (
+	supplierAPI = apitest.Document("suppliers.json", httpapi.SupplierOpenAPI())
+	userAPI     = apitest.Document("users.json", httpapi.UserOpenAPI())
+	scimAPI     = apitest.Document("scim.json", httpapi.SCIMOpenAPI())
+	adminAPI    = apitest.Document("admin.json", httpapi.AdminOpenAPI())
 )
 
 // serversURL is the URL of the one server an OpenAPI document lists.
@@ -34,8 +54,15 @@ func serversURL(tb testing.TB, body []byte) string {
 // serves its document with the prefix as the server, and RequestLog names
 // the full route (issue: "Embedding in any router").
 func TestHandlersUnderAnyPrefix(t *testing.T) {
-	store := loadTestStore(t)
-	users, err := memstore.Load(userFixture())
+	data, err := datafile.ReadFile(filepath.Join("suppliers", "testdata", "suppliers.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	store, err := memstore.Load(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	users, err := memstore.Load(apitest.UserFixture())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,10 +74,10 @@ func TestHandlersUnderAnyPrefix(t *testing.T) {
 	mux.Handle("/idp/", http.StripPrefix("/idp", httpapi.SCIMHandler(httpapi.SCIMOptions{Users: user.NewService(users), Accounts: users, Logger: quiet})))
 	root := http.NewServeMux() // the supplier API at a host's root
 	root.Handle("/", httpapi.SupplierHandler(httpapi.SupplierOptions{Store: store, Tokens: store, Logger: quiet}))
-	srv := httptest.NewServer(validatedBy(t, httpapi.RequestLog(slog.New(slog.NewJSONHandler(logs, nil)), mux),
-		under("/procurement", supplierAPI), under("/hr", userAPI), under("/idp", scimAPI)))
+	srv := httptest.NewServer(apitest.ValidatedBy(t, httpapi.RequestLog(slog.New(slog.NewJSONHandler(logs, nil)), mux),
+		apitest.Under("/procurement", supplierAPI), apitest.Under("/hr", userAPI), apitest.Under("/idp", scimAPI)))
 	t.Cleanup(srv.Close)
-	rootSrv := httptest.NewServer(validatedBy(t, root, under("/", supplierAPI)))
+	rootSrv := httptest.NewServer(apitest.ValidatedBy(t, root, apitest.Under("/", supplierAPI)))
 	t.Cleanup(rootSrv.Close)
 
 	get := func(base, path string, header ...string) (int, http.Header, []byte) {
@@ -75,7 +102,7 @@ func TestHandlersUnderAnyPrefix(t *testing.T) {
 	}
 
 	bearer := []string{"Authorization", "Bearer " + alphaToken}
-	if st, _, body := get(srv.URL, "/procurement/suppliers?size=2", bearer...); st != 200 || len(decodeBody[page](t, body).Content) != 2 {
+	if st, _, body := get(srv.URL, "/procurement/suppliers?size=2", bearer...); st != 200 || len(decodeBody[struct{ Content []any }](t, body).Content) != 2 {
 		t.Errorf("GET /procurement/suppliers: %d %s; want 200 with 2 suppliers", st, body)
 	}
 	if st, _, body := get(srv.URL, "/procurement/suppliers/"+acmeOffice+"/contacts", bearer...); st != 200 {
@@ -102,7 +129,7 @@ func TestHandlersUnderAnyPrefix(t *testing.T) {
 	if st, _, body := get(srv.URL, "/idp/scim/v2/ServiceProviderConfig"); st != 200 || !strings.Contains(string(body), "ServiceProviderConfig") {
 		t.Errorf("GET /idp/scim/v2/ServiceProviderConfig: %d %s", st, body)
 	}
-	if st, _, body := get(srv.URL, "/idp/scim/v2/Users", "Authorization", "Bearer "+keyA); st != 200 || !strings.Contains(string(body), "ListResponse") {
+	if st, _, body := get(srv.URL, "/idp/scim/v2/Users", "Authorization", "Bearer "+apitest.KeyA); st != 200 || !strings.Contains(string(body), "ListResponse") {
 		t.Errorf("GET /idp/scim/v2/Users with a key: %d %s", st, body)
 	}
 	if st, _, body := get(srv.URL, "/procurement/nowhere", bearer...); st != 404 || errorCode(t, body) != httpapi.CodeNotFound {
@@ -122,10 +149,13 @@ func TestHandlersUnderAnyPrefix(t *testing.T) {
 			t.Errorf("the request log has no %s:\n%s", route, logs.String())
 		}
 	}
-	// The document served under the ServeMux helpers is unchanged.
-	ts := newServer(t, store, store)
-	if r := ts.get(t, base+"/openapi.json", ""); serversURL(t, r.body) != "/public/community" {
-		t.Errorf("MountSuppliers' document lists server %q; want /public/community", serversURL(t, r.body))
+	// The document served under MountSuppliers is unchanged.
+	plain := http.NewServeMux()
+	httpapi.MountSuppliers(plain, httpapi.SupplierOptions{Store: store, Tokens: store, Logger: quiet})
+	rec := httptest.NewRecorder()
+	plain.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, httpapi.SupplierBasePath+"/openapi.json", nil))
+	if got := serversURL(t, rec.Body.Bytes()); got != "/public/community" {
+		t.Errorf("MountSuppliers' document lists server %q; want /public/community", got)
 	}
 }
 
@@ -149,7 +179,7 @@ func TestAdminHandlerUnderAnyPrefix(t *testing.T) {
 	logs := &syncbuf.Buffer{}
 	mux := http.NewServeMux()
 	mux.Handle("/ops/", http.StripPrefix("/ops", httpapi.AdminHandler(httpapi.AdminOptions{Token: "admin-secret-0123456789", Store: store, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})))
-	srv := httptest.NewServer(validatedBy(t, httpapi.RequestLog(slog.New(slog.NewJSONHandler(logs, nil)), mux), under("/ops", adminAPI)))
+	srv := httptest.NewServer(apitest.ValidatedBy(t, httpapi.RequestLog(slog.New(slog.NewJSONHandler(logs, nil)), mux), apitest.Under("/ops", adminAPI)))
 	t.Cleanup(srv.Close)
 	do := func(method, path, token, body string) (int, []byte) {
 		t.Helper()

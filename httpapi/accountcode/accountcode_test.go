@@ -1,4 +1,4 @@
-package httpapi_test
+package accountcode_test
 
 import (
 	"bytes"
@@ -18,7 +18,7 @@ import (
 
 	"github.com/procurekit/procure/accountcodeapi"
 	"github.com/procurekit/procure/budget"
-	"github.com/procurekit/procure/httpapi"
+	"github.com/procurekit/procure/httpapi/accountcode"
 )
 
 // exactDecimal compares decimals by value and scale: the exchange carries
@@ -66,14 +66,14 @@ func (b *logBuffer) String() string {
 
 // newConnector serves an AccountCodeHandler on a loopback test server.
 // Without a Token in opts it serves without authentication (the tests of
-// the exchange itself); accountcode_auth_test.go tests the authentication.
-func newConnector(tb testing.TB, v budget.Validator, opts httpapi.AccountCodeHandlerOptions) *httptest.Server {
+// the exchange itself); auth_test.go tests the authentication.
+func newConnector(tb testing.TB, v budget.Validator, opts accountcode.Options) *httptest.Server {
 	tb.Helper()
 	if opts.Token == "" {
 		opts.InsecureNoAuth = true
 	}
 	mux := http.NewServeMux()
-	httpapi.NewAccountCodeHandler(v, opts).Mount(mux)
+	accountcode.NewHandler(v, opts).Mount(mux)
 	srv := httptest.NewServer(mux)
 	tb.Cleanup(srv.Close)
 	return srv
@@ -122,7 +122,7 @@ func xmlLine(n, account, amount string) string {
 }
 
 func TestAccountCodeHandlerAccepts(t *testing.T) {
-	srv := newConnector(t, echoValidator, httpapi.AccountCodeHandlerOptions{})
+	srv := newConnector(t, echoValidator, accountcode.Options{})
 	cases := []struct {
 		name        string
 		contentType string
@@ -187,7 +187,7 @@ func TestAccountCodeHandlerAccepts(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			a := send(t, http.MethodPost, srv.URL+httpapi.AccountCodePath, c.contentType, strings.NewReader(c.body))
+			a := send(t, http.MethodPost, srv.URL+accountcode.Path, c.contentType, strings.NewReader(c.body))
 			if a.status != http.StatusOK {
 				t.Fatalf("status %d; want 200\n%s", a.status, a.body)
 			}
@@ -228,8 +228,8 @@ func TestAccountCodeHandlerReplyBody(t *testing.T) {
 			{LineNumber: 1, Status: budget.Valid},
 		}, nil
 	})
-	srv := newConnector(t, v, httpapi.AccountCodeHandlerOptions{})
-	a := send(t, http.MethodPost, srv.URL+httpapi.AccountCodePath, "application/xml",
+	srv := newConnector(t, v, accountcode.Options{})
+	a := send(t, http.MethodPost, srv.URL+accountcode.Path, "application/xml",
 		strings.NewReader(reqDoc(xmlLine("1", "A", "1")+xmlLine("2", "B", "2"))))
 	want := `<?xml version="1.0" encoding="UTF-8"?>` + "\n" +
 		`<AccountCodeValidationResponse><Lines>` +
@@ -245,8 +245,8 @@ func TestAccountCodeHandlerReplyBody(t *testing.T) {
 }
 
 func TestAccountCodeHandlerRejects(t *testing.T) {
-	srv := newConnector(t, echoValidator, httpapi.AccountCodeHandlerOptions{MaxBodyBytes: 2048})
-	url := srv.URL + httpapi.AccountCodePath
+	srv := newConnector(t, echoValidator, accountcode.Options{MaxBodyBytes: 2048})
+	url := srv.URL + accountcode.Path
 	big := reqDoc(strings.Repeat(xmlLine("1", "A", "1"), 50)) // over 2048 bytes
 	cases := []struct {
 		name        string
@@ -347,8 +347,8 @@ func TestAccountCodeHandlerValidatorFailure(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			var logs logBuffer
-			srv := newConnector(t, c.v, httpapi.AccountCodeHandlerOptions{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
-			a := send(t, http.MethodPost, srv.URL+httpapi.AccountCodePath, "application/xml",
+			srv := newConnector(t, c.v, accountcode.Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+			a := send(t, http.MethodPost, srv.URL+accountcode.Path, "application/xml",
 				strings.NewReader(reqDoc(xmlLine("1", "A", "1")+xmlLine("2", "B", "2"))))
 			if a.status != http.StatusBadGateway && a.status != http.StatusInternalServerError {
 				t.Fatalf("status %d; want 502 or 500\n%s", a.status, a.body)
@@ -382,8 +382,8 @@ func TestAccountCodeRoundTrip(t *testing.T) {
 		mu.Unlock()
 		return append([]budget.Result(nil), results...), nil
 	})
-	srv := newConnector(t, v, httpapi.AccountCodeHandlerOptions{})
-	client, err := accountcodeapi.New(srv.URL+httpapi.AccountCodePath, accountcodeapi.Options{})
+	srv := newConnector(t, v, accountcode.Options{})
+	client, err := accountcodeapi.New(srv.URL+accountcode.Path, accountcodeapi.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -426,23 +426,4 @@ func TestAccountCodeRoundTrip(t *testing.T) {
 			t.Errorf("(-sent +received):\n%s", diff)
 		}
 	})
-}
-
-// The client moved to package accountcodeapi; httpapi's old names still
-// compile and still work.
-func TestDeprecatedAccountCodeClient(t *testing.T) {
-	srv := newConnector(t, echoValidator, httpapi.AccountCodeHandlerOptions{})
-	var client *httpapi.AccountCodeClient
-	client, err := httpapi.NewAccountCodeClient(srv.URL+httpapi.AccountCodePath, httpapi.AccountCodeClientOptions{Timeout: httpapi.DefaultAccountCodeTimeout})
-	if err != nil {
-		t.Fatal(err)
-	}
-	req := budget.Request{Lines: []budget.Line{acLine(t, 1, "6100-200", "10.50")}}
-	got, err := client.Validate(context.Background(), req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff([]budget.Result{{LineNumber: 1, Status: budget.Valid, Message: "6100-200|10.50"}}, got); diff != "" {
-		t.Errorf("(-want +got):\n%s", diff)
-	}
 }

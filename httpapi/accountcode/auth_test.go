@@ -1,4 +1,4 @@
-package httpapi_test
+package accountcode_test
 
 import (
 	"context"
@@ -11,7 +11,8 @@ import (
 	"testing"
 
 	"github.com/procurekit/procure/budget"
-	"github.com/procurekit/procure/httpapi"
+	"github.com/procurekit/procure/httpapi/accountcode"
+	"github.com/procurekit/procure/httpapi/internal/httpx"
 )
 
 const connectorToken = "fixture-connector-token-0123456789" // a test fixture, not a real secret
@@ -54,11 +55,11 @@ func TestAccountCodeHandlerAuthentication(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			var logs logBuffer
 			v := &countingValidator{}
-			srv := newConnector(t, v, httpapi.AccountCodeHandlerOptions{
+			srv := newConnector(t, v, accountcode.Options{
 				Token: connectorToken, AllowedIPs: c.allowed,
 				Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
 			})
-			req, err := http.NewRequest(c.method, srv.URL+httpapi.AccountCodePath, strings.NewReader(body))
+			req, err := http.NewRequest(c.method, srv.URL+accountcode.Path, strings.NewReader(body))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -78,7 +79,7 @@ func TestAccountCodeHandlerAuthentication(t *testing.T) {
 				return
 			}
 			var doc errorDoc
-			if err := xml.NewDecoder(resp.Body).Decode(&doc); err != nil || doc.Code != httpapi.CodeUnauthorized || doc.Message != "authentication failed" {
+			if err := xml.NewDecoder(resp.Body).Decode(&doc); err != nil || doc.Code != httpx.CodeUnauthorized || doc.Message != "authentication failed" {
 				t.Errorf("401 body = %+v, %v; want the XML error body with UNAUTHORIZED", doc, err)
 			}
 			if got := resp.Header.Get("WWW-Authenticate"); got != "Bearer" {
@@ -100,5 +101,5 @@ func TestNewAccountCodeHandlerRefusesOpenConnector(t *testing.T) {
 			t.Fatal("NewAccountCodeHandler without Token or InsecureNoAuth did not panic")
 		}
 	}()
-	httpapi.NewAccountCodeHandler(echoValidator, httpapi.AccountCodeHandlerOptions{})
+	accountcode.NewHandler(echoValidator, accountcode.Options{})
 }

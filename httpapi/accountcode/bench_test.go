@@ -1,4 +1,4 @@
-package httpapi_test
+package accountcode_test
 
 import (
 	"context"
@@ -15,7 +15,7 @@ import (
 
 	"github.com/procurekit/procure/accountcodeapi"
 	"github.com/procurekit/procure/budget"
-	"github.com/procurekit/procure/httpapi"
+	"github.com/procurekit/procure/httpapi/accountcode"
 )
 
 // BenchmarkAccountCodeRoundTrip measures one whole exchange over loopback:
@@ -35,8 +35,8 @@ func BenchmarkAccountCodeRoundTrip(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	srv := newConnector(b, v, httpapi.AccountCodeHandlerOptions{})
-	client, err := accountcodeapi.New(srv.URL+httpapi.AccountCodePath, accountcodeapi.Options{})
+	srv := newConnector(b, v, accountcode.Options{})
+	client, err := accountcodeapi.New(srv.URL+accountcode.Path, accountcodeapi.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -101,7 +101,7 @@ func BenchmarkAccountCodeHandlerSplits(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	h := httpapi.NewAccountCodeHandler(v, httpapi.AccountCodeHandlerOptions{InsecureNoAuth: true})
+	h := accountcode.NewHandler(v, accountcode.Options{InsecureNoAuth: true})
 	var body strings.Builder
 	body.WriteString("<AccountCodeValidationRequest><RequisitionId>REQ-1002</RequisitionId><Lines>")
 	for i := range 100 {
@@ -116,7 +116,7 @@ func BenchmarkAccountCodeHandlerSplits(b *testing.B) {
 	b.SetBytes(int64(len(doc)))
 	b.ReportAllocs()
 	for b.Loop() {
-		r := httptest.NewRequest(http.MethodPost, httpapi.AccountCodePath, strings.NewReader(doc))
+		r := httptest.NewRequest(http.MethodPost, accountcode.Path, strings.NewReader(doc))
 		r.Header.Set("Content-Type", "application/xml")
 		w := httptest.NewRecorder()
 		h.ServeHTTP(w, r)
@@ -165,7 +165,7 @@ func benchmarkCheckHolds(b *testing.B, accounts int) {
 		b.Fatal(err)
 	}
 	defer v.Close()
-	h := httpapi.NewAccountCodeHandler(v, httpapi.AccountCodeHandlerOptions{Token: "bench-token"})
+	h := accountcode.NewHandler(v, accountcode.Options{Token: "bench-token"})
 	doc := func(req string) string {
 		var body strings.Builder
 		body.WriteString(`<?xml version="1.0" encoding="UTF-8"?>` + "\n")
@@ -191,7 +191,7 @@ func benchmarkCheckHolds(b *testing.B, accounts int) {
 	b.ReportAllocs()
 	startProc := processCPU()
 	for i := 0; b.Loop(); i++ {
-		r := httptest.NewRequest(http.MethodPost, httpapi.AccountCodePath, strings.NewReader(docs[i%len(docs)]))
+		r := httptest.NewRequest(http.MethodPost, accountcode.Path, strings.NewReader(docs[i%len(docs)]))
 		r.Header.Set("Content-Type", "application/xml; charset=utf-8")
 		r.Header.Set("Authorization", "Bearer bench-token")
 		w := httptest.NewRecorder()

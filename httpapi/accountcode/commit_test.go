@@ -1,4 +1,4 @@
-package httpapi_test
+package accountcode_test
 
 import (
 	"context"
@@ -16,7 +16,8 @@ import (
 	"github.com/procurekit/procure"
 	"github.com/procurekit/procure/accountcodeapi"
 	"github.com/procurekit/procure/budget"
-	"github.com/procurekit/procure/httpapi"
+	"github.com/procurekit/procure/httpapi/accountcode"
+	"github.com/procurekit/procure/httpapi/internal/httpx"
 )
 
 // holdingValidator is echoValidator that also keeps holds (a
@@ -86,8 +87,8 @@ func commitDoc(root, requisition string) string {
 // asked).
 func TestAccountCodeHandlerSplitsBadInput(t *testing.T) {
 	v := &holdingValidator{}
-	srv := newConnector(t, v, httpapi.AccountCodeHandlerOptions{})
-	url := srv.URL + httpapi.AccountCodePath
+	srv := newConnector(t, v, accountcode.Options{})
+	url := srv.URL + accountcode.Path
 	pct := func(a, p string) string { return xmlSplit(a, "Percentage", p) }
 	amt := func(a, p string) string { return xmlSplit(a, "Amount", p) }
 	var many []string
@@ -140,7 +141,7 @@ func TestAccountCodeHandlerSplitsBadInput(t *testing.T) {
 			if err := xml.Unmarshal([]byte(a.body), &doc); err != nil {
 				t.Fatalf("error body: %v\n%s", err, a.body)
 			}
-			if doc.Code != httpapi.CodeInvalidField || doc.Message != c.message {
+			if doc.Code != httpx.CodeInvalidField || doc.Message != c.message {
 				t.Errorf("error %s %q\nwant  INVALID_FIELD %q", doc.Code, doc.Message, c.message)
 			}
 		})
@@ -156,8 +157,8 @@ func TestAccountCodeHandlerSplits(t *testing.T) {
 		splitXMLLine(3, "-10", xmlSplit("A", "Amount", "-4"), xmlSplit("B", "Amount", "-6")))
 	t.Run("the validator sees the splits in the default currency", func(t *testing.T) {
 		v := &holdingValidator{}
-		srv := newConnector(t, v, httpapi.AccountCodeHandlerOptions{})
-		a := send(t, http.MethodPost, srv.URL+httpapi.AccountCodePath, "application/xml", strings.NewReader(doc))
+		srv := newConnector(t, v, accountcode.Options{})
+		a := send(t, http.MethodPost, srv.URL+accountcode.Path, "application/xml", strings.NewReader(doc))
 		if a.status != http.StatusOK {
 			t.Fatalf("status %d\n%s", a.status, a.body)
 		}
@@ -178,17 +179,17 @@ func TestAccountCodeHandlerSplits(t *testing.T) {
 	})
 	t.Run("a connector's own default currency", func(t *testing.T) {
 		v := &holdingValidator{}
-		srv := newConnector(t, v, httpapi.AccountCodeHandlerOptions{Currency: "JPY"})
-		a := send(t, http.MethodPost, srv.URL+httpapi.AccountCodePath, "application/xml", strings.NewReader(splitDoc("", xmlLine("1", "A", "1"), xmlLine("2", "A", "100.50"))))
+		srv := newConnector(t, v, accountcode.Options{Currency: "JPY"})
+		a := send(t, http.MethodPost, srv.URL+accountcode.Path, "application/xml", strings.NewReader(splitDoc("", xmlLine("1", "A", "1"), xmlLine("2", "A", "100.50"))))
 		if a.status != http.StatusBadRequest || !strings.Contains(a.body, "Lines/Line[2]/Amount: must be a whole number of JPY minor units (at most 0 decimals; got 100.50)") {
 			t.Errorf("status %d; want 400 naming Lines/Line[2]/Amount in JPY\n%s", a.status, a.body)
 		}
 		// 100.00 is a whole number of yen.
-		a = send(t, http.MethodPost, srv.URL+httpapi.AccountCodePath, "application/xml", strings.NewReader(doc))
+		a = send(t, http.MethodPost, srv.URL+accountcode.Path, "application/xml", strings.NewReader(doc))
 		if _, req, _ := v.seen(); a.status != http.StatusOK || req.Currency != "JPY" || !req.Lines[1].Shares("JPY")[1].Amount.Equal(decimal.New(67, 0)) {
 			t.Errorf("status %d, currency %q; want 200 in JPY, 67 yen on 6100-300\n%s", a.status, req.Currency, a.body)
 		}
-		a = send(t, http.MethodPost, srv.URL+httpapi.AccountCodePath, "application/xml", strings.NewReader(splitDoc("NZD", xmlLine("1", "A", "0.50"))))
+		a = send(t, http.MethodPost, srv.URL+accountcode.Path, "application/xml", strings.NewReader(splitDoc("NZD", xmlLine("1", "A", "0.50"))))
 		if _, req, _ := v.seen(); a.status != http.StatusOK || req.Currency != "NZD" {
 			t.Errorf("status %d, currency %q; want 200 in the request's own NZD", a.status, req.Currency)
 		}
@@ -199,14 +200,14 @@ func TestAccountCodeHandlerSplits(t *testing.T) {
 				t.Error("NewAccountCodeHandler accepted the currency NZ")
 			}
 		}()
-		httpapi.NewAccountCodeHandler(echoValidator, httpapi.AccountCodeHandlerOptions{InsecureNoAuth: true, Currency: "NZ"})
+		accountcode.NewHandler(echoValidator, accountcode.Options{InsecureNoAuth: true, Currency: "NZ"})
 	})
 }
 
 func TestAccountCodeHandlerReleaseConfirm(t *testing.T) {
 	v := &holdingValidator{changed: 2}
-	srv := newConnector(t, v, httpapi.AccountCodeHandlerOptions{})
-	url := srv.URL + httpapi.AccountCodePath
+	srv := newConnector(t, v, accountcode.Options{})
+	url := srv.URL + accountcode.Path
 	for _, c := range []struct{ root, reply, call string }{
 		{"AccountCodeReleaseRequest", "AccountCodeReleaseResponse", "release"},
 		{"AccountCodeConfirmRequest", "AccountCodeConfirmResponse", "confirm"},
@@ -234,19 +235,19 @@ func TestAccountCodeHandlerReleaseConfirm(t *testing.T) {
 		code    string
 		message string
 	}{
-		{"a validator without holds", echoValidator, 501, httpapi.CodeNotImplemented,
+		{"a validator without holds", echoValidator, 501, httpx.CodeNotImplemented,
 			"this connector keeps no holds, so it cannot answer an AccountCodeReleaseRequest"},
-		{"a validator that says it keeps none", &holdingValidator{err: budget.ErrUnsupported}, 501, httpapi.CodeNotImplemented,
+		{"a validator that says it keeps none", &holdingValidator{err: budget.ErrUnsupported}, 501, httpx.CodeNotImplemented,
 			"this connector keeps no holds"},
-		{"holds that cannot be reached", &holdingValidator{err: budget.ErrUnavailable}, 502, httpapi.CodeUpstreamFailed,
+		{"holds that cannot be reached", &holdingValidator{err: budget.ErrUnavailable}, 502, httpx.CodeUpstreamFailed,
 			"the holds could not be changed; the connector's log has the cause"},
-		{"a refusal of the holds", &holdingValidator{err: procure.Invalid(procure.SourceBody, "requisitionId", "is unknown here")}, 400, httpapi.CodeInvalidField,
+		{"a refusal of the holds", &holdingValidator{err: procure.Invalid(procure.SourceBody, "requisitionId", "is unknown here")}, 400, httpx.CodeInvalidField,
 			"RequisitionId: is unknown here"},
 	}
 	for _, c := range failures {
 		t.Run(c.name, func(t *testing.T) {
-			srv := newConnector(t, c.v, httpapi.AccountCodeHandlerOptions{})
-			a := send(t, http.MethodPost, srv.URL+httpapi.AccountCodePath, "application/xml", strings.NewReader(commitDoc("AccountCodeReleaseRequest", "REQ-1")))
+			srv := newConnector(t, c.v, accountcode.Options{})
+			a := send(t, http.MethodPost, srv.URL+accountcode.Path, "application/xml", strings.NewReader(commitDoc("AccountCodeReleaseRequest", "REQ-1")))
 			var doc errorDoc
 			if err := xml.Unmarshal([]byte(a.body), &doc); err != nil {
 				t.Fatalf("status %d, error body: %v\n%s", a.status, err, a.body)
@@ -259,8 +260,8 @@ func TestAccountCodeHandlerReleaseConfirm(t *testing.T) {
 
 	t.Run("the caller is authenticated first", func(t *testing.T) {
 		v := &holdingValidator{}
-		srv := newConnector(t, v, httpapi.AccountCodeHandlerOptions{Token: connectorToken})
-		a := send(t, http.MethodPost, srv.URL+httpapi.AccountCodePath, "application/xml", strings.NewReader(commitDoc("AccountCodeReleaseRequest", "REQ-1")))
+		srv := newConnector(t, v, accountcode.Options{Token: connectorToken})
+		a := send(t, http.MethodPost, srv.URL+accountcode.Path, "application/xml", strings.NewReader(commitDoc("AccountCodeReleaseRequest", "REQ-1")))
 		if a.status != http.StatusUnauthorized {
 			t.Errorf("status %d; want 401", a.status)
 		}
@@ -275,8 +276,8 @@ func TestAccountCodeHandlerReleaseConfirm(t *testing.T) {
 func TestAccountCodeCommitRoundTrip(t *testing.T) {
 	ctx := context.Background()
 	v := &holdingValidator{changed: 4}
-	srv := newConnector(t, v, httpapi.AccountCodeHandlerOptions{Token: connectorToken})
-	client, err := accountcodeapi.New(srv.URL+httpapi.AccountCodePath, accountcodeapi.Options{Token: connectorToken})
+	srv := newConnector(t, v, accountcode.Options{Token: connectorToken})
+	client, err := accountcodeapi.New(srv.URL+accountcode.Path, accountcodeapi.Options{Token: connectorToken})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -307,8 +308,8 @@ func TestAccountCodeCommitRoundTrip(t *testing.T) {
 	}
 
 	t.Run("a connector without holds", func(t *testing.T) {
-		srv := newConnector(t, echoValidator, httpapi.AccountCodeHandlerOptions{})
-		client, err := accountcodeapi.New(srv.URL+httpapi.AccountCodePath, accountcodeapi.Options{})
+		srv := newConnector(t, echoValidator, accountcode.Options{})
+		client, err := accountcodeapi.New(srv.URL+accountcode.Path, accountcodeapi.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package httpapi_test
+package accountcode_test
 
 import (
 	"syscall"

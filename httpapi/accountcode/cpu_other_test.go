@@ -1,6 +1,6 @@
 //go:build !linux
 
-package httpapi_test
+package accountcode_test
 
 import "time"
 

@@ -1,4 +1,4 @@
-package httpapi_test
+package accountcode_test
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/procurekit/procure/budget"
-	"github.com/procurekit/procure/httpapi"
+	"github.com/procurekit/procure/httpapi/accountcode"
 )
 
 // holdsLister is a validator that lists fixed holds, or fails.
@@ -59,12 +59,12 @@ func TestAccountCodeHoldsHandler(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			h := httpapi.NewAccountCodeHandler(c.v, httpapi.AccountCodeHandlerOptions{
+			h := accountcode.NewHandler(c.v, accountcode.Options{
 				Token: "holds-test-secret-0123456789", Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 			})
 			srv := httptest.NewServer(h.HoldsHandler())
 			defer srv.Close()
-			req, _ := http.NewRequest(c.method, srv.URL+httpapi.AccountCodeHoldsPath+c.query, nil)
+			req, _ := http.NewRequest(c.method, srv.URL+accountcode.HoldsPath+c.query, nil)
 			token := c.token
 			if token == "" {
 				token = "holds-test-secret-0123456789"

@@ -1,4 +1,4 @@
-package httpapi_test
+package admin_test
 
 import (
 	"bytes"
@@ -24,7 +24,11 @@ import (
 	"github.com/procurekit/procure"
 	"github.com/procurekit/procure/auth"
 	"github.com/procurekit/procure/datafile"
-	"github.com/procurekit/procure/httpapi"
+	"github.com/procurekit/procure/httpapi/admin"
+	"github.com/procurekit/procure/httpapi/internal/apitest"
+	"github.com/procurekit/procure/httpapi/internal/httpx"
+	"github.com/procurekit/procure/httpapi/suppliers"
+	"github.com/procurekit/procure/httpapi/users"
 	"github.com/procurekit/procure/internal/pgtest"
 	"github.com/procurekit/procure/internal/syncbuf"
 	"github.com/procurekit/procure/memstore"
@@ -34,9 +38,20 @@ import (
 
 // The admin API (docs: admin.md) over real HTTP on memstore and
 // on pgstore.
-// Every answer is validated against httpapi/openapi/admin.json: the
+// Every answer is validated against the served document, openapi.json: the
 // documented response of the route and status it belongs to (a status
 // the document does not list for the operation fails the test).
+
+// TestMain stops the PostgreSQL server pgtest starts for the tests on
+// pgstore.
+func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
+
+// The served documents, for the validating proxy.
+var (
+	adminAPI    = apitest.Document("admin.json", admin.OpenAPI())
+	supplierAPI = apitest.Document("suppliers.json", suppliers.OpenAPI())
+	userAPI     = apitest.Document("users.json", users.OpenAPI())
+)
 
 const adminTestToken = "admin-test-token-0123456789abcdef" // a test fixture
 
@@ -60,14 +75,14 @@ type adminEnv struct {
 
 // adminBackend is what the server serves from: memstore and pgstore.
 type adminBackend interface {
-	httpapi.AdminStore
+	admin.Store
 	auth.TokenStore
 	auth.KeyStore
 	user.Store
 }
 
 // newAdminEnv serves opts over a new memstore.
-func newAdminEnv(t *testing.T, opts httpapi.AdminOptions) *adminEnv {
+func newAdminEnv(t *testing.T, opts admin.Options) *adminEnv {
 	t.Helper()
 	return newAdminEnvOn(t, memstore.New(), opts)
 }
@@ -75,18 +90,18 @@ func newAdminEnv(t *testing.T, opts httpapi.AdminOptions) *adminEnv {
 // forAdminStores runs f on a server over each store: memstore, and
 // pgstore on a throwaway PostgreSQL.
 func forAdminStores(t *testing.T, f func(t *testing.T, e *adminEnv)) {
-	t.Run("memstore", func(t *testing.T) { f(t, newAdminEnv(t, httpapi.AdminOptions{})) })
+	t.Run("memstore", func(t *testing.T) { f(t, newAdminEnv(t, admin.Options{})) })
 	t.Run("pgstore", func(t *testing.T) {
 		pg, err := pgstore.Open(context.Background(), pgtest.NewDatabase(t))
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(pg.Close)
-		f(t, newAdminEnvOn(t, pg, httpapi.AdminOptions{}))
+		f(t, newAdminEnvOn(t, pg, admin.Options{}))
 	})
 }
 
-func newAdminEnvOn(t *testing.T, store adminBackend, opts httpapi.AdminOptions) *adminEnv {
+func newAdminEnvOn(t *testing.T, store adminBackend, opts admin.Options) *adminEnv {
 	t.Helper()
 	e := &adminEnv{store: store, log: &syncbuf.Buffer{}}
 	log := slog.New(slog.NewJSONHandler(e.log, &slog.HandlerOptions{Level: slog.LevelDebug}))
@@ -96,12 +111,12 @@ func newAdminEnvOn(t *testing.T, store adminBackend, opts httpapi.AdminOptions) 
 	opts.Store, opts.Logger = e.store, log
 	e.secrets = append(e.secrets, opts.Token)
 	amux := http.NewServeMux()
-	httpapi.MountAdmin(amux, opts)
-	e.admin = httptest.NewServer(validatedBy(t, httpapi.RequestLog(log, amux), adminAPI))
+	admin.Mount(amux, opts)
+	e.admin = httptest.NewServer(apitest.ValidatedBy(t, httpx.RequestLog(log, amux), adminAPI))
 	pmux := http.NewServeMux()
-	httpapi.MountSuppliers(pmux, httpapi.SupplierOptions{Store: e.store, Tokens: e.store, Logger: log})
-	httpapi.MountUsers(pmux, httpapi.UserOptions{Users: user.NewService(e.store), Accounts: e.store, Logger: log})
-	e.public = httptest.NewServer(validatedBy(t, httpapi.RequestLog(log, pmux), supplierAPI, userAPI))
+	suppliers.Mount(pmux, suppliers.Options{Store: e.store, Tokens: e.store, Logger: log})
+	users.Mount(pmux, users.Options{Users: user.NewService(e.store), Accounts: e.store, Logger: log})
+	e.public = httptest.NewServer(apitest.ValidatedBy(t, httpx.RequestLog(log, pmux), supplierAPI, userAPI))
 	t.Cleanup(func() {
 		e.admin.Close()
 		e.public.Close()
@@ -153,7 +168,7 @@ func (a adminAnswer) want(t *testing.T, status int, code, msg string) {
 	if code == "" {
 		return
 	}
-	var eb httpapi.ErrorBody
+	var eb httpx.ErrorBody
 	if err := json.Unmarshal(a.body, &eb); err != nil {
 		t.Fatalf("error body: %v: %s", err, a.body)
 	}
@@ -180,7 +195,7 @@ func (e *adminEnv) send(t *testing.T, method, path, body string, header map[stri
 	if body != "" {
 		rd = strings.NewReader(body)
 	}
-	req, err := http.NewRequest(method, e.admin.URL+httpapi.AdminBasePath+path, rd)
+	req, err := http.NewRequest(method, e.admin.URL+admin.BasePath+path, rd)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -266,7 +281,7 @@ func compileAdminSchema(tb testing.TB, pointer string) *jsonschema.Schema {
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)
 	c.AssertFormat()
-	parsed, err := jsonschema.UnmarshalJSON(bytes.NewReader(httpapi.AdminOpenAPI()))
+	parsed, err := jsonschema.UnmarshalJSON(bytes.NewReader(admin.OpenAPI()))
 	if err != nil {
 		tb.Fatalf("admin.json: %v", err)
 	}
@@ -287,7 +302,7 @@ func adminRoute(tb testing.TB, path string) string {
 		var d struct {
 			Paths map[string]json.RawMessage `json:"paths"`
 		}
-		if err := json.Unmarshal(httpapi.AdminOpenAPI(), &d); err != nil {
+		if err := json.Unmarshal(admin.OpenAPI(), &d); err != nil {
 			panic(err)
 		}
 		for p := range d.Paths {
@@ -360,7 +375,7 @@ func adminResponseSchema(t *testing.T, route, method string, status int) string 
 	var d struct {
 		Paths map[string]map[string]json.RawMessage `json:"paths"`
 	}
-	if err := json.Unmarshal(httpapi.AdminOpenAPI(), &d); err != nil {
+	if err := json.Unmarshal(admin.OpenAPI(), &d); err != nil {
 		t.Fatalf("admin.json: %v", err)
 	}
 	var op struct {
@@ -383,7 +398,7 @@ func adminResponseSchema(t *testing.T, route, method string, status int) string 
 	if resp.Ref != "" {
 		return resp.Ref + "/content/application~1json/schema"
 	}
-	return "#/paths/" + escapePointer(route) + "/" + method + "/responses/" + code + "/content/application~1json/schema"
+	return "#/paths/" + apitest.EscapePointer(route) + "/" + method + "/responses/" + code + "/content/application~1json/schema"
 }
 
 func validateAdmin(t *testing.T, pointer string, body []byte) {
@@ -406,7 +421,7 @@ func validateAdmin(t *testing.T, pointer string, body []byte) {
 func TestAdminAuth(t *testing.T) {
 	// Every failure here is deliberate: the failed-attempt limit
 	// (TestAdminFailedAttempts) is off.
-	e := newAdminEnv(t, httpapi.AdminOptions{Import: memImport(memstore.New()), FailedAuthBurst: -1})
+	e := newAdminEnv(t, admin.Options{Import: memImport(memstore.New()), FailedAuthBurst: -1})
 	e.community(t, "acme-au")
 	ops := []struct{ method, path string }{
 		{"GET", "/communities/acme-au"}, {"PUT", "/communities/acme-au"},
@@ -439,7 +454,7 @@ func TestAdminAuth(t *testing.T) {
 
 	a := e.send(t, "GET", "/openapi.json", "", nil)
 	a.want(t, http.StatusOK, "", "")
-	if !bytes.Equal(a.body, httpapi.AdminOpenAPI()) {
+	if !bytes.Equal(a.body, admin.OpenAPI()) {
 		t.Error("GET /admin/v1/openapi.json is not the embedded document")
 	}
 	var doc struct {
@@ -457,7 +472,7 @@ func TestAdminAuth(t *testing.T) {
 
 // A method a path does not have: 405 with Allow and the JSON error.
 func TestAdminMethodNotAllowed(t *testing.T) {
-	e := newAdminEnv(t, httpapi.AdminOptions{})
+	e := newAdminEnv(t, admin.Options{})
 	for _, tc := range []struct{ method, path, allow string }{
 		{"DELETE", "/communities/acme-au", "GET, PUT"},
 		{"GET", "/communities/acme-au/suppliers/" + adminSupplierID, "DELETE, PUT"},
@@ -552,7 +567,7 @@ func TestAdminCommunities(t *testing.T) {
 			want(t, http.StatusUnsupportedMediaType, "UNSUPPORTED_MEDIA_TYPE", "must be JSON")
 		e.send(t, "PUT", "/communities/x", `{"region": "AU"}`, map[string]string{"Authorization": "Bearer " + adminTestToken}).
 			want(t, http.StatusUnsupportedMediaType, "UNSUPPORTED_MEDIA_TYPE", "")
-		big := `{"region": "AU", "name": "` + strings.Repeat("x", httpapi.MaxAdminBodyBytes) + `"}`
+		big := `{"region": "AU", "name": "` + strings.Repeat("x", admin.MaxBodyBytes) + `"}`
 		e.call(t, "PUT", "/communities/x", big).want(t, http.StatusRequestEntityTooLarge, "PAYLOAD_TOO_LARGE", "larger than 1048576 bytes")
 	})
 }
@@ -869,7 +884,7 @@ func TestAdminBudgets(t *testing.T) {
 
 // memImport is an ImportFunc over a memstore: it streams the file in,
 // adding the communities it does not hold yet, and counts them.
-func memImport(s *memstore.Store) httpapi.ImportFunc {
+func memImport(s *memstore.Store) admin.ImportFunc {
 	return func(_ context.Context, r io.Reader) (map[string]int, error) {
 		c := &importCounter{Handler: s.Loader(), counts: map[string]int{"communities": 0, "suppliers": 0}}
 		if err := datafile.Stream(r, c); err != nil {
@@ -895,7 +910,7 @@ func (c *importCounter) Community(i int, com *datafile.Community, n int) error {
 
 func TestAdminImport(t *testing.T) {
 	into := memstore.New()
-	e := newAdminEnv(t, httpapi.AdminOptions{Import: memImport(into), MaxImportBytes: 64 << 10})
+	e := newAdminEnv(t, admin.Options{Import: memImport(into), MaxImportBytes: 64 << 10})
 	file := `{"communities": [{"id": "imported", "name": "Imported", "region": "NZ", "suppliers": [` + adminSupplier(t) + `]}]}`
 	a := e.call(t, "POST", "/import", file)
 	a.want(t, http.StatusOK, "", "")
@@ -931,7 +946,7 @@ func TestAdminImport(t *testing.T) {
 	big := `{"communities": [{"id": "big", "region": "AU", "name": "` + strings.Repeat("x", 70<<10) + `"}]}`
 	e.call(t, "POST", "/import", big).want(t, http.StatusRequestEntityTooLarge, "PAYLOAD_TOO_LARGE", "larger than 65536 bytes")
 
-	without := newAdminEnv(t, httpapi.AdminOptions{})
+	without := newAdminEnv(t, admin.Options{})
 	without.call(t, "POST", "/import", file).want(t, http.StatusNotImplemented, "NOT_IMPLEMENTED", "does not import")
 
 	// An importer's refusals keep their statuses: a conflict is a 409, a
@@ -945,7 +960,7 @@ func TestAdminImport(t *testing.T) {
 		{fmt.Errorf("pgstore: import: %w", procure.ErrUnavailable), http.StatusServiceUnavailable, "UNAVAILABLE"},
 		{errors.New("disk on fire"), http.StatusInternalServerError, "INTERNAL_ERROR"},
 	} {
-		failing := newAdminEnv(t, httpapi.AdminOptions{Import: func(_ context.Context, r io.Reader) (map[string]int, error) {
+		failing := newAdminEnv(t, admin.Options{Import: func(_ context.Context, r io.Reader) (map[string]int, error) {
 			_, _ = io.Copy(io.Discard, r)
 			return nil, tc.err
 		}})
@@ -979,9 +994,9 @@ func TestAdminRequestLog(t *testing.T) {
 
 // MountAdmin refuses a configuration it cannot serve safely.
 func TestMountAdminPanics(t *testing.T) {
-	for name, opts := range map[string]httpapi.AdminOptions{
+	for name, opts := range map[string]admin.Options{
 		"no token":    {Store: memstore.New()},
-		"short token": {Store: memstore.New(), Token: strings.Repeat("x", httpapi.MinAdminTokenBytes-1)},
+		"short token": {Store: memstore.New(), Token: strings.Repeat("x", admin.MinTokenBytes-1)},
 		"no store":    {Token: adminTestToken},
 	} {
 		func() {
@@ -990,15 +1005,15 @@ func TestMountAdminPanics(t *testing.T) {
 					t.Errorf("%s: no panic", name)
 				}
 			}()
-			httpapi.MountAdmin(http.NewServeMux(), opts)
+			admin.Mount(http.NewServeMux(), opts)
 		}()
 	}
 }
 
-func ExampleMountAdmin() {
+func ExampleMount() {
 	store := memstore.New()
 	mux := http.NewServeMux()
-	httpapi.MountAdmin(mux, httpapi.AdminOptions{Token: "example-admin-token", Store: store, Logger: slog.New(slog.DiscardHandler)})
+	admin.Mount(mux, admin.Options{Token: "example-admin-token", Store: store, Logger: slog.New(slog.DiscardHandler)})
 	// Serve it on a listener of its own, never the public one.
 	srv := httptest.NewServer(mux)
 	defer srv.Close()

@@ -1,4 +1,4 @@
-package httpapi_test
+package admin_test
 
 import (
 	"encoding/json"
@@ -7,7 +7,8 @@ import (
 	"net/http/httptest"
 	"testing"
 
-	"github.com/procurekit/procure/httpapi"
+	"github.com/procurekit/procure/httpapi/admin"
+	"github.com/procurekit/procure/httpapi/internal/httpx"
 	"github.com/procurekit/procure/memstore"
 )
 
@@ -16,7 +17,7 @@ import (
 // another client is not affected (docs: admin.md "Failed attempts").
 func TestAdminFailedAttempts(t *testing.T) {
 	store := memstore.New()
-	h := httpapi.AdminHandler(httpapi.AdminOptions{Token: adminTestToken, Store: store, Logger: slog.New(slog.DiscardHandler)})
+	h := admin.Handler(admin.Options{Token: adminTestToken, Store: store, Logger: slog.New(slog.DiscardHandler)})
 	do := func(client, token string) *httptest.ResponseRecorder {
 		t.Helper()
 		r := httptest.NewRequest("GET", "/communities/acme", nil)
@@ -27,7 +28,7 @@ func TestAdminFailedAttempts(t *testing.T) {
 		return w
 	}
 	const guesser, other = "192.0.2.7:40000", "198.51.100.9:40000"
-	for i := range httpapi.AdminFailBurst {
+	for i := range admin.FailBurst {
 		if w := do(guesser, "guess-0123456789abcdef"); w.Code != http.StatusUnauthorized {
 			t.Fatalf("failure %d: %d, want 401", i+1, w.Code)
 		}
@@ -35,14 +36,14 @@ func TestAdminFailedAttempts(t *testing.T) {
 	for _, token := range []string{"guess-0123456789abcdef", adminTestToken} {
 		w := do(guesser, token)
 		if w.Code != http.StatusTooManyRequests {
-			t.Fatalf("after %d failures, token %.5s...: %d, want 429", httpapi.AdminFailBurst, token, w.Code)
+			t.Fatalf("after %d failures, token %.5s...: %d, want 429", admin.FailBurst, token, w.Code)
 		}
 		if got := w.Header().Get("Retry-After"); got != "6" {
-			t.Errorf("Retry-After %q, want 6 (one attempt per %v)", got, httpapi.AdminFailEvery)
+			t.Errorf("Retry-After %q, want 6 (one attempt per %v)", got, admin.FailEvery)
 		}
-		var body httpapi.ErrorBody
-		if err := json.Unmarshal(w.Body.Bytes(), &body); err != nil || body.Code != httpapi.CodeTooManyRequests {
-			t.Errorf("body %s (%v), want code %s", w.Body, err, httpapi.CodeTooManyRequests)
+		var body httpx.ErrorBody
+		if err := json.Unmarshal(w.Body.Bytes(), &body); err != nil || body.Code != httpx.CodeTooManyRequests {
+			t.Errorf("body %s (%v), want code %s", w.Body, err, httpx.CodeTooManyRequests)
 		}
 	}
 	// The same host on another port is the same client; another host is not.
@@ -62,8 +63,8 @@ func TestAdminFailedAttempts(t *testing.T) {
 	}
 
 	// With the limit off, failures go on being 401s.
-	off := httpapi.AdminHandler(httpapi.AdminOptions{Token: adminTestToken, Store: store, Logger: slog.New(slog.DiscardHandler), FailedAuthBurst: -1})
-	for i := range 3 * httpapi.AdminFailBurst {
+	off := admin.Handler(admin.Options{Token: adminTestToken, Store: store, Logger: slog.New(slog.DiscardHandler), FailedAuthBurst: -1})
+	for i := range 3 * admin.FailBurst {
 		r := httptest.NewRequest("GET", "/communities/acme", nil)
 		r.RemoteAddr = guesser
 		w := httptest.NewRecorder()

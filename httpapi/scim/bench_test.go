@@ -1,4 +1,4 @@
-package httpapi_test
+package scim_test
 
 import (
 	"bytes"
@@ -12,7 +12,9 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/procurekit/procure/httpapi"
+	"github.com/procurekit/procure/httpapi/internal/apitest"
+	"github.com/procurekit/procure/httpapi/scim"
+	"github.com/procurekit/procure/httpapi/users"
 	"github.com/procurekit/procure/user"
 )
 
@@ -21,7 +23,7 @@ import (
 // network). Issue 13's target: a SCIM create and a filtered lookup cost at
 // most 1.5x the /v1/users create and get. Run them with
 //
-//	go test ./httpapi -run '^$' -bench 'SCIMvsUsers' -benchmem
+//	go test ./httpapi/scim -run '^$' -bench 'SCIMvsUsers' -benchmem
 //
 // On the shared 2-core development machine wall times swing by 2-3x from
 // run to run; the CPU profile of the handlers (go test -cpuprofile, the
@@ -29,15 +31,17 @@ import (
 // create 0.67 s SCIM vs 0.72 s /v1/users, lookup 0.11 s vs 0.11 s. Server
 // allocations per call: create 94 vs 79, lookup 21 vs 25.
 
-// benchSCIMMux mounts SCIM and /v1/users over benchUsersMux's store, with
-// 1,000 users created through the service.
+// benchSCIMMux mounts SCIM and /v1/users over apitest.BenchUserStore,
+// with 1,000 users created through the service.
 func benchSCIMMux(b *testing.B) http.Handler {
 	b.Helper()
-	mux, store := benchUsersMux(b)
+	store := apitest.BenchUserStore(b)
 	svc := user.NewService(store)
-	httpapi.MountSCIM(mux, httpapi.SCIMOptions{Users: svc, Accounts: store, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	mux := http.NewServeMux()
+	users.Mount(mux, users.Options{Users: svc, Accounts: store, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	scim.Mount(mux, scim.Options{Users: svc, Accounts: store, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	for i := range 1000 {
-		in, err := user.ParseInput(benchUserBody(i))
+		in, err := user.ParseInput(apitest.BenchUserBody(i))
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -63,16 +67,16 @@ func benchSCIMBody(i int) []byte {
 // benchRun serves b.N requests built by next and checks each status.
 func benchRun(b *testing.B, h http.Handler, want int, next func(i int) *http.Request) {
 	b.Helper()
-	w := &userNullWriter{h: http.Header{}}
+	w := &apitest.NullWriter{H: http.Header{}}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := range b.N {
 		req := next(i)
-		clear(w.h)
-		w.status = 0
+		clear(w.H)
+		w.Status = 0
 		h.ServeHTTP(w, req)
-		if w.status != want {
-			b.Fatalf("status %d; want %d", w.status, want)
+		if w.Status != want {
+			b.Fatalf("status %d; want %d", w.Status, want)
 		}
 	}
 }
@@ -88,11 +92,11 @@ func benchRequest(b *testing.B, method, target string, body []byte, scim bool) *
 	}
 	req.RemoteAddr = "192.0.2.1:40000"
 	if scim {
-		req.Header["Authorization"] = []string{"Bearer " + benchKey}
+		req.Header["Authorization"] = []string{"Bearer " + apitest.BenchKey}
 		req.Header["Content-Type"] = []string{"application/scim+json"}
 	} else {
-		req.Header["Service-Account-Id"] = []string{benchAccount}
-		req.Header["Service-Api-Key"] = []string{benchKey}
+		req.Header["Service-Account-Id"] = []string{apitest.BenchAccount}
+		req.Header["Service-Api-Key"] = []string{apitest.BenchKey}
 		req.Header["Content-Type"] = []string{"application/json; charset=utf-8"}
 	}
 	return req
@@ -111,7 +115,7 @@ func uniqueBody(body []byte, prefix string, i int) []byte {
 func BenchmarkSCIMvsUsersCreate(b *testing.B) {
 	b.Run("users", func(b *testing.B) {
 		h := benchSCIMMux(b)
-		body := benchUserBody(5)
+		body := apitest.BenchUserBody(5)
 		benchRun(b, h, http.StatusOK, func(i int) *http.Request {
 			return benchRequest(b, http.MethodPost, "/v1/users", uniqueBody(body, `"username":"user`, 1000+i), false)
 		})
@@ -172,7 +176,7 @@ func benchHTTP(b *testing.B, want int, next func(i int) *http.Request) {
 
 func BenchmarkSCIMvsUsersHTTPCreate(b *testing.B) {
 	b.Run("users", func(b *testing.B) {
-		body := benchUserBody(5)
+		body := apitest.BenchUserBody(5)
 		benchHTTP(b, http.StatusOK, func(i int) *http.Request {
 			return benchRequest(b, http.MethodPost, "/v1/users", uniqueBody(body, `"username":"user`, 1000+i), false)
 		})

@@ -1,4 +1,4 @@
-package httpapi_test
+package scim_test
 
 import (
 	"encoding/json"
@@ -10,11 +10,11 @@ import (
 
 	"github.com/elimity-com/scim/schema"
 
-	"github.com/procurekit/procure/httpapi"
+	"github.com/procurekit/procure/httpapi/scim"
 )
 
 // A SCIM conformance check in the tree (issue 19): every response of the
-// replayed Okta and Entra ID sequences (replay, scim_replay_test.go) is
+// replayed Okta and Entra ID sequences (replay, replay_test.go) is
 // checked against RFC 7643's schemas as elimity-com/scim encodes them -
 // an implementation written apart from this one - besides scim.json:
 // required attributes, attribute types, canonical values, the common
@@ -122,17 +122,17 @@ func conformUser(t *testing.T, s *scimServer, u map[string]any, etag string) {
 		}
 	}
 	schemas, _ := u["schemas"].([]any)
-	ext, hasExt := u[httpapi.SCIMExtensionSchema]
-	if hasExt != slices.Contains(schemas, any(httpapi.SCIMExtensionSchema)) {
+	ext, hasExt := u[scim.ExtensionSchema]
+	if hasExt != slices.Contains(schemas, any(scim.ExtensionSchema)) {
 		t.Errorf("schemas %v and the extension's presence (%v) disagree", schemas, hasExt)
 	}
 	if hasExt {
-		if _, err := servedSchema(t, s, httpapi.SCIMExtensionSchema).ValidateExtension(ext); err != nil {
+		if _, err := servedSchema(t, s, scim.ExtensionSchema).ValidateExtension(ext); err != nil {
 			t.Errorf("the extension breaks its served schema (%s): %v", err.ScimType, ext)
 		}
 	}
 	for k := range u {
-		if _, core := rfcUser.Attributes.ContainsAttribute(k); !core && !slices.Contains([]string{"schemas", "id", "externalId", "meta", httpapi.SCIMExtensionSchema}, k) {
+		if _, core := rfcUser.Attributes.ContainsAttribute(k); !core && !slices.Contains([]string{"schemas", "id", "externalId", "meta", scim.ExtensionSchema}, k) {
 			t.Errorf("attribute %q is in no schema of the resource", k)
 		}
 	}
@@ -191,7 +191,7 @@ func TestSCIMServedSchemaAgreesWithRFC7643(t *testing.T) {
 		compare(a.Name(), a, rfc)
 	}
 	// The extension does not redefine a core attribute (RFC 7643 3.3).
-	for _, a := range servedSchema(t, s, httpapi.SCIMExtensionSchema).Attributes {
+	for _, a := range servedSchema(t, s, scim.ExtensionSchema).Attributes {
 		if _, core := rfcUser.Attributes.ContainsAttribute(a.Name()); core {
 			t.Errorf("the extension redefines the core attribute %s", a.Name())
 		}

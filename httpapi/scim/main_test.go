@@ -1,4 +1,4 @@
-package httpapi_test
+package scim_test
 
 import (
 	"os"
@@ -8,5 +8,5 @@ import (
 )
 
 // TestMain stops the PostgreSQL server pgtest starts for the SCIM replays
-// on PostgreSQL (scim_replay_test.go).
+// on PostgreSQL (replay_test.go).
 func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }

@@ -1,4 +1,4 @@
-package httpapi_test
+package scim_test
 
 import (
 	"context"
@@ -11,7 +11,8 @@ import (
 
 	"github.com/procurekit/procure"
 	"github.com/procurekit/procure/auth"
-	"github.com/procurekit/procure/httpapi"
+	"github.com/procurekit/procure/httpapi/internal/apitest"
+	"github.com/procurekit/procure/httpapi/scim"
 	"github.com/procurekit/procure/memstore"
 	"github.com/procurekit/procure/user"
 )
@@ -20,7 +21,7 @@ import (
 // operation of the endpoint is described with the statuses every
 // authenticated operation can answer.
 func TestSCIMOpenAPIDocument(t *testing.T) {
-	doc := httpapi.SCIMOpenAPI()
+	doc := scim.OpenAPI()
 	var d struct {
 		OpenAPI    string                                       `json:"openapi"`
 		Paths      map[string]map[string]json.RawMessage        `json:"paths"`
@@ -33,7 +34,7 @@ func TestSCIMOpenAPIDocument(t *testing.T) {
 		t.Errorf("openapi %q", d.OpenAPI)
 	}
 	for name := range d.Components.Schemas {
-		compileSchema(t, doc, "#/components/schemas/"+name)
+		apitest.CompileSchema(t, doc, "#/components/schemas/"+name)
 	}
 	for _, op := range []struct{ path, method string }{
 		{"/scim/v2/Users", "get"}, {"/scim/v2/Users", "post"}, {"/scim/v2/Users/{id}", "get"},
@@ -50,7 +51,7 @@ func TestSCIMOpenAPIDocument(t *testing.T) {
 		t.Errorf("served document differs (status %d)", res.status)
 	}
 	doc[0] = 'X'
-	if httpapi.SCIMOpenAPI()[0] != '{' {
+	if scim.OpenAPI()[0] != '{' {
 		t.Error("SCIMOpenAPI does not return a copy")
 	}
 }
@@ -66,10 +67,10 @@ func TestMountSCIMPanics(t *testing.T) {
 	store := memstore.New()
 	svc := user.NewService(store)
 	for name, f := range map[string]func(){
-		"nil mux":           func() { httpapi.MountSCIM(nil, httpapi.SCIMOptions{Users: svc, Accounts: store}) },
-		"nil users":         func() { httpapi.MountSCIM(http.NewServeMux(), httpapi.SCIMOptions{Accounts: store}) },
-		"nil accounts":      func() { httpapi.MountSCIM(http.NewServeMux(), httpapi.SCIMOptions{Users: svc}) },
-		"no lookup by hash": func() { httpapi.MountSCIM(http.NewServeMux(), httpapi.SCIMOptions{Users: svc, Accounts: onlyKeys{}}) },
+		"nil mux":           func() { scim.Mount(nil, scim.Options{Users: svc, Accounts: store}) },
+		"nil users":         func() { scim.Mount(http.NewServeMux(), scim.Options{Accounts: store}) },
+		"nil accounts":      func() { scim.Mount(http.NewServeMux(), scim.Options{Users: svc}) },
+		"no lookup by hash": func() { scim.Mount(http.NewServeMux(), scim.Options{Users: svc, Accounts: onlyKeys{}}) },
 	} {
 		t.Run(name, func(t *testing.T) {
 			defer func() {
@@ -119,5 +120,13 @@ func TestSCIMBackendFailures(t *testing.T) {
 				t.Errorf("the body shows the cause: %s", got.body)
 			}
 		})
+	}
+}
+
+// The served document passes the lint of every served document: it stands
+// on its own for a tool given its URL (apitest.LintDocument).
+func TestOpenAPIDocumentValid(t *testing.T) {
+	for _, p := range apitest.LintDocument(t, "scim.json", scim.OpenAPI()) {
+		t.Error(p)
 	}
 }

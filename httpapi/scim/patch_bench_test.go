@@ -1,4 +1,4 @@
-package httpapi_test
+package scim_test
 
 import (
 	"bytes"
@@ -13,7 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/procurekit/procure/httpapi"
+	"github.com/procurekit/procure/httpapi/internal/apitest"
+	"github.com/procurekit/procure/httpapi/scim"
+	"github.com/procurekit/procure/httpapi/users"
 	"github.com/procurekit/procure/internal/pgtest"
 	"github.com/procurekit/procure/memstore"
 	"github.com/procurekit/procure/pgstore"
@@ -34,7 +36,7 @@ import (
 //
 // Run it with
 //
-//	go test ./httpapi -run '^$' -bench SCIMPatchWorstCase -benchtime 200x
+//	go test ./httpapi/scim -run '^$' -bench SCIMPatchWorstCase -benchtime 200x
 //
 // The targets (issue 19): a PATCH under 50 ms, the other community's
 // reads under 20 ms at p99.
@@ -63,8 +65,8 @@ func benchSCIMPatchWorstCase(b *testing.B, store user.Store, accounts scimAccoun
 	svc := user.NewService(store)
 	mux := http.NewServeMux()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	httpapi.MountSCIM(mux, httpapi.SCIMOptions{Users: svc, Accounts: accounts, Logger: log})
-	httpapi.MountUsers(mux, httpapi.UserOptions{Users: svc, Accounts: accounts, Logger: log})
+	scim.Mount(mux, scim.Options{Users: svc, Accounts: accounts, Logger: log})
+	users.Mount(mux, users.Options{Users: svc, Accounts: accounts, Logger: log})
 	// alice holds 930 roles, R0 to R929 (and the auto-role).
 	if _, err := svc.Modify(context.Background(), "community-a", "a-0001", 0, func(u *user.User) error {
 		u.Roles = nil
@@ -89,28 +91,28 @@ func benchSCIMPatchWorstCase(b *testing.B, store user.Store, accounts scimAccoun
 		ops.WriteString(op)
 	}
 	accepted := []byte(patchBody("[" + ops.String() + "]"))
-	if len(accepted) > httpapi.MaxUserBodyBytes || len(refused) > httpapi.MaxUserBodyBytes {
+	if len(accepted) > users.MaxBodyBytes || len(refused) > users.MaxBodyBytes {
 		b.Fatalf("bodies of %d and %d bytes: over the limit", len(accepted), len(refused))
 	}
 	patch := func(body []byte) *http.Request {
 		r, _ := http.NewRequest(http.MethodPatch, "/scim/v2/Users/a-0001", bytes.NewReader(body))
 		r.RemoteAddr = "192.0.2.1:40000"
-		r.Header["Authorization"] = []string{"Bearer " + keyA}
+		r.Header["Authorization"] = []string{"Bearer " + apitest.KeyA}
 		r.Header["Content-Type"] = []string{"application/scim+json"}
 		return r
 	}
 	read := func() *http.Request {
 		r, _ := http.NewRequest(http.MethodGet, "/v1/users/username/carol", nil)
 		r.RemoteAddr = "192.0.2.2:40000"
-		r.Header["Service-Account-Id"] = []string{accountB}
-		r.Header["Service-Api-Key"] = []string{keyB}
+		r.Header["Service-Account-Id"] = []string{apitest.AccountB}
+		r.Header["Service-Api-Key"] = []string{apitest.KeyB}
 		return r
 	}
 	serve := func(r *http.Request, want int) {
-		w := &userNullWriter{h: http.Header{}}
+		w := &apitest.NullWriter{H: http.Header{}}
 		mux.ServeHTTP(w, r)
-		if w.status != want {
-			b.Errorf("%s %s: status %d; want %d", r.Method, r.URL.Path, w.status, want)
+		if w.Status != want {
+			b.Errorf("%s %s: status %d; want %d", r.Method, r.URL.Path, w.Status, want)
 		}
 	}
 	for _, body := range []struct {

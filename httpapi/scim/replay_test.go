@@ -1,4 +1,4 @@
-package httpapi_test
+package scim_test
 
 import (
 	"context"
@@ -55,7 +55,7 @@ func replay(t *testing.T, s *scimServer, steps []replayStep) {
 		r := scimReq{method: st.method, path: path, body: body}
 		got := s.do(t, r)
 		r.check(t, got, st.status, st.scimType)
-		conformSCIM(t, s, st.method, path, got) // scim_conformance_test.go
+		conformSCIM(t, s, st.method, path, got) // conformance_test.go
 		if t.Failed() {
 			t.Fatalf("step %q failed", st.name)
 		}

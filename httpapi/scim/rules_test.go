@@ -1,4 +1,4 @@
-package httpapi_test
+package scim_test
 
 import (
 	"context"
@@ -16,7 +16,7 @@ import (
 )
 
 // The SCIM rules of issue 19 (items 1, 8, 11, 14 and 16; 13 in
-// scim_unchanged_test.go): what a
+// unchanged_test.go): what a
 // strict client and the two validators expect of the endpoint.
 
 const scimExt = "urn:procurekit:params:scim:schemas:extension:procure:2.0:User"

@@ -1,4 +1,4 @@
-package httpapi_test
+package scim_test
 
 import (
 	"encoding/json"
@@ -16,9 +16,19 @@ import (
 
 	"github.com/procurekit/procure/auth"
 	"github.com/procurekit/procure/datafile"
-	"github.com/procurekit/procure/httpapi"
+	"github.com/procurekit/procure/httpapi/internal/apitest"
+	"github.com/procurekit/procure/httpapi/internal/httpx"
+	"github.com/procurekit/procure/httpapi/scim"
+	"github.com/procurekit/procure/httpapi/users"
+	"github.com/procurekit/procure/internal/syncbuf"
 	"github.com/procurekit/procure/memstore"
 	"github.com/procurekit/procure/user"
+)
+
+// The served documents, for the validating proxy.
+var (
+	scimAPI = apitest.Document("scim.json", scim.OpenAPI())
+	userAPI = apitest.Document("users.json", users.OpenAPI())
 )
 
 // scimServer is a real HTTP server with the SCIM endpoint and the user
@@ -26,7 +36,7 @@ import (
 type scimServer struct {
 	*httptest.Server
 	store user.Store
-	logs  *userLogBuffer
+	logs  *syncbuf.Buffer
 }
 
 // scimAccounts is what the SCIM endpoint needs of a credential store.
@@ -37,7 +47,7 @@ type scimAccounts interface {
 
 // scimFixture is userFixture with an external id on alice.
 func scimFixture() *datafile.File {
-	f := userFixture()
+	f := apitest.UserFixture()
 	f.Communities[0].Users[0].ExternalID = "E-1"
 	return f
 }
@@ -53,25 +63,25 @@ func newSCIMServer(tb testing.TB) *scimServer {
 	return serveSCIM(tb, store, store)
 }
 
-// serveSCIM mounts SCIM and /v1/users over users and accounts.
-func serveSCIM(tb testing.TB, users user.Store, accounts scimAccounts) *scimServer {
+// serveSCIM mounts SCIM and /v1/users over store and accounts.
+func serveSCIM(tb testing.TB, store user.Store, accounts scimAccounts) *scimServer {
 	tb.Helper()
-	logs := &userLogBuffer{}
+	logs := &syncbuf.Buffer{}
 	log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	svc := user.NewService(users)
+	svc := user.NewService(store)
 	mux := http.NewServeMux()
-	httpapi.MountSCIM(mux, httpapi.SCIMOptions{Users: svc, Accounts: accounts, Logger: log})
-	httpapi.MountUsers(mux, httpapi.UserOptions{Users: svc, Accounts: accounts, Logger: log})
-	srv := httptest.NewServer(validatedBy(tb, mux, scimAPI, userAPI))
+	scim.Mount(mux, scim.Options{Users: svc, Accounts: accounts, Logger: log})
+	users.Mount(mux, users.Options{Users: svc, Accounts: accounts, Logger: log})
+	srv := httptest.NewServer(apitest.ValidatedBy(tb, mux, scimAPI, userAPI))
 	tb.Cleanup(srv.Close)
-	return &scimServer{Server: srv, store: users, logs: logs}
+	return &scimServer{Server: srv, store: store, logs: logs}
 }
 
 // scimReq is a SCIM request; zero fields take defaults.
 type scimReq struct {
 	method, path, body string
 	contentType        string // default application/scim+json when body is set; "-" for none
-	key                string // default keyA; "-" for no Authorization header
+	key                string // default apitest.KeyA; "-" for no Authorization header
 	header             map[string]string
 }
 
@@ -98,10 +108,12 @@ func (s *scimServer) do(tb testing.TB, r scimReq) scimResp {
 	case r.body != "":
 		hr.Header.Set("Content-Type", "application/scim+json; charset=utf-8")
 	}
-	switch key := userOr(r.key, keyA); key {
+	switch r.key {
 	case "-":
+	case "":
+		hr.Header.Set("Authorization", "Bearer "+apitest.KeyA)
 	default:
-		hr.Header.Set("Authorization", "Bearer "+key)
+		hr.Header.Set("Authorization", "Bearer "+r.key)
 	}
 	for k, v := range r.header {
 		hr.Header.Set(k, v)
@@ -116,6 +128,49 @@ func (s *scimServer) do(tb testing.TB, r scimReq) scimResp {
 		tb.Fatal(err)
 	}
 	return scimResp{status: resp.StatusCode, header: resp.Header, body: b}
+}
+
+// v1 sends a request to /v1/users, the user API mounted beside SCIM over
+// the same store, as apitest.AccountA, and fails tb unless the answer has
+// status and, for an error, code. It returns the answer's ETag and, for a
+// 200, the user.
+func (s *scimServer) v1(tb testing.TB, method, body string, header map[string]string, status int, code string) (string, user.User) {
+	tb.Helper()
+	hr, err := http.NewRequest(method, s.URL+"/v1/users", strings.NewReader(body))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	hr.Header.Set("Content-Type", "application/json")
+	hr.Header.Set(auth.HeaderAccountID, apitest.AccountA)
+	hr.Header.Set(auth.HeaderAPIKey, apitest.KeyA)
+	for k, v := range header {
+		hr.Header.Set(k, v)
+	}
+	resp, err := s.Client().Do(hr)
+	if err != nil {
+		tb.Fatalf("%s /v1/users: %v", method, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if resp.StatusCode != status {
+		tb.Fatalf("%s /v1/users = %d %s; want %d", method, resp.StatusCode, b, status)
+	}
+	var u user.User
+	if status == http.StatusOK {
+		err = json.Unmarshal(b, &u)
+	} else {
+		var e httpx.ErrorBody
+		if err = json.Unmarshal(b, &e); err == nil && e.Code != code {
+			tb.Errorf("%s /v1/users: code %q (%s); want %q", method, e.Code, e.Message, code)
+		}
+	}
+	if err != nil {
+		tb.Fatalf("%s /v1/users: %v: %s", method, err, b)
+	}
+	return resp.Header.Get("ETag"), u
 }
 
 // scimOperationPath maps a request path to its template in scim.json.
@@ -139,7 +194,7 @@ func scimResponseSchema(tb testing.TB, path, method string, status int) string {
 	var d struct {
 		Paths map[string]map[string]json.RawMessage `json:"paths"`
 	}
-	if err := json.Unmarshal(httpapi.SCIMOpenAPI(), &d); err != nil {
+	if err := json.Unmarshal(scim.OpenAPI(), &d); err != nil {
 		tb.Fatal(err)
 	}
 	var op struct {
@@ -159,7 +214,7 @@ func scimResponseSchema(tb testing.TB, path, method string, status int) string {
 	if !ok {
 		tb.Fatalf("scim.json has no response %d for %s %s", status, method, path)
 	}
-	base := "#/paths/" + escapePointer(path) + "/" + method + "/responses/" + code
+	base := "#/paths/" + apitest.EscapePointer(path) + "/" + method + "/responses/" + code
 	if resp.Ref != "" {
 		base = resp.Ref
 	}
@@ -174,7 +229,7 @@ func scimHasOperation(tb testing.TB, path, method string) bool {
 	var d struct {
 		Paths map[string]map[string]json.RawMessage `json:"paths"`
 	}
-	if err := json.Unmarshal(httpapi.SCIMOpenAPI(), &d); err != nil {
+	if err := json.Unmarshal(scim.OpenAPI(), &d); err != nil {
 		tb.Fatal(err)
 	}
 	_, ok := d.Paths[path][method]
@@ -198,7 +253,7 @@ func (r scimReq) check(tb testing.TB, got scimResp, status int, scimType string)
 	if status != http.StatusNotImplemented || scimHasOperation(tb, scimOperationPath(r.path), strings.ToLower(r.method)) {
 		pointer = scimResponseSchema(tb, scimOperationPath(r.path), strings.ToLower(r.method), status)
 	}
-	checkSchema(tb, httpapi.SCIMOpenAPI(), pointer, got.body)
+	apitest.CheckSchema(tb, scim.OpenAPI(), pointer, got.body)
 	if status >= 400 {
 		var e struct {
 			Status   string `json:"status"`
@@ -293,12 +348,12 @@ func TestSCIMAuthentication(t *testing.T) {
 		key    string
 	}{
 		{"no header", nil, "-"},
-		{"other scheme", map[string]string{"Authorization": "Basic " + keyA}, "-"},
+		{"other scheme", map[string]string{"Authorization": "Basic " + apitest.KeyA}, "-"},
 		{"empty key", map[string]string{"Authorization": "Bearer "}, "-"},
 		{"unknown key", nil, "not-a-key"},
-		{"deactivated key", nil, keyAOld},
-		{"account id instead of key", nil, accountA},
-		{"allowlist: client outside", nil, keyLocked},
+		{"deactivated key", nil, apitest.KeyAOld},
+		{"account id instead of key", nil, apitest.AccountA},
+		{"allowlist: client outside", nil, apitest.KeyLocked},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			r := scimReq{method: http.MethodGet, path: "/scim/v2/Users", key: tt.key, header: tt.header}
@@ -314,11 +369,11 @@ func TestSCIMAuthentication(t *testing.T) {
 			}
 		})
 	}
-	if strings.Contains(s.logs.String(), keyAOld) || strings.Contains(s.logs.String(), keyLocked) {
+	if strings.Contains(s.logs.String(), apitest.KeyAOld) || strings.Contains(s.logs.String(), apitest.KeyLocked) {
 		t.Error("a key appears in the log")
 	}
 	// The key's account scopes the data: B's key sees B's users only.
-	r := scimReq{method: http.MethodGet, path: "/scim/v2/Users", key: keyB}
+	r := scimReq{method: http.MethodGet, path: "/scim/v2/Users", key: apitest.KeyB}
 	got := s.do(t, r)
 	r.check(t, got, 200, "")
 	l := decodeSCIMList(t, got.body)
@@ -338,7 +393,7 @@ func TestSCIMAllowlistAdmits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	acc, err := store.ServiceAccount(t.Context(), accountLock)
+	acc, err := store.ServiceAccount(t.Context(), apitest.AccountLock)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -347,7 +402,7 @@ func TestSCIMAllowlistAdmits(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := serveSCIM(t, store, store)
-	r := scimReq{method: http.MethodGet, path: "/scim/v2/Users", key: keyLocked}
+	r := scimReq{method: http.MethodGet, path: "/scim/v2/Users", key: apitest.KeyLocked}
 	r.check(t, s.do(t, r), 200, "")
 }
 
@@ -355,7 +410,7 @@ func TestSCIMDiscovery(t *testing.T) {
 	s := newSCIMServer(t)
 	for _, path := range []string{"/scim/v2/ServiceProviderConfig", "/scim/v2/ResourceTypes", "/scim/v2/ResourceTypes/User",
 		"/scim/v2/Schemas", "/scim/v2/Schemas/urn:ietf:params:scim:schemas:core:2.0:User",
-		"/scim/v2/Schemas/" + httpapi.SCIMExtensionSchema} {
+		"/scim/v2/Schemas/" + scim.ExtensionSchema} {
 		r := scimReq{method: http.MethodGet, path: path}
 		got := s.do(t, r)
 		r.check(t, got, 200, "")
@@ -404,7 +459,7 @@ func TestSCIMRoutes(t *testing.T) {
 	if got.status != 404 || got.header.Get("Content-Type") != "application/scim+json" {
 		t.Errorf("GET /Groups = %d %q; want a SCIM 404", got.status, got.header.Get("Content-Type"))
 	}
-	checkSchema(t, httpapi.SCIMOpenAPI(), "#/components/responses/NotFound/content/application~1scim+json/schema", got.body)
+	apitest.CheckSchema(t, scim.OpenAPI(), "#/components/responses/NotFound/content/application~1scim+json/schema", got.body)
 }
 
 // GET /Users: filters, paging and the ListResponse.

@@ -1,4 +1,4 @@
-package httpapi_test
+package scim_test
 
 import (
 	"net/http"
@@ -56,4 +56,36 @@ func TestSCIMUnchangedWritesKeepTheVersion(t *testing.T) {
 			})
 		}
 	})
+}
+
+// Issue 19 item 13 through SCIM, which updates through the same Service:
+// DELETE (disable) of a disabled user and a PATCH or PUT with the stored
+// values keep meta.version and the ETag.
+func TestSCIMNoOpWritesKeepETag(t *testing.T) {
+	s := newSCIMServer(t)
+	const path = "/scim/v2/Users/a-0001"
+	etag := func(r scimReq) string {
+		t.Helper()
+		res := s.do(t, r)
+		if res.status != http.StatusOK && res.status != http.StatusNoContent {
+			t.Fatalf("%s %s = %d %s", r.method, r.path, res.status, res.body)
+		}
+		return res.header.Get("ETag")
+	}
+	first := etag(scimReq{method: http.MethodDelete, path: path})
+	if first != `W/"2"` {
+		t.Fatalf("first DELETE ETag = %q; want W/\"2\"", first)
+	}
+	for _, r := range []scimReq{
+		{method: http.MethodDelete, path: path},
+		{method: http.MethodPatch, path: path, body: `{"schemas":["urn:ietf:params:scim:api:messages:2.0:PatchOp"],"Operations":[{"op":"replace","path":"active","value":false}]}`},
+		{method: http.MethodGet, path: path},
+	} {
+		if got := etag(r); got != first {
+			t.Errorf("%s %s: ETag = %q; want %q (nothing changed)", r.method, r.path, got, first)
+		}
+	}
+	if u := s.storedUser(t, "community-a", "a-0001"); u.Enabled || u.Version != 2 {
+		t.Errorf("stored enabled %v version %d; want false, 2", u.Enabled, u.Version)
+	}
 }

@@ -1,4 +1,4 @@
-package httpapi_test
+package scim_test
 
 import (
 	"encoding/json"
@@ -72,12 +72,10 @@ func TestSCIMMapping(t *testing.T) {
 	}
 
 	// The other way: a user written through /v1/users, read through SCIM.
-	ur := req{method: http.MethodPost, path: "/v1/users", body: `{"username":"erin","externalId":"X-1","firstName":"Erin","lastName":"Ng",
+	_, erin := s.v1(t, http.MethodPost, `{"username":"erin","externalId":"X-1","firstName":"Erin","lastName":"Ng",
 		"displayName":"Erin Ng","email":"erin@example.com","phone":"555","enabled":false,"organisationUnits":[{"code":"OU-2"}],
-		"attributes":[{"name":"grade","value":"7"}]}`}
-	res := (&userServer{Server: s.Server}).do(t, ur)
-	checkUserResponse(t, ur, res, 200, "")
-	id := decodeUser(t, res.body).ID
+		"attributes":[{"name":"grade","value":"7"}]}`, nil, 200, "")
+	id := erin.ID
 	r = scimReq{method: http.MethodGet, path: "/scim/v2/Users/" + id}
 	got = s.do(t, r)
 	r.check(t, got, 200, "")
@@ -94,10 +92,8 @@ func TestSCIMMapping(t *testing.T) {
 	}
 	// Text that JSON must escape reads back exactly.
 	odd := `Ann "Q" <&> \ é\u2028`
-	ur = req{method: http.MethodPost, path: "/v1/users", body: `{"username":"odd","displayName":` + jsonString(t, odd) + `,"roles":[{"code":"R\"1"}],"attributes":[{"name":"a<b","value":"\\"}]}`}
-	res = (&userServer{Server: s.Server}).do(t, ur)
-	checkUserResponse(t, ur, res, 200, "")
-	r = scimReq{method: http.MethodGet, path: "/scim/v2/Users/" + decodeUser(t, res.body).ID}
+	_, oddUser := s.v1(t, http.MethodPost, `{"username":"odd","displayName":`+jsonString(t, odd)+`,"roles":[{"code":"R\"1"}],"attributes":[{"name":"a<b","value":"\\"}]}`, nil, 200, "")
+	r = scimReq{method: http.MethodGet, path: "/scim/v2/Users/" + oddUser.ID}
 	got = s.do(t, r)
 	r.check(t, got, 200, "")
 	if u := decodeSCIMUser(t, got.body); u.DisplayName != odd || u.Extension == nil || u.Extension.Roles[0].Code != `R"1` ||
@@ -324,11 +320,8 @@ func TestSCIMIfMatch(t *testing.T) {
 	r, got := patch(`W/"1"`, "one")
 	r.check(t, got, 200, "")
 	// An HRIS changes the user through /v1/users meanwhile.
-	ur := req{method: http.MethodPut, path: "/v1/users", body: `{"id":"a-0001","username":"Alice.Smith","firstName":"HR"}`}
-	res := (&userServer{Server: s.Server}).do(t, ur)
-	checkUserResponse(t, ur, res, 200, "")
-	if res.header.Get("ETag") != `W/"3"` {
-		t.Fatalf("/v1/users ETag %q; want W/\"3\"", res.header.Get("ETag"))
+	if etag, _ := s.v1(t, http.MethodPut, `{"id":"a-0001","username":"Alice.Smith","firstName":"HR"}`, nil, 200, ""); etag != `W/"3"` {
+		t.Fatalf("/v1/users ETag %q; want W/\"3\"", etag)
 	}
 	r, got = patch(`W/"2"`, "stale")
 	r.check(t, got, 412, "")
@@ -348,8 +341,7 @@ func TestSCIMIfMatch(t *testing.T) {
 		t.Errorf("ETag %q; want W/\"4\"", got.header.Get("ETag"))
 	}
 	// And the other way: /v1/users with the SCIM version.
-	ur = req{method: http.MethodPut, path: "/v1/users", body: `{"id":"a-0001","username":"Alice.Smith"}`, header: map[string]string{"If-Match": `W/"3"`}}
-	checkUserResponse(t, ur, (&userServer{Server: s.Server}).do(t, ur), 412, "VERSION_MISMATCH")
+	s.v1(t, http.MethodPut, `{"id":"a-0001","username":"Alice.Smith"}`, map[string]string{"If-Match": `W/"3"`}, 412, "VERSION_MISMATCH")
 }
 
 // Concurrent PATCHes with If-Match of one version: the check is inside

@@ -1,4 +1,4 @@
-package httpapi_test
+package suppliers_test
 
 import (
 	"bytes"
@@ -14,7 +14,8 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/procurekit/procure/datafile"
-	"github.com/procurekit/procure/httpapi"
+	"github.com/procurekit/procure/httpapi/internal/httpx"
+	"github.com/procurekit/procure/httpapi/suppliers"
 	"github.com/procurekit/procure/memstore"
 	"github.com/procurekit/procure/supplier"
 )
@@ -50,7 +51,7 @@ func benchMux(b *testing.B) (*http.ServeMux, string) {
 	b.Helper()
 	store, id := benchStore(b, 1000)
 	mux := http.NewServeMux()
-	httpapi.MountSuppliers(mux, httpapi.SupplierOptions{Store: store, Tokens: store, Logger: discard})
+	suppliers.Mount(mux, suppliers.Options{Store: store, Tokens: store, Logger: discard})
 	return mux, id
 }
 
@@ -172,5 +173,24 @@ func loopback(b *testing.B, h http.Handler, target string, size int) {
 // BenchmarkListSuppliersDefaultPage.
 func BenchmarkRequestLog(b *testing.B) {
 	mux, _ := benchMux(b)
-	benchHandler(b, httpapi.RequestLog(slog.New(slog.NewTextHandler(io.Discard, nil)), mux), base+"/suppliers")
+	benchHandler(b, httpx.RequestLog(slog.New(slog.NewTextHandler(io.Discard, nil)), mux), base+"/suppliers")
+}
+
+// BenchmarkOpenAPIProxy is what the proxy adds to a test's request: a
+// default page of suppliers served directly and through the proxy.
+func BenchmarkOpenAPIProxy(b *testing.B) {
+	ts := newServer(b, nil, nil)
+	for name, h := range map[string]http.Handler{"direct": ts.mux, "proxied": ts.handler} {
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				req := httptest.NewRequest(http.MethodGet, base+"/suppliers", nil)
+				req.Header.Set("Authorization", "Bearer "+alphaToken)
+				rec := httptest.NewRecorder()
+				h.ServeHTTP(rec, req)
+				if rec.Code != http.StatusOK {
+					b.Fatalf("status %d", rec.Code)
+				}
+			}
+		})
+	}
 }

@@ -1,4 +1,4 @@
-package httpapi_test
+package suppliers_test
 
 import (
 	"fmt"
@@ -8,13 +8,13 @@ import (
 	"strings"
 
 	"github.com/procurekit/procure/datafile"
-	"github.com/procurekit/procure/httpapi"
+	"github.com/procurekit/procure/httpapi/suppliers"
 	"github.com/procurekit/procure/memstore"
 )
 
 // Mount the supplier read API on your own mux, over the in-memory store
 // loaded from a data file. Any supplier.Store and auth.TokenStore will do.
-func ExampleMountSuppliers() {
+func ExampleMount() {
 	data, err := datafile.Parse(strings.NewReader(`{"communities": [{
 		"id": "acme", "name": "Acme", "region": "AU",
 		"tokens": [{"token": "demo-acme-read-token", "scopes": ["suppliers:read"]}],
@@ -31,7 +31,7 @@ func ExampleMountSuppliers() {
 	}
 
 	mux := http.NewServeMux()
-	httpapi.MountSuppliers(mux, httpapi.SupplierOptions{Store: store, Tokens: store})
+	suppliers.Mount(mux, suppliers.Options{Store: store, Tokens: store})
 	// http.ListenAndServe(":8080", mux) would serve it; here one request:
 
 	req := httptest.NewRequest("GET", "/public/community/suppliers?size=5", nil)

@@ -12,12 +12,12 @@ import (
 	"github.com/procurekit/procure"
 )
 
-// Fuzz targets of the parsers of httpapi that read outside input (issue
+// Fuzz targets of the parsers of the supplier API that read outside input (issue
 // 11): the query parameters of the supplier list (the XML of Interface C
 // is fuzzed with its codec, internal/acxml). CI runs the seed corpora
 // (testdata/fuzz); run one with
 //
-//	go test -run='^$' -fuzz='^FuzzSupplierListQuery$' -fuzztime=2m -parallel=1 ./httpapi/
+//	go test -run='^$' -fuzz='^FuzzSupplierListQuery$' -fuzztime=2m -parallel=1 ./httpapi/suppliers/
 
 func FuzzModifiedSince(f *testing.F) {
 	for _, s := range []string{"2026-05-01", "2026-05-01T09:30:00+12:00", "2026-05-01T09:30:00Z", "2026-05-01t09:30:00.123456789123z",

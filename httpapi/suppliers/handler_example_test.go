@@ -1,4 +1,4 @@
-package httpapi_test
+package suppliers_test
 
 import (
 	"encoding/json"
@@ -8,7 +8,7 @@ import (
 	"net/http/httptest"
 	"strings"
 
-	"github.com/procurekit/procure/httpapi"
+	"github.com/procurekit/procure/httpapi/suppliers"
 	"github.com/procurekit/procure/memstore"
 )
 
@@ -16,7 +16,7 @@ import (
 // router can mount an http.Handler behind http.StripPrefix (with chi,
 // r.Mount("/procurement", http.StripPrefix("/procurement", h))). The
 // served OpenAPI document names the prefix as its server.
-func ExampleSupplierHandler() {
+func ExampleHandler() {
 	store, err := memstore.LoadReader(strings.NewReader(`{"communities": [{
 		"id": "acme", "name": "Acme", "region": "AU",
 		"tokens": [{"token": "demo-acme-read-token", "scopes": ["suppliers:read"]}],
@@ -26,7 +26,7 @@ func ExampleSupplierHandler() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	h := httpapi.SupplierHandler(httpapi.SupplierOptions{Store: store, Tokens: store})
+	h := suppliers.Handler(suppliers.Options{Store: store, Tokens: store})
 
 	mux := http.NewServeMux()
 	mux.Handle("/procurement/", http.StripPrefix("/procurement", h))

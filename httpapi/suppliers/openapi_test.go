@@ -1,4 +1,4 @@
-package httpapi_test
+package suppliers_test
 
 import (
 	"bytes"
@@ -13,9 +13,10 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/santhosh-tekuri/jsonschema/v6"
 
-	"github.com/procurekit/procure/httpapi"
+	"github.com/procurekit/procure/httpapi/internal/apitest"
+	"github.com/procurekit/procure/httpapi/internal/httpx"
+	"github.com/procurekit/procure/httpapi/suppliers"
 	"github.com/procurekit/procure/paging"
 	"github.com/procurekit/procure/supplier"
 )
@@ -29,7 +30,7 @@ func TestOpenAPIServed(t *testing.T) {
 	if res.status != http.StatusOK {
 		t.Fatalf("status %d, want 200", res.status)
 	}
-	if !bytes.Equal(res.body, httpapi.SupplierOpenAPI()) {
+	if !bytes.Equal(res.body, suppliers.OpenAPI()) {
 		t.Error("the served document is not the embedded one")
 	}
 	var doc struct {
@@ -62,9 +63,9 @@ func TestOpenAPIServed(t *testing.T) {
 // SupplierOpenAPI hands out a copy: changing it does not change what is
 // served.
 func TestSupplierOpenAPIIsACopy(t *testing.T) {
-	doc := httpapi.SupplierOpenAPI()
+	doc := suppliers.OpenAPI()
 	doc[0] = 'X'
-	if httpapi.SupplierOpenAPI()[0] != '{' {
+	if suppliers.OpenAPI()[0] != '{' {
 		t.Error("changing the returned slice changed the document")
 	}
 }
@@ -106,7 +107,7 @@ type schemaObject struct {
 func loadOpenAPI(tb testing.TB) openAPIDoc {
 	tb.Helper()
 	var d openAPIDoc
-	if err := json.Unmarshal(httpapi.SupplierOpenAPI(), &d); err != nil {
+	if err := json.Unmarshal(suppliers.OpenAPI(), &d); err != nil {
 		tb.Fatal(err)
 	}
 	return d
@@ -133,7 +134,7 @@ func TestOpenAPISchemasMatchTypes(t *testing.T) {
 		"BuyerGroup":        reflect.TypeFor[supplier.BuyerGroup](),
 		"Tag":               reflect.TypeFor[supplier.Tag](),
 		"PageMetadata":      reflect.TypeFor[paging.Metadata](),
-		"Error":             reflect.TypeFor[httpapi.ErrorBody](),
+		"Error":             reflect.TypeFor[httpx.ErrorBody](),
 	}
 	for name, typ := range types {
 		t.Run(name, func(t *testing.T) {
@@ -245,21 +246,21 @@ func TestOpenAPIErrorCodes(t *testing.T) {
 		got = append(got, v.(string))
 	}
 	want := []string{
-		httpapi.CodeInvalidParameter, httpapi.CodeUnauthorized, httpapi.CodeForbidden, httpapi.CodeNotFound,
-		httpapi.CodeSupplierNotFound, httpapi.CodeMethodNotAllowed, httpapi.CodeInternal, httpapi.CodeUnavailable,
+		httpx.CodeInvalidParameter, httpx.CodeUnauthorized, httpx.CodeForbidden, httpx.CodeNotFound,
+		httpx.CodeSupplierNotFound, httpx.CodeMethodNotAllowed, httpx.CodeInternal, httpx.CodeUnavailable,
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Error.code enum (-want +got):\n%s", diff)
 	}
-	doc := httpapi.SupplierOpenAPI()
+	doc := suppliers.OpenAPI()
 	for _, c := range []struct {
 		status int
 		code   string
-	}{{400, httpapi.CodeInvalidParameter}, {401, httpapi.CodeUnauthorized}, {403, httpapi.CodeForbidden}, {404, httpapi.CodeSupplierNotFound}, {500, httpapi.CodeInternal}} {
-		ptr := responseSchema(t, doc, "/suppliers/{id}", "get", c.status)
+	}{{400, httpx.CodeInvalidParameter}, {401, httpx.CodeUnauthorized}, {403, httpx.CodeForbidden}, {404, httpx.CodeSupplierNotFound}, {500, httpx.CodeInternal}} {
+		ptr := apitest.ResponseSchema(t, doc, "/suppliers/{id}", "get", c.status)
 		for _, code := range want {
 			body := []byte(`{"code":"` + code + `","message":"m"}`)
-			err := compileSchema(t, doc, ptr).Validate(mustJSON(t, body))
+			err := apitest.CompileSchema(t, doc, ptr).Validate(apitest.MustJSON(t, body))
 			if (err == nil) != (code == c.code) {
 				t.Errorf("%d response accepts code %s: %v; want only %s", c.status, code, err == nil, c.code)
 			}
@@ -328,7 +329,7 @@ func TestOpenAPIOperations(t *testing.T) {
 
 // The parameters carry the limits of docs: suppliers.md "Endpoints"; limits.md.
 func TestOpenAPIParameterLimits(t *testing.T) {
-	doc := httpapi.SupplierOpenAPI()
+	doc := suppliers.OpenAPI()
 	tests := []struct {
 		param string
 		valid []any
@@ -347,7 +348,7 @@ func TestOpenAPIParameterLimits(t *testing.T) {
 		{"supplierId", []any{"3f2b8a4e-1c2d-4e5f-8a9b-0c1d2e3f4a5b"}, []any{"urn:uuid:3f2b8a4e-1c2d-4e5f-8a9b-0c1d2e3f4a5b"}},
 	}
 	for _, tt := range tests {
-		s := compileSchema(t, doc, "#/components/parameters/"+tt.param+"/schema")
+		s := apitest.CompileSchema(t, doc, "#/components/parameters/"+tt.param+"/schema")
 		for _, v := range tt.valid {
 			if err := s.Validate(jsonValue(t, v)); err != nil {
 				t.Errorf("%s=%v rejected: %v", tt.param, v, err)
@@ -365,9 +366,9 @@ func TestOpenAPIParameterLimits(t *testing.T) {
 // characters, stray fields and nulls where none are allowed rejected. (A
 // validator that accepted everything would pass every other test.)
 func TestOpenAPISchemasReject(t *testing.T) {
-	doc := httpapi.SupplierOpenAPI()
+	doc := suppliers.OpenAPI()
 	const okContact = `{"id":"3f2b8a4e-1c2d-4e5f-8a9b-0c1d2e3f4a5b","name":"Ann","modifiedDate":"2026-05-01T00:00:00Z","createdDate":"2026-05-01T00:00:00Z"}`
-	checkSchema(t, doc, "SupplierContact", []byte(okContact))
+	apitest.CheckSchema(t, doc, "SupplierContact", []byte(okContact))
 	bad := []struct {
 		name, schema, body string
 	}{
@@ -384,22 +385,13 @@ func TestOpenAPISchemasReject(t *testing.T) {
 		{"content null", "SupplierContactPage", `{"content":null,"page":{"size":20,"number":0,"totalElements":0,"totalPages":0}}`},
 	}
 	for _, tt := range bad {
-		s := compileSchema(t, doc, "#/components/schemas/"+tt.schema)
-		if err := s.Validate(mustJSON(t, []byte(tt.body))); err == nil {
+		s := apitest.CompileSchema(t, doc, "#/components/schemas/"+tt.schema)
+		if err := s.Validate(apitest.MustJSON(t, []byte(tt.body))); err == nil {
 			t.Errorf("%s: %s accepted %s", tt.name, tt.schema, tt.body)
 		}
 	}
 	// Nullable fields accept null, as docs: values.md allows.
-	checkSchema(t, doc, "SupplierContact", []byte(strings.Replace(okContact, `"name"`, `"email":null,"phone":{"prefix":null},"name"`, 1)))
-}
-
-func mustJSON(tb testing.TB, b []byte) any {
-	tb.Helper()
-	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return v
+	apitest.CheckSchema(t, doc, "SupplierContact", []byte(strings.Replace(okContact, `"name"`, `"email":null,"phone":{"prefix":null},"name"`, 1)))
 }
 
 func jsonValue(tb testing.TB, v any) any {
@@ -408,7 +400,7 @@ func jsonValue(tb testing.TB, v any) any {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return mustJSON(tb, b)
+	return apitest.MustJSON(tb, b)
 }
 
 // goField is a JSON member of a Go type.
@@ -447,7 +439,7 @@ func jsonFieldsOf(t reflect.Type) []goField {
 // Every $ref of the document points at something that exists.
 func TestOpenAPIRefsResolve(t *testing.T) {
 	var doc any
-	if err := json.Unmarshal(httpapi.SupplierOpenAPI(), &doc); err != nil {
+	if err := json.Unmarshal(suppliers.OpenAPI(), &doc); err != nil {
 		t.Fatal(err)
 	}
 	var walk func(v any, at string)
@@ -458,7 +450,7 @@ func TestOpenAPIRefsResolve(t *testing.T) {
 			for k, e := range v {
 				if ref, ok := e.(string); ok && k == "$ref" {
 					n++
-					if !resolves(doc, ref) {
+					if !apitest.Resolves(doc, ref) {
 						t.Errorf("%s: $ref %s does not resolve", at, ref)
 					}
 					continue
@@ -477,23 +469,10 @@ func TestOpenAPIRefsResolve(t *testing.T) {
 	}
 }
 
-// resolves reports whether the local JSON pointer ref ("#/a/b") names a
-// value of doc.
-func resolves(doc any, ref string) bool {
-	p, ok := strings.CutPrefix(ref, "#/")
-	if !ok {
-		return false
+// The served document passes the lint of every served document: it stands
+// on its own for a tool given its URL (apitest.LintDocument).
+func TestOpenAPIDocumentValid(t *testing.T) {
+	for _, p := range apitest.LintDocument(t, "suppliers.json", suppliers.OpenAPI()) {
+		t.Error(p)
 	}
-	cur := doc
-	for _, tok := range strings.Split(p, "/") {
-		tok = strings.NewReplacer("~1", "/", "~0", "~").Replace(tok)
-		m, ok := cur.(map[string]any)
-		if !ok {
-			return false
-		}
-		if cur, ok = m[tok]; !ok {
-			return false
-		}
-	}
-	return true
 }

@@ -1,4 +1,4 @@
-package httpapi_test
+package suppliers_test
 
 import (
 	"net/http"

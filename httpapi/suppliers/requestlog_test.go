@@ -1,4 +1,4 @@
-package httpapi_test
+package suppliers_test
 
 import (
 	"encoding/json"
@@ -8,7 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/procurekit/procure/httpapi"
+	"github.com/procurekit/procure/httpapi/internal/httpx"
+	"github.com/procurekit/procure/httpapi/suppliers"
 	"github.com/procurekit/procure/internal/syncbuf"
 )
 
@@ -18,7 +19,7 @@ import (
 func TestRequestLog(t *testing.T) {
 	store := loadTestStore(t)
 	mux := http.NewServeMux()
-	httpapi.MountSuppliers(mux, httpapi.SupplierOptions{Store: store, Tokens: store, Logger: slog.New(slog.DiscardHandler)})
+	suppliers.Mount(mux, suppliers.Options{Store: store, Tokens: store, Logger: slog.New(slog.DiscardHandler)})
 
 	tests := []struct {
 		name, target, token string
@@ -33,7 +34,7 @@ func TestRequestLog(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var buf syncbuf.Buffer
-			h := httpapi.RequestLog(slog.New(slog.NewJSONHandler(&buf, nil)), mux)
+			h := httpx.RequestLog(slog.New(slog.NewJSONHandler(&buf, nil)), mux)
 			req := httptest.NewRequest(http.MethodGet, tt.target, nil)
 			req.Header.Set("Authorization", "Bearer "+tt.token)
 			rec := httptest.NewRecorder()

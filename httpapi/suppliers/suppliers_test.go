@@ -1,4 +1,4 @@
-package httpapi_test
+package suppliers_test
 
 import (
 	"bytes"
@@ -23,7 +23,9 @@ import (
 
 	"github.com/procurekit/procure/auth"
 	"github.com/procurekit/procure/datafile"
-	"github.com/procurekit/procure/httpapi"
+	"github.com/procurekit/procure/httpapi/internal/apitest"
+	"github.com/procurekit/procure/httpapi/internal/httpx"
+	"github.com/procurekit/procure/httpapi/suppliers"
 	"github.com/procurekit/procure/internal/syncbuf"
 	"github.com/procurekit/procure/memstore"
 	"github.com/procurekit/procure/paging"
@@ -49,10 +51,13 @@ const (
 	betaToken  = "test-beta-read"
 )
 
-const base = httpapi.SupplierBasePath
+const base = suppliers.BasePath
+
+// supplierAPI is the served document, for the validating proxy.
+var supplierAPI = apitest.Document("suppliers.json", suppliers.OpenAPI())
 
 // testServer is the supplier API mounted on a fresh mux, with what it logs;
-// handler is the mux behind the validating proxy (openapi_proxy_test.go).
+// handler is the mux behind the validating proxy (apitest.ValidatedBy).
 type testServer struct {
 	mux     *http.ServeMux
 	handler http.Handler
@@ -87,13 +92,13 @@ func newServer(tb testing.TB, store supplier.Store, tokens auth.TokenStore) *tes
 		}
 	}
 	ts := &testServer{mux: http.NewServeMux(), log: &syncbuf.Buffer{}}
-	httpapi.MountSuppliers(ts.mux, httpapi.SupplierOptions{
+	suppliers.Mount(ts.mux, suppliers.Options{
 		Store:  store,
 		Tokens: tokens,
 		Logger: slog.New(slog.NewJSONHandler(ts.log, nil)),
 		Now:    func() time.Time { return testNow },
 	})
-	ts.handler = validatedBy(tb, ts.mux, supplierAPI)
+	ts.handler = apitest.ValidatedBy(tb, ts.mux, supplierAPI)
 	return ts
 }
 
@@ -128,7 +133,7 @@ func (ts *testServer) do(tb testing.TB, method, target, authorization string) re
 		return res
 	}
 	if operationPath(req.URL.Path) == "" || method != http.MethodGet {
-		checkSchema(tb, httpapi.SupplierOpenAPI(), "Error", res.body)
+		apitest.CheckSchema(tb, suppliers.OpenAPI(), "Error", res.body)
 	}
 	return res
 }
@@ -167,9 +172,9 @@ func operationPath(p string) string {
 }
 
 // errorBody decodes an error response.
-func errorBody(tb testing.TB, r response) httpapi.ErrorBody {
+func errorBody(tb testing.TB, r response) httpx.ErrorBody {
 	tb.Helper()
-	var e httpapi.ErrorBody
+	var e httpx.ErrorBody
 	if err := json.Unmarshal(r.body, &e); err != nil {
 		tb.Fatalf("error body %s: %v", r.body, err)
 	}
@@ -225,16 +230,16 @@ func TestAuthentication(t *testing.T) {
 		code          string
 		wwwAuth       string
 	}{
-		{"no header", "", 401, httpapi.CodeUnauthorized, "Bearer"},
-		{"other scheme", "Basic dGVzdDp0ZXN0", 401, httpapi.CodeUnauthorized, "Bearer"},
-		{"token without scheme", alphaToken, 401, httpapi.CodeUnauthorized, "Bearer"},
-		{"empty token", "Bearer ", 401, httpapi.CodeUnauthorized, "Bearer"},
-		{"scheme only", "Bearer", 401, httpapi.CodeUnauthorized, "Bearer"},
-		{"unknown token", "Bearer test-alpha-unknown", 401, httpapi.CodeUnauthorized, "Bearer"},
-		{"token with a different case", "Bearer TEST-ALPHA-READ", 401, httpapi.CodeUnauthorized, "Bearer"},
-		{"revoked token", "Bearer test-alpha-revoked", 401, httpapi.CodeUnauthorized, "Bearer"},
-		{"token expiring exactly now", "Bearer test-alpha-expired", 401, httpapi.CodeUnauthorized, "Bearer"},
-		{"token without the scope", "Bearer test-alpha-noscope", 403, httpapi.CodeForbidden,
+		{"no header", "", 401, httpx.CodeUnauthorized, "Bearer"},
+		{"other scheme", "Basic dGVzdDp0ZXN0", 401, httpx.CodeUnauthorized, "Bearer"},
+		{"token without scheme", alphaToken, 401, httpx.CodeUnauthorized, "Bearer"},
+		{"empty token", "Bearer ", 401, httpx.CodeUnauthorized, "Bearer"},
+		{"scheme only", "Bearer", 401, httpx.CodeUnauthorized, "Bearer"},
+		{"unknown token", "Bearer test-alpha-unknown", 401, httpx.CodeUnauthorized, "Bearer"},
+		{"token with a different case", "Bearer TEST-ALPHA-READ", 401, httpx.CodeUnauthorized, "Bearer"},
+		{"revoked token", "Bearer test-alpha-revoked", 401, httpx.CodeUnauthorized, "Bearer"},
+		{"token expiring exactly now", "Bearer test-alpha-expired", 401, httpx.CodeUnauthorized, "Bearer"},
+		{"token without the scope", "Bearer test-alpha-noscope", 403, httpx.CodeForbidden,
 			`Bearer error="insufficient_scope", scope="suppliers:read"`},
 		{"valid token", "Bearer " + alphaToken, 200, "", ""},
 		{"lower-case scheme", "bearer " + alphaToken, 200, "", ""},
@@ -254,7 +259,7 @@ func TestAuthentication(t *testing.T) {
 				if tt.code == "" {
 					return
 				}
-				want := httpapi.ErrorBody{Code: tt.code, Message: "authentication failed"}
+				want := httpx.ErrorBody{Code: tt.code, Message: "authentication failed"}
 				if tt.status == http.StatusForbidden {
 					want.Message = "access denied: the credential lacks the scope suppliers:read"
 				}
@@ -282,7 +287,7 @@ func TestTenancy(t *testing.T) {
 		for _, c := range []struct{ token, id string }{{betaToken, acmeOffice}, {alphaToken, betaOnly}} {
 			target := base + "/suppliers/" + c.id + suffix
 			res := ts.get(t, target, c.token)
-			want := httpapi.ErrorBody{Code: httpapi.CodeSupplierNotFound, Message: "supplier not found"}
+			want := httpx.ErrorBody{Code: httpx.CodeSupplierNotFound, Message: "supplier not found"}
 			if res.status != http.StatusNotFound {
 				t.Errorf("GET %s with %s: status %d, want 404", target, c.token, res.status)
 			} else if diff := cmp.Diff(want, errorBody(t, res)); diff != "" {
@@ -538,7 +543,7 @@ func TestParameterErrors(t *testing.T) {
 			if res.status != http.StatusBadRequest {
 				t.Fatalf("status %d, want 400: %s", res.status, res.body)
 			}
-			want := httpapi.ErrorBody{Code: httpapi.CodeInvalidParameter, Message: tt.message}
+			want := httpx.ErrorBody{Code: httpx.CodeInvalidParameter, Message: tt.message}
 			if diff := cmp.Diff(want, errorBody(t, res)); diff != "" {
 				t.Errorf("error body (-want +got):\n%s", diff)
 			}
@@ -584,7 +589,7 @@ func TestUnknownSupplier(t *testing.T) {
 		if res.status != http.StatusNotFound {
 			t.Fatalf("GET .../%s%s: status %d, want 404", unknown, suffix, res.status)
 		}
-		if diff := cmp.Diff(httpapi.ErrorBody{Code: httpapi.CodeSupplierNotFound, Message: "supplier not found"}, errorBody(t, res)); diff != "" {
+		if diff := cmp.Diff(httpx.ErrorBody{Code: httpx.CodeSupplierNotFound, Message: "supplier not found"}, errorBody(t, res)); diff != "" {
 			t.Errorf("error body (-want +got):\n%s", diff)
 		}
 	}
@@ -606,8 +611,8 @@ func TestMethodsAndRoutes(t *testing.T) {
 			if got := res.header.Get("Allow"); got != "GET, HEAD" {
 				t.Errorf("%s %s: Allow %q, want \"GET, HEAD\"", m, p, got)
 			}
-			if code := errorBody(t, res).Code; code != httpapi.CodeMethodNotAllowed {
-				t.Errorf("%s %s: code %s, want %s", m, p, code, httpapi.CodeMethodNotAllowed)
+			if code := errorBody(t, res).Code; code != httpx.CodeMethodNotAllowed {
+				t.Errorf("%s %s: code %s, want %s", m, p, code, httpx.CodeMethodNotAllowed)
 			}
 		}
 	}
@@ -620,7 +625,7 @@ func TestMethodsAndRoutes(t *testing.T) {
 			t.Errorf("GET %s: status %d, want 404", p, res.status)
 			continue
 		}
-		want := httpapi.ErrorBody{Code: httpapi.CodeNotFound, Message: "no route for " + p}
+		want := httpx.ErrorBody{Code: httpx.CodeNotFound, Message: "no route for " + p}
 		if diff := cmp.Diff(want, errorBody(t, res)); diff != "" {
 			t.Errorf("GET %s: error body (-want +got):\n%s", p, diff)
 		}
@@ -899,7 +904,7 @@ func TestListQueryPassedToStore(t *testing.T) {
 }
 
 // Full bodies of a few responses, compared byte for byte with golden files
-// (go test ./httpapi -run TestGolden -update rewrites them).
+// (go test ./httpapi/suppliers -run TestGolden -update rewrites them).
 func TestGolden(t *testing.T) {
 	ts := newServer(t, nil, nil)
 	tests := []struct {

@@ -1,9 +1,8 @@
-package httpapi_test
+package users_test
 
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -15,59 +14,38 @@ import (
 	"testing"
 	"time"
 
-	"github.com/procurekit/procure/datafile"
-	"github.com/procurekit/procure/httpapi"
+	"github.com/procurekit/procure/httpapi/internal/apitest"
+	"github.com/procurekit/procure/httpapi/users"
 	"github.com/procurekit/procure/memstore"
 	"github.com/procurekit/procure/user"
 )
 
 // Benchmarks of the user API. Run them with
 //
-//	go test ./httpapi -run '^$' -bench 'Users' -benchmem
+//	go test ./httpapi/users -run '^$' -bench 'Users' -benchmem
 //
 // BenchmarkUsersBulkLoad is the figure of the issue: 100,000 users created
 // through real HTTP over loopback by 16 concurrent clients. Its allocs/user
 // count both sides (client and server share the process); the handler
 // benchmarks give the server's share alone.
 
-const (
-	benchAccount = "sa-bench"
-	benchKey     = "bench-fixture-key" // demo data of the benchmark, not a secret
-)
-
-// benchUsersMux returns the user API over a fresh memstore with one
-// community (auto-role EMPLOYEE) and its service account.
+// benchUsersMux returns the user API over apitest.BenchUserStore.
 func benchUsersMux(b *testing.B) (*http.ServeMux, *memstore.Store) {
 	b.Helper()
-	store, err := memstore.Load(&datafile.File{Communities: []datafile.Community{{
-		ID: "bench", Region: datafile.DEMO, AutoRoles: []string{"EMPLOYEE"},
-		ServiceAccounts: []datafile.ServiceAccount{{ID: benchAccount, Keys: []datafile.Key{{Key: benchKey, Active: true}}}},
-	}}})
-	if err != nil {
-		b.Fatal(err)
-	}
+	store := apitest.BenchUserStore(b)
 	mux := http.NewServeMux()
-	httpapi.MountUsers(mux, httpapi.UserOptions{
+	users.Mount(mux, users.Options{
 		Users: user.NewService(store), Accounts: store,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 	})
 	return mux, store
 }
 
-// benchUserBody is a realistic create body: every field, a few codes.
-func benchUserBody(i int) []byte {
-	return fmt.Appendf(nil, `{"username":"user%07d@example.com","externalId":"E%07d","firstName":"First%d","lastName":"Last%d",`+
-		`"displayName":"First%d Last%d (OU-%d)","email":"user%07d@example.com","phone":"+64 4 555 %04d","enabled":true,`+
-		`"organisationUnits":[{"code":"OU-%d"}],"roles":[{"code":"BUYER"},{"code":"APPROVER"}],"buyerGroups":[{"code":"BG-%d"}],`+
-		`"attributes":[{"name":"costCentre","value":"CC-%d"}],"approverGroups":[{"code":"AG-%d"}]}`,
-		i, i, i, i, i, i, i%50, i, i%10000, i%50, i%20, i%300, i%10)
-}
-
 func BenchmarkUsersBulkLoad(b *testing.B) {
 	const users, workers = 100_000, 16
 	bodies := make([][]byte, users)
 	for i := range bodies {
-		bodies[i] = benchUserBody(i)
+		bodies[i] = apitest.BenchUserBody(i)
 	}
 	var totalElapsed time.Duration
 	var totalMallocs, totalBytes uint64
@@ -102,8 +80,8 @@ func BenchmarkUsersBulkLoad(b *testing.B) {
 						return
 					}
 					req.Header["Content-Type"] = []string{"application/json; charset=utf-8"}
-					req.Header["Service-Account-Id"] = []string{benchAccount}
-					req.Header["Service-Api-Key"] = []string{benchKey}
+					req.Header["Service-Account-Id"] = []string{apitest.BenchAccount}
+					req.Header["Service-Api-Key"] = []string{apitest.BenchKey}
 					resp, err := client.Do(req)
 					if err != nil {
 						failed.Add(1)
@@ -141,19 +119,9 @@ func BenchmarkUsersBulkLoad(b *testing.B) {
 	b.ReportMetric(float64(totalBytes)/n, "B/user")
 }
 
-// userNullWriter is a ResponseWriter that keeps nothing but the status.
-type userNullWriter struct {
-	h      http.Header
-	status int
-}
-
-func (w *userNullWriter) Header() http.Header         { return w.h }
-func (w *userNullWriter) WriteHeader(status int)      { w.status = status }
-func (w *userNullWriter) Write(p []byte) (int, error) { return len(p), nil }
-
 func benchServe(b *testing.B, mux http.Handler, method, target string, body func(i int) []byte) {
 	b.Helper()
-	w := &userNullWriter{h: http.Header{}}
+	w := &apitest.NullWriter{H: http.Header{}}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := range b.N {
@@ -169,13 +137,13 @@ func benchServe(b *testing.B, mux http.Handler, method, target string, body func
 		}
 		req.RemoteAddr = "192.0.2.1:40000"
 		req.Header["Content-Type"] = []string{"application/json; charset=utf-8"}
-		req.Header["Service-Account-Id"] = []string{benchAccount}
-		req.Header["Service-Api-Key"] = []string{benchKey}
-		clear(w.h)
-		w.status = 0
+		req.Header["Service-Account-Id"] = []string{apitest.BenchAccount}
+		req.Header["Service-Api-Key"] = []string{apitest.BenchKey}
+		clear(w.H)
+		w.Status = 0
 		mux.ServeHTTP(w, req)
-		if w.status != http.StatusOK {
-			b.Fatalf("status %d", w.status)
+		if w.Status != http.StatusOK {
+			b.Fatalf("status %d", w.Status)
 		}
 	}
 }
@@ -187,7 +155,7 @@ func BenchmarkUsersCreateHandler(b *testing.B) {
 	mux, _ := benchUsersMux(b)
 	bodies := make([][]byte, 0, 1024)
 	for i := range cap(bodies) {
-		bodies = append(bodies, benchUserBody(i))
+		bodies = append(bodies, apitest.BenchUserBody(i))
 	}
 	// Each iteration needs a new username: rewrite the digits in place.
 	body := func(i int) []byte {
@@ -204,7 +172,7 @@ func BenchmarkUsersGetHandler(b *testing.B) {
 	mux, store := benchUsersMux(b)
 	svc := user.NewService(store)
 	for i := range 1000 {
-		in, err := user.ParseInput(benchUserBody(i))
+		in, err := user.ParseInput(apitest.BenchUserBody(i))
 		if err != nil {
 			b.Fatal(err)
 		}

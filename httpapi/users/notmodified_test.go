@@ -1,11 +1,11 @@
-package httpapi_test
+package users_test
 
 import (
 	"encoding/json"
 	"net/http"
 	"testing"
 
-	"github.com/procurekit/procure/httpapi"
+	"github.com/procurekit/procure/httpapi/users"
 )
 
 // GET /v1/users/username/{u} with If-None-Match naming the current
@@ -82,7 +82,7 @@ func TestUsersGetNotModified(t *testing.T) {
 			} `json:"parameters"`
 		} `json:"components"`
 	}
-	if err := json.Unmarshal(httpapi.UserOpenAPI(), &doc); err != nil {
+	if err := json.Unmarshal(users.OpenAPI(), &doc); err != nil {
 		t.Fatal(err)
 	}
 	op := doc.Paths["/v1/users/username/{username}"]["get"]

@@ -1,4 +1,4 @@
-package httpapi_test
+package users_test
 
 import (
 	"context"
@@ -9,7 +9,8 @@ import (
 
 	"github.com/procurekit/procure"
 	"github.com/procurekit/procure/auth"
-	"github.com/procurekit/procure/httpapi"
+	"github.com/procurekit/procure/httpapi/internal/httpx"
+	"github.com/procurekit/procure/httpapi/users"
 	"github.com/procurekit/procure/user"
 )
 
@@ -39,22 +40,22 @@ func (unavailableAccounts) ServiceAccount(context.Context, string) (auth.Service
 func TestUsersUnavailable(t *testing.T) {
 	tests := []struct {
 		name   string
-		change func(*httpapi.UserOptions)
+		change func(*users.Options)
 		r      req
 	}{
-		{"user store on get", func(o *httpapi.UserOptions) { o.Users = user.NewService(unavailableUsers{o.Users.Store}) },
+		{"user store on get", func(o *users.Options) { o.Users = user.NewService(unavailableUsers{o.Users.Store}) },
 			req{method: http.MethodGet, path: "/v1/users/username/alice"}},
-		{"user store on create", func(o *httpapi.UserOptions) { o.Users = user.NewService(unavailableUsers{o.Users.Store}) },
+		{"user store on create", func(o *users.Options) { o.Users = user.NewService(unavailableUsers{o.Users.Store}) },
 			req{method: http.MethodPost, path: "/v1/users", body: `{"username":"x"}`}},
 		// Authentication that cannot reach its store is a 503, not a 401.
-		{"key store", func(o *httpapi.UserOptions) { o.Accounts = unavailableAccounts{} },
+		{"key store", func(o *users.Options) { o.Accounts = unavailableAccounts{} },
 			req{method: http.MethodGet, path: "/v1/users/username/alice"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := newUserServer(t, tt.change)
 			got := s.do(t, tt.r)
-			checkUserResponse(t, tt.r, got, 503, httpapi.CodeUnavailable)
+			checkUserResponse(t, tt.r, got, 503, httpx.CodeUnavailable)
 			if ra := got.header.Get("Retry-After"); ra != "5" {
 				t.Errorf("Retry-After = %q; want 5", ra)
 			}

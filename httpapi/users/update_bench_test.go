@@ -1,4 +1,4 @@
-package httpapi_test
+package users_test
 
 import (
 	"bytes"
@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/procurekit/procure/httpapi/internal/apitest"
 	"github.com/procurekit/procure/user"
 )
 
@@ -18,7 +19,7 @@ func BenchmarkUsersUpdateHandler(b *testing.B) {
 	const users = 100
 	bodies := make([][]byte, users)
 	for i := range users {
-		in, err := user.ParseInput(benchUserBody(i))
+		in, err := user.ParseInput(apitest.BenchUserBody(i))
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -28,7 +29,7 @@ func BenchmarkUsersUpdateHandler(b *testing.B) {
 		}
 		// The create body with the stored id in front: an update of
 		// every field.
-		bodies[i] = append([]byte(`{"id":"`+u.ID+`",`), benchUserBody(i)[1:]...)
+		bodies[i] = append([]byte(`{"id":"`+u.ID+`",`), apitest.BenchUserBody(i)[1:]...)
 	}
 	body := func(i int) []byte {
 		p := bytes.Clone(bodies[i%users])

@@ -1,10 +1,10 @@
-package httpapi_test
+package users_test
 
 import (
 	"net/http"
 	"testing"
 
-	"github.com/procurekit/procure/httpapi"
+	"github.com/procurekit/procure/httpapi/internal/httpx"
 )
 
 // docs: users.md: usernames compare case-insensitively, under
@@ -14,7 +14,7 @@ func TestUsernamesCaseFolded(t *testing.T) {
 	s := newUserServer(t)
 	// The fixture holds Alice.Smith; "ſ" (long s) folds to "s".
 	r := req{method: http.MethodPost, path: "/v1/users", body: `{"username":"ALICE.ſMITH"}`}
-	checkUserResponse(t, r, s.do(t, r), 400, httpapi.CodeDuplicateUsername)
+	checkUserResponse(t, r, s.do(t, r), 400, httpx.CodeDuplicateUsername)
 	for _, name := range []string{"alice.smith", "ALICE.SMITH", "alice.%C5%BFmith"} {
 		r := req{method: http.MethodGet, path: "/v1/users/username/" + name}
 		got := s.do(t, r)
@@ -27,7 +27,7 @@ func TestUsernamesCaseFolded(t *testing.T) {
 	r = req{method: http.MethodPost, path: "/v1/users", body: `{"username":"kate"}`}
 	checkUserResponse(t, r, s.do(t, r), 200, "")
 	r.body = `{"username":"\u212Aate"}`
-	checkUserResponse(t, r, s.do(t, r), 400, httpapi.CodeDuplicateUsername)
+	checkUserResponse(t, r, s.do(t, r), 400, httpx.CodeDuplicateUsername)
 	r.body = `{"username":"ilse"}`
 	checkUserResponse(t, r, s.do(t, r), 200, "")
 	r.body = `{"username":"İlse"}`

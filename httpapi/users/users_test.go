@@ -1,4 +1,4 @@
-package httpapi_test
+package users_test
 
 import (
 	"bytes"
@@ -21,82 +21,32 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/procurekit/procure/auth"
-	"github.com/procurekit/procure/datafile"
-	"github.com/procurekit/procure/httpapi"
+	"github.com/procurekit/procure/httpapi/internal/apitest"
+	"github.com/procurekit/procure/httpapi/internal/httpx"
+	"github.com/procurekit/procure/httpapi/users"
+	"github.com/procurekit/procure/internal/syncbuf"
 	"github.com/procurekit/procure/memstore"
 	"github.com/procurekit/procure/user"
 )
 
-// Test fixtures, not real secrets.
-const (
-	keyA        = "fixture-user-api-key-a"
-	keyAOld     = "fixture-user-api-key-a-old"
-	keyB        = "fixture-user-api-key-b"
-	keyLocked   = "fixture-user-api-key-locked"
-	accountA    = "sa-community-a"
-	accountB    = "sa-community-b"
-	accountLock = "sa-locked"
-)
-
-// userFixture is the data of the user API tests: community A (auto-role
-// EMPLOYEE) with alice and bob, community B with carol, and three service
-// accounts: one per community and one of A locked to 203.0.113.0/24.
-func userFixture() *datafile.File {
-	return &datafile.File{Communities: []datafile.Community{
-		{
-			ID: "community-a", Name: "A", Region: datafile.DEMO, AutoRoles: []string{"EMPLOYEE"},
-			ServiceAccounts: []datafile.ServiceAccount{
-				{ID: accountA, Keys: []datafile.Key{{Key: keyAOld, Active: false}, {Key: keyA, Active: true}}},
-				{ID: accountLock, Keys: []datafile.Key{{Key: keyLocked, Active: true}}, AllowedIPs: []string{"203.0.113.0/24", "2001:db8::1"}},
-			},
-			Users: []user.User{
-				{ID: "a-0001", Username: "Alice.Smith", FirstName: "Alice", Email: "alice@example.com", Enabled: true,
-					OrganisationUnits: user.Codes("OU-SCI"), Roles: user.Codes("BUYER"),
-					Attributes: []user.Attribute{{Name: "costCentre", Value: "CC-1"}}},
-				{ID: "a-0002", Username: "bob/ops+1@example.com", Enabled: false},
-			},
-		},
-		{
-			ID: "community-b", Name: "B", Region: datafile.NZ,
-			ServiceAccounts: []datafile.ServiceAccount{{ID: accountB, Keys: []datafile.Key{{Key: keyB, Active: true}}}},
-			Users:           []user.User{{ID: "b-0001", Username: "carol", Enabled: true}},
-		},
-	}}
-}
+// userAPI is the served document, for the validating proxy.
+var userAPI = apitest.Document("users.json", users.OpenAPI())
 
 // userServer is a real HTTP server over the user API and a memstore.
 type userServer struct {
 	*httptest.Server
 	store *memstore.Store
-	logs  *userLogBuffer
+	logs  *syncbuf.Buffer
 }
 
-// userLogBuffer is a bytes.Buffer safe for the concurrent writes of a logger.
-type userLogBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *userLogBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *userLogBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-func newUserServer(tb testing.TB, change ...func(*httpapi.UserOptions)) *userServer {
+func newUserServer(tb testing.TB, change ...func(*users.Options)) *userServer {
 	tb.Helper()
-	store, err := memstore.Load(userFixture())
+	store, err := memstore.Load(apitest.UserFixture())
 	if err != nil {
 		tb.Fatal(err)
 	}
-	logs := &userLogBuffer{}
-	opts := httpapi.UserOptions{
+	logs := &syncbuf.Buffer{}
+	opts := users.Options{
 		Users:    user.NewService(store),
 		Accounts: store,
 		Logger:   slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
@@ -105,8 +55,8 @@ func newUserServer(tb testing.TB, change ...func(*httpapi.UserOptions)) *userSer
 		c(&opts)
 	}
 	mux := http.NewServeMux()
-	httpapi.MountUsers(mux, opts)
-	srv := httptest.NewServer(validatedBy(tb, mux, userAPI))
+	users.Mount(mux, opts)
+	srv := httptest.NewServer(apitest.ValidatedBy(tb, mux, userAPI))
 	tb.Cleanup(srv.Close)
 	return &userServer{Server: srv, store: store, logs: logs}
 }
@@ -123,7 +73,7 @@ type req struct {
 	method, path string
 	body         string
 	contentType  string            // default application/json; charset=utf-8 when body is set; "-" for none
-	account, key string            // default accountA/keyA; "-" to leave the header out
+	account, key string            // default apitest.AccountA/apitest.KeyA; "-" to leave the header out
 	header       map[string]string // extra headers
 }
 
@@ -145,7 +95,7 @@ func (s *userServer) do(tb testing.TB, r req) userResponse {
 	case r.body != "":
 		hr.Header.Set("Content-Type", "application/json; charset=utf-8")
 	}
-	account, key := userOr(r.account, accountA), userOr(r.key, keyA)
+	account, key := userOr(r.account, apitest.AccountA), userOr(r.key, apitest.KeyA)
 	if account != "-" {
 		hr.Header.Set("Service-Account-ID", account)
 	}
@@ -198,15 +148,15 @@ func checkUserResponse(tb testing.TB, r req, got userResponse, status int, code 
 	case http.StatusMethodNotAllowed:
 		pointer = "#/components/schemas/Error" // the code is checked below
 	default:
-		if code == httpapi.CodeNotFound {
+		if code == httpx.CodeNotFound {
 			pointer = "#/components/schemas/Error"
 		} else {
-			pointer = responseSchema(tb, httpapi.UserOpenAPI(), userOperationPath(r.path), strings.ToLower(r.method), status)
+			pointer = apitest.ResponseSchema(tb, users.OpenAPI(), userOperationPath(r.path), strings.ToLower(r.method), status)
 		}
 	}
-	checkSchema(tb, httpapi.UserOpenAPI(), pointer, got.body)
+	apitest.CheckSchema(tb, users.OpenAPI(), pointer, got.body)
 	if status != http.StatusOK {
-		var e httpapi.ErrorBody
+		var e httpx.ErrorBody
 		if err := json.Unmarshal(got.body, &e); err != nil {
 			tb.Fatalf("error body: %v", err)
 		}
@@ -228,7 +178,7 @@ func decodeUser(tb testing.TB, body []byte) user.User {
 
 func errorMessage(tb testing.TB, body []byte) string {
 	tb.Helper()
-	var e httpapi.ErrorBody
+	var e httpx.ErrorBody
 	if err := json.Unmarshal(body, &e); err != nil {
 		tb.Fatalf("error body: %v", err)
 	}
@@ -255,13 +205,13 @@ func TestUsersGet(t *testing.T) {
 		{name: "percent-encoded letters", r: req{path: "/v1/users/username/%41lice.Smith"}, status: 200, wantID: "a-0001"},
 		{name: "surrounding spaces trimmed", r: req{path: "/v1/users/username/%20alice.smith%20"}, status: 200, wantID: "a-0001"},
 		// docs: users.md "Endpoints": 404 when no such user exists.
-		{name: "unknown", r: req{path: "/v1/users/username/nobody"}, status: 404, code: httpapi.CodeUserNotFound},
+		{name: "unknown", r: req{path: "/v1/users/username/nobody"}, status: 404, code: httpx.CodeUserNotFound},
 		// docs: tenancy.md: another community's user is a 404.
-		{name: "another community's user", r: req{path: "/v1/users/username/carol"}, status: 404, code: httpapi.CodeUserNotFound},
-		{name: "own user seen by the other community", r: req{path: "/v1/users/username/carol", account: accountB, key: keyB}, status: 200, wantID: "b-0001"},
-		{name: "alice is not B's", r: req{path: "/v1/users/username/alice.smith", account: accountB, key: keyB}, status: 404, code: httpapi.CodeUserNotFound},
-		{name: "blank username", r: req{path: "/v1/users/username/%20%20"}, status: 400, code: httpapi.CodeInvalidParameter},
-		{name: "too long to exist", r: req{path: "/v1/users/username/" + strings.Repeat("a", 300)}, status: 404, code: httpapi.CodeUserNotFound},
+		{name: "another community's user", r: req{path: "/v1/users/username/carol"}, status: 404, code: httpx.CodeUserNotFound},
+		{name: "own user seen by the other community", r: req{path: "/v1/users/username/carol", account: apitest.AccountB, key: apitest.KeyB}, status: 200, wantID: "b-0001"},
+		{name: "alice is not B's", r: req{path: "/v1/users/username/alice.smith", account: apitest.AccountB, key: apitest.KeyB}, status: 404, code: httpx.CodeUserNotFound},
+		{name: "blank username", r: req{path: "/v1/users/username/%20%20"}, status: 400, code: httpx.CodeInvalidParameter},
+		{name: "too long to exist", r: req{path: "/v1/users/username/" + strings.Repeat("a", 300)}, status: 404, code: httpx.CodeUserNotFound},
 		{name: "HEAD", r: req{method: http.MethodHead, path: "/v1/users/username/alice.smith"}, status: 200},
 	}
 	for _, tt := range tests {
@@ -346,7 +296,7 @@ func TestUsersCreate(t *testing.T) {
 	t.Run("body of exactly 1 MiB", func(t *testing.T) {
 		s := newUserServer(t)
 		body := `{"username":"big"}`
-		body += strings.Repeat(" ", httpapi.MaxUserBodyBytes-len(body))
+		body += strings.Repeat(" ", users.MaxBodyBytes-len(body))
 		r := req{method: http.MethodPost, path: "/v1/users", body: body}
 		checkUserResponse(t, r, s.do(t, r), 200, "")
 	})
@@ -362,36 +312,36 @@ func TestUsersCreateErrors(t *testing.T) {
 		message string // exact message, when set
 	}{
 		// docs: users.md: conflicts are 400 with their own code.
-		{name: "username taken, other case", r: req{body: `{"username":"alice.SMITH"}`}, status: 400, code: httpapi.CodeDuplicateUsername},
-		{name: "id taken in another community", r: req{body: `{"id":"b-0001","username":"new1"}`}, status: 400, code: httpapi.CodeDuplicateID},
-		{name: "no username", r: req{body: `{"firstName":"X"}`}, status: 400, code: httpapi.CodeInvalidField, message: "username: is required"},
+		{name: "username taken, other case", r: req{body: `{"username":"alice.SMITH"}`}, status: 400, code: httpx.CodeDuplicateUsername},
+		{name: "id taken in another community", r: req{body: `{"id":"b-0001","username":"new1"}`}, status: 400, code: httpx.CodeDuplicateID},
+		{name: "no username", r: req{body: `{"firstName":"X"}`}, status: 400, code: httpx.CodeInvalidField, message: "username: is required"},
 		{name: "several rules", r: req{body: `{"username":"x","email":"nope","roles":[{"code":"A"},{"code":""},{"code":"A"}],"attributes":[{"name":"123456789012345678901","value":"v"}]}`},
-			status: 400, code: httpapi.CodeInvalidField,
+			status: 400, code: httpx.CodeInvalidField,
 			message: `email: must be a valid email address; roles[1].code: is required; roles[2].code: entries must be unique by code: "A" is already at roles[0]; attributes[0].name: must be at most 20 characters`},
 		{name: "both spellings differ", r: req{body: `{"username":"x","organisationUnits":[{"code":"A"}],"organisationsUnits":[{"code":"B"}]}`},
-			status: 400, code: httpapi.CodeInvalidField,
+			status: 400, code: httpx.CodeInvalidField,
 			message: "organisationsUnits: must hold the same codes as organisationUnits when both are sent (they are two spellings of one field; send one)"},
 		// docs: users.md: malformed JSON or a wrong JSON type is a 400.
-		{name: "malformed JSON", r: req{body: "{\n  \"username\": \"x\",\n}"}, status: 400, code: httpapi.CodeMalformedRequest,
+		{name: "malformed JSON", r: req{body: "{\n  \"username\": \"x\",\n}"}, status: 400, code: httpx.CodeMalformedRequest,
 			message: "the request body is not valid JSON: invalid character '}' looking for beginning of object key string (at line 3, column 1)"},
-		{name: "truncated JSON", r: req{body: `{"username":"x"`}, status: 400, code: httpapi.CodeMalformedRequest},
-		{name: "trailing data", r: req{body: `{"username":"x"} {}`}, status: 400, code: httpapi.CodeMalformedRequest},
-		{name: "wrong type", r: req{body: `{"username":"x","enabled":"yes"}`}, status: 400, code: httpapi.CodeMalformedRequest,
+		{name: "truncated JSON", r: req{body: `{"username":"x"`}, status: 400, code: httpx.CodeMalformedRequest},
+		{name: "trailing data", r: req{body: `{"username":"x"} {}`}, status: 400, code: httpx.CodeMalformedRequest},
+		{name: "wrong type", r: req{body: `{"username":"x","enabled":"yes"}`}, status: 400, code: httpx.CodeMalformedRequest,
 			message: "enabled: must be a JSON boolean (got a string)"},
-		{name: "wrong nested type", r: req{body: `{"username":"x","roles":[{"code":7}]}`}, status: 400, code: httpapi.CodeMalformedRequest,
+		{name: "wrong nested type", r: req{body: `{"username":"x","roles":[{"code":7}]}`}, status: 400, code: httpx.CodeMalformedRequest,
 			message: "roles.code: must be a JSON string (got a number)"},
-		{name: "list of strings", r: req{body: `{"username":"x","roles":["BUYER"]}`}, status: 400, code: httpapi.CodeMalformedRequest,
+		{name: "list of strings", r: req{body: `{"username":"x","roles":["BUYER"]}`}, status: 400, code: httpx.CodeMalformedRequest,
 			message: "roles: each entry must be a JSON object (got a string)"},
-		{name: "not an object", r: req{body: `[{"username":"x"}]`}, status: 400, code: httpapi.CodeMalformedRequest,
+		{name: "not an object", r: req{body: `[{"username":"x"}]`}, status: 400, code: httpx.CodeMalformedRequest,
 			message: "the request body must be a JSON object (a User), not an array"},
-		{name: "empty body", r: req{contentType: "application/json"}, status: 400, code: httpapi.CodeMalformedRequest, message: "the request body is empty: send a JSON User object"},
-		{name: "blank body", r: req{body: " \n "}, status: 400, code: httpapi.CodeMalformedRequest},
-		{name: "no content type", r: req{body: `{"username":"x"}`, contentType: "-"}, status: 415, code: httpapi.CodeUnsupportedMediaType},
-		{name: "text/plain", r: req{body: `{"username":"x"}`, contentType: "text/plain"}, status: 415, code: httpapi.CodeUnsupportedMediaType},
-		{name: "form", r: req{body: `username=x`, contentType: "application/x-www-form-urlencoded"}, status: 415, code: httpapi.CodeUnsupportedMediaType},
-		{name: "other charset", r: req{body: `{"username":"x"}`, contentType: "application/json; charset=iso-8859-1"}, status: 415, code: httpapi.CodeUnsupportedMediaType},
-		{name: "malformed content type", r: req{body: `{"username":"x"}`, contentType: "application/json; charset"}, status: 415, code: httpapi.CodeUnsupportedMediaType},
-		{name: "over 1 MiB", r: req{body: `{"username":"x","displayName":"` + strings.Repeat("a", httpapi.MaxUserBodyBytes) + `"}`}, status: 413, code: httpapi.CodePayloadTooLarge},
+		{name: "empty body", r: req{contentType: "application/json"}, status: 400, code: httpx.CodeMalformedRequest, message: "the request body is empty: send a JSON User object"},
+		{name: "blank body", r: req{body: " \n "}, status: 400, code: httpx.CodeMalformedRequest},
+		{name: "no content type", r: req{body: `{"username":"x"}`, contentType: "-"}, status: 415, code: httpx.CodeUnsupportedMediaType},
+		{name: "text/plain", r: req{body: `{"username":"x"}`, contentType: "text/plain"}, status: 415, code: httpx.CodeUnsupportedMediaType},
+		{name: "form", r: req{body: `username=x`, contentType: "application/x-www-form-urlencoded"}, status: 415, code: httpx.CodeUnsupportedMediaType},
+		{name: "other charset", r: req{body: `{"username":"x"}`, contentType: "application/json; charset=iso-8859-1"}, status: 415, code: httpx.CodeUnsupportedMediaType},
+		{name: "malformed content type", r: req{body: `{"username":"x"}`, contentType: "application/json; charset"}, status: 415, code: httpx.CodeUnsupportedMediaType},
+		{name: "over 1 MiB", r: req{body: `{"username":"x","displayName":"` + strings.Repeat("a", users.MaxBodyBytes) + `"}`}, status: 413, code: httpx.CodePayloadTooLarge},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -413,11 +363,11 @@ func TestUsersCreateErrors(t *testing.T) {
 	}
 
 	t.Run("over 1 MiB without Content-Length", func(t *testing.T) {
-		big := strings.Repeat(" ", httpapi.MaxUserBodyBytes) + `{"username":"chunked"}`
+		big := strings.Repeat(" ", users.MaxBodyBytes) + `{"username":"chunked"}`
 		hr, _ := http.NewRequest(http.MethodPost, s.URL+"/v1/users", io.MultiReader(strings.NewReader(big))) // unknown length: chunked
 		hr.Header.Set("Content-Type", "application/json")
-		hr.Header.Set("Service-Account-ID", accountA)
-		hr.Header.Set("Service-API-Key", keyA)
+		hr.Header.Set("Service-Account-ID", apitest.AccountA)
+		hr.Header.Set("Service-API-Key", apitest.KeyA)
 		resp, err := s.Client().Do(hr)
 		if err != nil {
 			t.Fatal(err)
@@ -427,7 +377,7 @@ func TestUsersCreateErrors(t *testing.T) {
 		if hr.ContentLength != -1 && hr.ContentLength != 0 {
 			t.Fatalf("request has a length: %d", hr.ContentLength)
 		}
-		checkUserResponse(t, req{method: http.MethodPost, path: "/v1/users"}, userResponse{resp.StatusCode, resp.Header, body}, 413, httpapi.CodePayloadTooLarge)
+		checkUserResponse(t, req{method: http.MethodPost, path: "/v1/users"}, userResponse{resp.StatusCode, resp.Header, body}, 413, httpx.CodePayloadTooLarge)
 	})
 }
 
@@ -448,7 +398,7 @@ func TestUsersUpdate(t *testing.T) {
 		got := s.do(t, r)
 		code := ""
 		if status == 404 {
-			code = httpapi.CodeUserNotFound
+			code = httpx.CodeUserNotFound
 		}
 		checkUserResponse(t, r, got, status, code)
 		if status != 200 {
@@ -504,24 +454,24 @@ func TestUsersUpdate(t *testing.T) {
 			t.Errorf("case-only rename = %q", u.Username)
 		}
 		// To a taken one: 400, nothing changed.
-		put(s, t, `{"id":"a-0001","username":"BOB/OPS+1@example.com"}`, 400, httpapi.CodeDuplicateUsername)
+		put(s, t, `{"id":"a-0001","username":"BOB/OPS+1@example.com"}`, 400, httpx.CodeDuplicateUsername)
 		get(s, t, "alice.jones", 200)
 		// To carol's username, taken only in community B: fine.
 		put(s, t, `{"id":"a-0001","username":"carol"}`, 200, "")
 	})
 	t.Run("errors", func(t *testing.T) {
 		s := newUserServer(t)
-		put(s, t, `{"id":"nope","username":"x"}`, 404, httpapi.CodeUserNotFound)
+		put(s, t, `{"id":"nope","username":"x"}`, 404, httpx.CodeUserNotFound)
 		// docs: tenancy.md: another community's user is a 404.
-		put(s, t, `{"id":"b-0001","username":"carol"}`, 404, httpapi.CodeUserNotFound)
+		put(s, t, `{"id":"b-0001","username":"carol"}`, 404, httpx.CodeUserNotFound)
 		// docs: users.md: id and username required on update.
-		put(s, t, `{"username":"Alice.Smith"}`, 400, httpapi.CodeInvalidField)
-		put(s, t, `{"id":"a-0001"}`, 400, httpapi.CodeInvalidField)
-		put(s, t, `{"id":"a-0001","username":"Alice.Smith","email":"bad"}`, 400, httpapi.CodeInvalidField)
-		put(s, t, `{"id":"a-0001","username":"Alice.Smith","enabled":0}`, 400, httpapi.CodeMalformedRequest)
+		put(s, t, `{"username":"Alice.Smith"}`, 400, httpx.CodeInvalidField)
+		put(s, t, `{"id":"a-0001"}`, 400, httpx.CodeInvalidField)
+		put(s, t, `{"id":"a-0001","username":"Alice.Smith","email":"bad"}`, 400, httpx.CodeInvalidField)
+		put(s, t, `{"id":"a-0001","username":"Alice.Smith","enabled":0}`, 400, httpx.CodeMalformedRequest)
 		r := req{method: http.MethodPut, path: "/v1/users", body: `{"id":"a-0001","username":"x"}`, contentType: "text/json"}
-		checkUserResponse(t, r, s.do(t, r), 415, httpapi.CodeUnsupportedMediaType)
-		want := userFixture().Communities[0].Users[0]
+		checkUserResponse(t, r, s.do(t, r), 415, httpx.CodeUnsupportedMediaType)
+		want := apitest.UserFixture().Communities[0].Users[0]
 		if diff := cmp.Diff(want, get(s, t, "alice.smith", 200), equateEmpty); diff != "" {
 			t.Errorf("failed updates changed alice (-want +got):\n%s", diff)
 		}
@@ -541,26 +491,26 @@ func TestUsersAuthentication(t *testing.T) {
 		r    req
 	}{
 		{"no headers", with("-", "-", nil)},
-		{"no key", with(accountA, "-", nil)},
-		{"no account", with("-", keyA, nil)},
-		{"empty key", with(accountA, "-", map[string]string{"Service-API-Key": ""})},
-		{"unknown account", with("sa-nobody", keyA, nil)},
-		{"wrong key", with(accountA, "fixture-wrong-key", nil)},
-		{"another account's key", with(accountA, keyB, nil)},
+		{"no key", with(apitest.AccountA, "-", nil)},
+		{"no account", with("-", apitest.KeyA, nil)},
+		{"empty key", with(apitest.AccountA, "-", map[string]string{"Service-API-Key": ""})},
+		{"unknown account", with("sa-nobody", apitest.KeyA, nil)},
+		{"wrong key", with(apitest.AccountA, "fixture-wrong-key", nil)},
+		{"another account's key", with(apitest.AccountA, apitest.KeyB, nil)},
 		// docs: users.md: a deactivated key is refused like any other.
-		{"deactivated key", with(accountA, keyAOld, nil)},
-		{"account id in another case", with(strings.ToUpper(accountA), keyA, nil)},
+		{"deactivated key", with(apitest.AccountA, apitest.KeyAOld, nil)},
+		{"account id in another case", with(strings.ToUpper(apitest.AccountA), apitest.KeyA, nil)},
 		// docs: users.md "Authentication" rule 1: outside the allowlist, even with the correct key.
-		{"outside the allowlist", with(accountLock, keyLocked, nil)},
+		{"outside the allowlist", with(apitest.AccountLock, apitest.KeyLocked, nil)},
 		// docs: users.md: without trusted proxies X-Forwarded-For is ignored.
-		{"spoofed X-Forwarded-For", with(accountLock, keyLocked, map[string]string{"X-Forwarded-For": "203.0.113.7"})},
-		{"bearer token instead", with("-", "-", map[string]string{"Authorization": "Bearer " + keyA})},
+		{"spoofed X-Forwarded-For", with(apitest.AccountLock, apitest.KeyLocked, map[string]string{"X-Forwarded-For": "203.0.113.7"})},
+		{"bearer token instead", with("-", "-", map[string]string{"Authorization": "Bearer " + apitest.KeyA})},
 	}
 	var first []byte
 	for _, tt := range failures {
 		t.Run(tt.name, func(t *testing.T) {
 			got := s.do(t, tt.r)
-			checkUserResponse(t, tt.r, got, 401, httpapi.CodeUnauthorized)
+			checkUserResponse(t, tt.r, got, 401, httpx.CodeUnauthorized)
 			// docs: users.md: one and the same body whichever part failed.
 			if first == nil {
 				first = got.body
@@ -579,7 +529,7 @@ func TestUsersAuthentication(t *testing.T) {
 				t.Errorf("log lacks %q:\n%s", want, logs)
 			}
 		}
-		for _, secret := range []string{keyA, keyAOld, keyB, keyLocked, "fixture-wrong-key"} {
+		for _, secret := range []string{apitest.KeyA, apitest.KeyAOld, apitest.KeyB, apitest.KeyLocked, "fixture-wrong-key"} {
 			if strings.Contains(logs, secret) {
 				t.Errorf("log holds a key:\n%s", logs)
 			}
@@ -593,7 +543,7 @@ func TestUsersAuthentication(t *testing.T) {
 			{method: http.MethodPost, path: "/v1/users", body: `not json`, contentType: "text/plain", key: "wrong"},
 		} {
 			got := s.do(t, r)
-			checkUserResponse(t, r, got, 401, httpapi.CodeUnauthorized)
+			checkUserResponse(t, r, got, 401, httpx.CodeUnauthorized)
 			if !bytes.Equal(first, got.body) {
 				t.Errorf("401 body %s differs from %s", got.body, first)
 			}
@@ -603,7 +553,7 @@ func TestUsersAuthentication(t *testing.T) {
 
 func TestUsersAllowlist(t *testing.T) {
 	// The test server's peer is 127.0.0.1: trusted as a proxy or not.
-	behindProxy := func(o *httpapi.UserOptions) {
+	behindProxy := func(o *users.Options) {
 		o.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32"), netip.MustParsePrefix("10.0.0.0/8")}
 	}
 	direct := newUserServer(t)
@@ -628,13 +578,13 @@ func TestUsersAllowlist(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := req{method: http.MethodGet, path: "/v1/users/username/alice.smith", account: accountLock, key: keyLocked}
+			r := req{method: http.MethodGet, path: "/v1/users/username/alice.smith", account: apitest.AccountLock, key: apitest.KeyLocked}
 			if tt.xff != "" {
 				r.header = map[string]string{"X-Forwarded-For": tt.xff}
 			}
 			code := ""
 			if tt.status == 401 {
-				code = httpapi.CodeUnauthorized
+				code = httpx.CodeUnauthorized
 			}
 			checkUserResponse(t, r, tt.s.do(t, r), tt.status, code)
 		})
@@ -654,16 +604,16 @@ func TestUsersRoutes(t *testing.T) {
 		code   string
 		allow  string
 	}{
-		{"GET on /v1/users", req{method: http.MethodGet, path: "/v1/users"}, 405, httpapi.CodeMethodNotAllowed, "POST, PUT"},
-		{"DELETE on /v1/users", req{method: http.MethodDelete, path: "/v1/users"}, 405, httpapi.CodeMethodNotAllowed, "POST, PUT"},
-		{"PATCH on /v1/users", req{method: http.MethodPatch, path: "/v1/users", body: `{}`}, 405, httpapi.CodeMethodNotAllowed, "POST, PUT"},
-		{"POST on a user", req{method: http.MethodPost, path: "/v1/users/username/alice", body: `{}`}, 405, httpapi.CodeMethodNotAllowed, "GET, HEAD"},
-		{"DELETE on a user", req{method: http.MethodDelete, path: "/v1/users/username/alice"}, 405, httpapi.CodeMethodNotAllowed, "GET, HEAD"},
-		{"POST on the document", req{method: http.MethodPost, path: "/v1/openapi.json", body: `{}`}, 405, httpapi.CodeMethodNotAllowed, "GET, HEAD"},
-		{"unknown path", req{method: http.MethodGet, path: "/v1/groups"}, 404, httpapi.CodeNotFound, ""},
-		{"empty username", req{method: http.MethodGet, path: "/v1/users/username/"}, 404, httpapi.CodeNotFound, ""},
-		{"trailing slash", req{method: http.MethodPost, path: "/v1/users/", body: `{}`}, 404, httpapi.CodeNotFound, ""},
-		{"version root", req{method: http.MethodGet, path: "/v1"}, 404, httpapi.CodeNotFound, ""},
+		{"GET on /v1/users", req{method: http.MethodGet, path: "/v1/users"}, 405, httpx.CodeMethodNotAllowed, "POST, PUT"},
+		{"DELETE on /v1/users", req{method: http.MethodDelete, path: "/v1/users"}, 405, httpx.CodeMethodNotAllowed, "POST, PUT"},
+		{"PATCH on /v1/users", req{method: http.MethodPatch, path: "/v1/users", body: `{}`}, 405, httpx.CodeMethodNotAllowed, "POST, PUT"},
+		{"POST on a user", req{method: http.MethodPost, path: "/v1/users/username/alice", body: `{}`}, 405, httpx.CodeMethodNotAllowed, "GET, HEAD"},
+		{"DELETE on a user", req{method: http.MethodDelete, path: "/v1/users/username/alice"}, 405, httpx.CodeMethodNotAllowed, "GET, HEAD"},
+		{"POST on the document", req{method: http.MethodPost, path: "/v1/openapi.json", body: `{}`}, 405, httpx.CodeMethodNotAllowed, "GET, HEAD"},
+		{"unknown path", req{method: http.MethodGet, path: "/v1/groups"}, 404, httpx.CodeNotFound, ""},
+		{"empty username", req{method: http.MethodGet, path: "/v1/users/username/"}, 404, httpx.CodeNotFound, ""},
+		{"trailing slash", req{method: http.MethodPost, path: "/v1/users/", body: `{}`}, 404, httpx.CodeNotFound, ""},
+		{"version root", req{method: http.MethodGet, path: "/v1"}, 404, httpx.CodeNotFound, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -683,7 +633,7 @@ func TestUsersOpenAPIDocument(t *testing.T) {
 	if got.status != 200 || got.header.Get("Content-Type") != "application/json" {
 		t.Fatalf("GET /v1/openapi.json = %d %s", got.status, got.header.Get("Content-Type"))
 	}
-	if !bytes.Equal(got.body, httpapi.UserOpenAPI()) {
+	if !bytes.Equal(got.body, users.OpenAPI()) {
 		t.Error("served document differs from UserOpenAPI()")
 	}
 	var doc struct {
@@ -728,7 +678,7 @@ func TestUsersOpenAPIDocument(t *testing.T) {
 	}
 	// Every schema compiles (format assertions on).
 	for name := range doc.Components.Schemas {
-		compileSchema(t, httpapi.UserOpenAPI(), "#/components/schemas/"+name)
+		apitest.CompileSchema(t, users.OpenAPI(), "#/components/schemas/"+name)
 	}
 	// The error code enum lists every code the user API answers.
 	var errSchema struct {
@@ -742,17 +692,17 @@ func TestUsersOpenAPIDocument(t *testing.T) {
 		t.Fatal(err)
 	}
 	codes := []string{
-		httpapi.CodeInvalidParameter, httpapi.CodeInvalidField, httpapi.CodeMalformedRequest,
-		httpapi.CodeDuplicateUsername, httpapi.CodeDuplicateID, httpapi.CodeUnauthorized, httpapi.CodeNotFound,
-		httpapi.CodeUserNotFound, httpapi.CodeMethodNotAllowed, httpapi.CodePayloadTooLarge,
-		httpapi.CodeUnsupportedMediaType, httpapi.CodeInternal, httpapi.CodeVersionMismatch, httpapi.CodeUnavailable,
+		httpx.CodeInvalidParameter, httpx.CodeInvalidField, httpx.CodeMalformedRequest,
+		httpx.CodeDuplicateUsername, httpx.CodeDuplicateID, httpx.CodeUnauthorized, httpx.CodeNotFound,
+		httpx.CodeUserNotFound, httpx.CodeMethodNotAllowed, httpx.CodePayloadTooLarge,
+		httpx.CodeUnsupportedMediaType, httpx.CodeInternal, httpx.CodeVersionMismatch, httpx.CodeUnavailable,
 	}
 	if diff := cmp.Diff(codes, errSchema.Properties.Code.Enum, cmpopts.SortSlices(func(a, b string) bool { return a < b })); diff != "" {
 		t.Errorf("Error code enum (-want +got):\n%s", diff)
 	}
 	// A valid create body matches the request schema, an invalid one not.
-	checkSchema(t, httpapi.UserOpenAPI(), "UserCreate", []byte(`{"username":"x","organisationsUnits":[{"code":"A"}],"enabled":null}`))
-	checkSchema(t, httpapi.UserOpenAPI(), "UserUpdate", []byte(`{"id":"a","username":"x","email":null}`))
+	apitest.CheckSchema(t, users.OpenAPI(), "UserCreate", []byte(`{"username":"x","organisationsUnits":[{"code":"A"}],"enabled":null}`))
+	apitest.CheckSchema(t, users.OpenAPI(), "UserUpdate", []byte(`{"id":"a","username":"x","email":null}`))
 }
 
 func TestUsersConcurrentCreate(t *testing.T) {
@@ -780,7 +730,7 @@ func TestUsersConcurrentCreate(t *testing.T) {
 		switch {
 		case st == 200:
 			ok++
-		case st == 400 && bytes.Contains(bodies[i], []byte(httpapi.CodeDuplicateUsername)):
+		case st == 400 && bytes.Contains(bodies[i], []byte(httpx.CodeDuplicateUsername)):
 			dup++
 		default:
 			t.Errorf("request %d: %d %s", i, st, bodies[i])
@@ -814,22 +764,22 @@ func TestUsersInternalErrors(t *testing.T) {
 	// docs: errors.md: a 500 never shows internals; the cause is logged.
 	tests := []struct {
 		name   string
-		change func(*httpapi.UserOptions)
+		change func(*users.Options)
 		r      req
 	}{
-		{"user store down on get", func(o *httpapi.UserOptions) { o.Users = user.NewService(failingUsers{o.Users.Store}) },
+		{"user store down on get", func(o *users.Options) { o.Users = user.NewService(failingUsers{o.Users.Store}) },
 			req{method: http.MethodGet, path: "/v1/users/username/alice"}},
-		{"user store down on create", func(o *httpapi.UserOptions) { o.Users = user.NewService(failingUsers{o.Users.Store}) },
+		{"user store down on create", func(o *users.Options) { o.Users = user.NewService(failingUsers{o.Users.Store}) },
 			req{method: http.MethodPost, path: "/v1/users", body: `{"username":"x"}`}},
 		// A key store failure is a 500, not a 401.
-		{"key store down", func(o *httpapi.UserOptions) { o.Accounts = failingAccounts{} },
+		{"key store down", func(o *users.Options) { o.Accounts = failingAccounts{} },
 			req{method: http.MethodGet, path: "/v1/users/username/alice"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := newUserServer(t, tt.change)
 			got := s.do(t, tt.r)
-			checkUserResponse(t, tt.r, got, 500, httpapi.CodeInternal)
+			checkUserResponse(t, tt.r, got, 500, httpx.CodeInternal)
 			if want := `{"code":"INTERNAL_ERROR","message":"internal server error"}` + "\n"; string(got.body) != want {
 				t.Errorf("body = %s, want %s", got.body, want)
 			}
@@ -842,7 +792,7 @@ func TestUsersInternalErrors(t *testing.T) {
 
 func TestMountUsersPanics(t *testing.T) {
 	store := memstore.New()
-	for name, opts := range map[string]httpapi.UserOptions{
+	for name, opts := range map[string]users.Options{
 		"no users":    {Accounts: store},
 		"no store":    {Users: &user.Service{}, Accounts: store},
 		"no accounts": {Users: user.NewService(store)},
@@ -853,12 +803,12 @@ func TestMountUsersPanics(t *testing.T) {
 					t.Error("MountUsers did not panic")
 				}
 			}()
-			httpapi.MountUsers(http.NewServeMux(), opts)
+			users.Mount(http.NewServeMux(), opts)
 		})
 	}
 }
 
-func ExampleMountUsers() {
+func ExampleMount() {
 	// A store with one community and a service account holding one key.
 	store := memstore.New()
 	key, hash := auth.NewAPIKey()
@@ -866,7 +816,7 @@ func ExampleMountUsers() {
 		panic(err)
 	}
 	mux := http.NewServeMux()
-	httpapi.MountUsers(mux, httpapi.UserOptions{Users: user.NewService(store), Accounts: store})
+	users.Mount(mux, users.Options{Users: user.NewService(store), Accounts: store})
 	srv := httptest.NewServer(mux)
 	defer srv.Close()
 
@@ -901,4 +851,12 @@ func userOr(s, def string) string {
 		return def
 	}
 	return s
+}
+
+// The served document passes the lint of every served document: it stands
+// on its own for a tool given its URL (apitest.LintDocument).
+func TestOpenAPIDocumentValid(t *testing.T) {
+	for _, p := range apitest.LintDocument(t, "users.json", users.OpenAPI()) {
+		t.Error(p)
+	}
 }

@@ -1,10 +1,12 @@
-package httpapi_test
+package users_test
 
 import (
 	"net/http"
 	"testing"
 
-	"github.com/procurekit/procure/httpapi"
+	"github.com/procurekit/procure/httpapi/internal/apitest"
+	"github.com/procurekit/procure/httpapi/internal/httpx"
+	"github.com/procurekit/procure/httpapi/users"
 )
 
 // Optimistic concurrency on /v1/users (etag.go): every user response
@@ -34,10 +36,10 @@ func TestUsersVersions(t *testing.T) {
 	}{
 		{"current version", `W/"1"`, "A2", 200, "", `W/"2"`},
 		{"strong form of the current version", `"2"`, "A3", 200, "", `W/"3"`},
-		{"old version", `W/"2"`, "stale", 412, httpapi.CodeVersionMismatch, ""},
-		{"a tag never issued", `"abc"`, "stale", 412, httpapi.CodeVersionMismatch, ""},
-		{"version zero", `W/"0"`, "stale", 412, httpapi.CodeVersionMismatch, ""},
-		{"a list of tags", `W/"3", W/"4"`, "stale", 400, httpapi.CodeInvalidParameter, ""},
+		{"old version", `W/"2"`, "stale", 412, httpx.CodeVersionMismatch, ""},
+		{"a tag never issued", `"abc"`, "stale", 412, httpx.CodeVersionMismatch, ""},
+		{"version zero", `W/"0"`, "stale", 412, httpx.CodeVersionMismatch, ""},
+		{"a list of tags", `W/"3", W/"4"`, "stale", 400, httpx.CodeInvalidParameter, ""},
 		{"any version", `*`, "A4", 200, "", `W/"4"`},
 		{"no If-Match: unconditional", "", "A5", 200, "", `W/"5"`},
 	}
@@ -60,7 +62,7 @@ func TestUsersVersions(t *testing.T) {
 	}
 	// An unknown id is a 404, whatever If-Match says.
 	r := req{method: http.MethodPut, path: "/v1/users", body: `{"id":"nope","username":"x"}`, header: map[string]string{"If-Match": `W/"1"`}}
-	checkUserResponse(t, r, s.do(t, r), 404, httpapi.CodeUserNotFound)
+	checkUserResponse(t, r, s.do(t, r), 404, httpx.CodeUserNotFound)
 
 	// A created user starts at version 1.
 	post := req{method: http.MethodPost, path: "/v1/users", body: `{"username":"new.user"}`}
@@ -79,11 +81,11 @@ func TestUsersAnnounceAutoRoles(t *testing.T) {
 		t.Fatal(err)
 	}
 	res := s.do(t, req{method: http.MethodGet, path: "/v1/users/username/alice.smith"})
-	if got := res.header.Values(httpapi.HeaderAutoRoles); len(got) != 1 || got[0] != "EMPLOYEE,A%2CB+%25" {
-		t.Errorf("community A: %s %q; want EMPLOYEE,A%%2CB+%%25", httpapi.HeaderAutoRoles, got)
+	if got := res.header.Values(users.HeaderAutoRoles); len(got) != 1 || got[0] != "EMPLOYEE,A%2CB+%25" {
+		t.Errorf("community A: %s %q; want EMPLOYEE,A%%2CB+%%25", users.HeaderAutoRoles, got)
 	}
-	res = s.do(t, req{method: http.MethodGet, path: "/v1/users/username/carol", account: accountB, key: keyB})
-	if got, ok := res.header[httpapi.HeaderAutoRoles]; !ok || len(got) != 1 || got[0] != "" {
-		t.Errorf("community B: %s %q (present %v); want present and empty", httpapi.HeaderAutoRoles, got, ok)
+	res = s.do(t, req{method: http.MethodGet, path: "/v1/users/username/carol", account: apitest.AccountB, key: apitest.KeyB})
+	if got, ok := res.header[users.HeaderAutoRoles]; !ok || len(got) != 1 || got[0] != "" {
+		t.Errorf("community B: %s %q (present %v); want present and empty", users.HeaderAutoRoles, got, ok)
 	}
 }

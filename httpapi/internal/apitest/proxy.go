@@ -1,4 +1,4 @@
-package httpapi_test
+package apitest
 
 import (
 	"bytes"
@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"net/mail"
 	"net/url"
 	"strings"
@@ -19,8 +18,6 @@ import (
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/getkin/kin-openapi/routers"
 	"github.com/google/uuid"
-
-	"github.com/procurekit/procure/httpapi"
 )
 
 // A validating proxy for the tests, as Prism runs one in front of a
@@ -47,8 +44,8 @@ import (
 // the tests measure. A longer body is not validated.
 const proxyBodyLimit = 1 << 20
 
-// apiDoc is one served document, ready to route requests.
-type apiDoc struct {
+// Doc is one served document, ready to route requests.
+type Doc struct {
 	name   string
 	spec   *openapi3.T
 	prefix string // the path of the document's server URL, "" for "/"
@@ -64,19 +61,19 @@ type docRoute struct {
 
 var (
 	apiDocsMu sync.Mutex
-	apiDocs   = map[string]*apiDoc{}
+	apiDocs   = map[string]*Doc{}
 )
 
-// docFor loads and indexes the served document doc once.
-func docFor(tb testing.TB, name string, doc []byte) *apiDoc {
+// DocFor loads and indexes the served document doc once.
+func DocFor(tb testing.TB, name string, doc []byte) *Doc {
 	tb.Helper()
-	spec := loadDoc(tb, name, doc)
+	spec := LoadDoc(tb, name, doc)
 	apiDocsMu.Lock()
 	defer apiDocsMu.Unlock()
 	if d, ok := apiDocs[string(doc)]; ok {
 		return d
 	}
-	d := &apiDoc{name: name, spec: spec}
+	d := &Doc{name: name, spec: spec}
 	if len(spec.Servers) == 1 {
 		u, err := url.Parse(spec.Servers[0].URL)
 		if err != nil {
@@ -97,19 +94,17 @@ func docFor(tb testing.TB, name string, doc []byte) *apiDoc {
 	return d
 }
 
-// Documents of the APIs, for validatedBy.
-var (
-	supplierAPI = func(tb testing.TB) *apiDoc { return docFor(tb, "suppliers.json", httpapi.SupplierOpenAPI()) }
-	userAPI     = func(tb testing.TB) *apiDoc { return docFor(tb, "users.json", httpapi.UserOpenAPI()) }
-	adminAPI    = func(tb testing.TB) *apiDoc { return docFor(tb, "admin.json", httpapi.AdminOpenAPI()) }
-	scimAPI     = func(tb testing.TB) *apiDoc { return docFor(tb, "scim.json", httpapi.SCIMOpenAPI()) }
-)
+// Document returns the loader of the served document doc, named name
+// (its file name, e.g. "suppliers.json"), for ValidatedBy and Under.
+func Document(name string, doc []byte) func(testing.TB) *Doc {
+	return func(tb testing.TB) *Doc { return DocFor(tb, name, doc) }
+}
 
-// under is d as an API's Handler serves it behind a router that strips
+// Under is d as an API's Handler serves it behind a router that strips
 // mount: the mount takes the place of the document's server URL, as in
 // the document the Handler then serves.
-func under(mount string, d func(testing.TB) *apiDoc) func(testing.TB) *apiDoc {
-	return func(tb testing.TB) *apiDoc {
+func Under(mount string, d func(testing.TB) *Doc) func(testing.TB) *Doc {
+	return func(tb testing.TB) *Doc {
 		c := *d(tb)
 		c.prefix = strings.TrimSuffix(mount, "/")
 		return &c
@@ -119,9 +114,9 @@ func under(mount string, d func(testing.TB) *apiDoc) func(testing.TB) *apiDoc {
 // route finds the operation of a request path: the document, its route
 // and the path parameters. Of several matching templates the one with
 // the most fixed segments wins, as OpenAPI says.
-func route(docs []*apiDoc, escapedPath string) (*apiDoc, *docRoute, map[string]string) {
+func route(docs []*Doc, escapedPath string) (*Doc, *docRoute, map[string]string) {
 	var (
-		bestDoc   *apiDoc
+		bestDoc   *Doc
 		best      *docRoute
 		bestParam map[string]string
 	)
@@ -159,11 +154,11 @@ func route(docs []*apiDoc, escapedPath string) (*apiDoc, *docRoute, map[string]s
 	return bestDoc, best, bestParam
 }
 
-// validatedBy wraps h in the validating proxy for the documents docs;
+// ValidatedBy wraps h in the validating proxy for the documents docs;
 // mismatches fail tb.
-func validatedBy(tb testing.TB, h http.Handler, docs ...func(testing.TB) *apiDoc) http.Handler {
+func ValidatedBy(tb testing.TB, h http.Handler, docs ...func(testing.TB) *Doc) http.Handler {
 	tb.Helper()
-	var loaded []*apiDoc
+	var loaded []*Doc
 	for _, d := range docs {
 		loaded = append(loaded, d(tb))
 	}
@@ -183,7 +178,7 @@ func validatedBy(tb testing.TB, h http.Handler, docs ...func(testing.TB) *apiDoc
 
 // checkExchange validates one exchange; it returns "" when it matches the
 // documents, otherwise what did not.
-func checkExchange(docs []*apiDoc, r *http.Request, body *teeBody, rec *recordingWriter) string {
+func checkExchange(docs []*Doc, r *http.Request, body *teeBody, rec *recordingWriter) string {
 	doc, rt, params := route(docs, r.URL.EscapedPath())
 	status := rec.status
 	if rt == nil {
@@ -345,7 +340,7 @@ func requestCopy(r *http.Request, body *teeBody, op *openapi3.Operation) *http.R
 	return c
 }
 
-func docNames(docs []*apiDoc) string {
+func docNames(docs []*Doc) string {
 	var names []string
 	for _, d := range docs {
 		names = append(names, d.name)
@@ -431,117 +426,3 @@ func (w *recordingWriter) Write(p []byte) (int, error) {
 }
 
 func (w *recordingWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
-
-// The proxy has teeth: each kind of mismatch fails.
-func TestOpenAPIProxyCatches(t *testing.T) {
-	const doc = `{"openapi": "3.1.0", "info": {"title": "t", "version": "1"},
-	  "servers": [{"url": "/api"}],
-	  "paths": {"/things/{id}": {"get": {"operationId": "getThing", "description": "Reads a thing.",
-	    "parameters": [{"name": "id", "in": "path", "required": true, "schema": {"type": "string", "format": "uuid"}}],
-	    "responses": {
-	      "200": {"description": "ok", "headers": {"ETag": {"required": true, "schema": {"type": "string"}}},
-	        "content": {"application/json": {"schema": {"type": "object", "required": ["id"], "properties": {"id": {"type": "string"}}, "additionalProperties": false}}}},
-	      "404": {"description": "none", "content": {"application/json": {"schema": {"type": "object"}}}}}},
-	    "put": {"operationId": "putThing", "description": "Writes a thing.",
-	      "parameters": [{"name": "id", "in": "path", "required": true, "schema": {"type": "string", "format": "uuid"}}],
-	      "requestBody": {"required": true, "content": {"application/json": {"schema": {"type": "object", "required": ["name"]}}}},
-	      "responses": {"204": {"description": "written"}, "400": {"description": "refused", "content": {"application/json": {"schema": {"type": "object"}}}}}}}}}`
-	const id = "/api/things/3f2b8a4e-1c2d-4e5f-8a9b-0c1d2e3f4a5b"
-	d := func(tb testing.TB) *apiDoc { return docFor(tb, "test.json", []byte(doc)) }
-	answer := func(status int, ctype, etag, body string) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if r.Body != nil {
-				io.Copy(io.Discard, r.Body)
-			}
-			if ctype != "" {
-				w.Header().Set("Content-Type", ctype)
-			}
-			if etag != "" {
-				w.Header().Set("ETag", etag)
-			}
-			w.WriteHeader(status)
-			io.WriteString(w, body)
-		})
-	}
-	good := answer(200, "application/json", `"1"`, `{"id": "x"}`)
-	for _, tt := range []struct {
-		name, method, path string
-		h                  http.Handler
-		want               string // in the failure; "" for none
-	}{
-		{"valid", "GET", id, good, ""},
-		{"valid 404", "GET", id, answer(404, "application/json", "", `{}`), ""},
-		{"undocumented status", "GET", id, answer(500, "application/json", "", `{}`), "does not list status 500"},
-		{"body off schema", "GET", id, answer(200, "application/json", `"1"`, `{"id": "x", "extra": 1}`), "doesn't match schema"},
-		{"content type", "GET", id, answer(200, "text/plain", `"1"`, `{"id": "x"}`), "text/plain"},
-		{"required header", "GET", id, answer(200, "application/json", "", `{"id": "x"}`), "ETag"},
-		{"invalid request accepted", "GET", "/api/things/not-a-uuid", good, "refuses the request, yet the server accepted it"},
-		{"invalid request refused", "GET", "/api/things/not-a-uuid", answer(404, "application/json", "", `{}`), ""},
-		{"unknown path not 404", "GET", "/api/nothing", good, "no document has this path"},
-		{"unknown path 404", "GET", "/api/nothing", answer(404, "application/json", "", `{}`), ""},
-		{"other method not 405", "DELETE", id, answer(200, "application/json", "", `{}`), "has no DELETE operation"},
-		{"405 without Allow", "DELETE", id, answer(405, "application/json", "", `{}`), "without an Allow header"},
-		{"valid body", "PUT", id, answer(204, "", "", ""), ""},
-		{"invalid body accepted", "PUT", id + "?body=none", answer(204, "", "", ""), "refuses the request, yet the server accepted it"},
-		{"invalid body refused", "PUT", id + "?body=none", answer(400, "application/json", "", `{}`), ""},
-		{"204 with a body", "PUT", id, answer(204, "", "", "x"), "a 204 answer with a body"},
-		{"HEAD checks headers", "HEAD", id, answer(200, "application/json", "", ""), "no ETag header"},
-		{"HEAD", "HEAD", id, answer(200, "application/json", `"1"`, ""), ""},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			var rec recordingTB
-			var body io.Reader
-			if tt.method == "PUT" {
-				body = strings.NewReader(`{"name": "n"}`)
-				if strings.HasSuffix(tt.path, "?body=none") {
-					body = strings.NewReader(`{"label": "n"}`)
-				}
-			}
-			req, _ := http.NewRequest(tt.method, "http://example.test"+tt.path, body)
-			req.Header.Set("Content-Type", "application/json")
-			validatedBy(&rec, tt.h, d).ServeHTTP(discardWriter{h: http.Header{}}, req)
-			got := strings.Join(rec.errors, "\n")
-			switch {
-			case tt.want == "" && got != "":
-				t.Errorf("a matching exchange failed: %s", got)
-			case tt.want != "" && !strings.Contains(got, tt.want):
-				t.Errorf("failure %q, want one with %q", got, tt.want)
-			}
-		})
-	}
-}
-
-// recordingTB keeps the failures reported to it.
-type recordingTB struct {
-	testing.TB
-	errors []string
-}
-
-func (r *recordingTB) Helper()                   {}
-func (r *recordingTB) Errorf(f string, a ...any) { r.errors = append(r.errors, fmt.Sprintf(f, a...)) }
-func (r *recordingTB) Fatalf(f string, a ...any) { panic(fmt.Sprintf(f, a...)) }
-
-type discardWriter struct{ h http.Header }
-
-func (d discardWriter) Header() http.Header         { return d.h }
-func (d discardWriter) Write(p []byte) (int, error) { return len(p), nil }
-func (d discardWriter) WriteHeader(int)             {}
-
-// BenchmarkOpenAPIProxy is what the proxy adds to a test's request: a
-// default page of suppliers served directly and through the proxy.
-func BenchmarkOpenAPIProxy(b *testing.B) {
-	ts := newServer(b, nil, nil)
-	for name, h := range map[string]http.Handler{"direct": ts.mux, "proxied": ts.handler} {
-		b.Run(name, func(b *testing.B) {
-			for b.Loop() {
-				req := httptest.NewRequest(http.MethodGet, base+"/suppliers", nil)
-				req.Header.Set("Authorization", "Bearer "+alphaToken)
-				rec := httptest.NewRecorder()
-				h.ServeHTTP(rec, req)
-				if rec.Code != http.StatusOK {
-					b.Fatalf("status %d", rec.Code)
-				}
-			}
-		})
-	}
-}

@@ -1,4 +1,4 @@
-package httpapi_test
+package apitest
 
 import (
 	"bytes"
@@ -33,9 +33,9 @@ type schemaKey struct {
 	pointer string
 }
 
-// compileSchema compiles the schema at pointer (a "#/..." fragment) of the
+// CompileSchema compiles the schema at pointer (a "#/..." fragment) of the
 // OpenAPI document doc.
-func compileSchema(tb testing.TB, doc []byte, pointer string) *jsonschema.Schema {
+func CompileSchema(tb testing.TB, doc []byte, pointer string) *jsonschema.Schema {
 	tb.Helper()
 	key := schemaKey{doc: sha256.Sum256(doc), pointer: pointer}
 	if s, ok := schemaCache.Load(key); ok {
@@ -60,16 +60,16 @@ func compileSchema(tb testing.TB, doc []byte, pointer string) *jsonschema.Schema
 	return s
 }
 
-// checkSchema fails tb unless body is valid JSON that satisfies the schema
+// CheckSchema fails tb unless body is valid JSON that satisfies the schema
 // at pointer of the OpenAPI document doc. name is a schema under
 // #/components/schemas when it does not start with "#".
-func checkSchema(tb testing.TB, doc []byte, name string, body []byte) {
+func CheckSchema(tb testing.TB, doc []byte, name string, body []byte) {
 	tb.Helper()
 	pointer := name
 	if len(pointer) == 0 || pointer[0] != '#' {
 		pointer = "#/components/schemas/" + name
 	}
-	s := compileSchema(tb, doc, pointer)
+	s := CompileSchema(tb, doc, pointer)
 	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(body))
 	if err != nil {
 		tb.Errorf("body is not JSON (%v): %s", err, body)
@@ -80,13 +80,13 @@ func checkSchema(tb testing.TB, doc []byte, name string, body []byte) {
 	}
 }
 
-// responseSchema returns the pointer to the JSON schema of an operation's
-// response in the OpenAPI document doc, e.g. responseSchema(tb, doc,
+// ResponseSchema returns the pointer to the JSON schema of an operation's
+// response in the OpenAPI document doc, e.g. ResponseSchema(tb, doc,
 // "/suppliers/{id}", "get", 404). A response given by $ref (to
 // #/components/responses/...) is followed. It fails tb when the document
 // does not describe that status for the operation: every status a handler
 // answers must be documented.
-func responseSchema(tb testing.TB, doc []byte, path, method string, status int) string {
+func ResponseSchema(tb testing.TB, doc []byte, path, method string, status int) string {
 	tb.Helper()
 	var d struct {
 		Paths map[string]map[string]struct {
@@ -103,13 +103,13 @@ func responseSchema(tb testing.TB, doc []byte, path, method string, status int) 
 	if !ok {
 		tb.Fatalf("OpenAPI document has no response %d for %s %s", status, method, path)
 	}
-	base := "#/paths/" + escapePointer(path) + "/" + method + "/responses/" + code
+	base := "#/paths/" + EscapePointer(path) + "/" + method + "/responses/" + code
 	if resp.Ref != "" {
 		base = resp.Ref
 	}
 	return base + "/content/application~1json/schema"
 }
 
-func escapePointer(s string) string {
+func EscapePointer(s string) string {
 	return strings.NewReplacer("~", "~0", "/", "~1").Replace(s)
 }

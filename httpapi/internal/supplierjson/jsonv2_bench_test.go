@@ -15,7 +15,7 @@ import (
 // is built with GOEXPERIMENT=jsonv2, so this file is too) as the one JSON
 // engine for the supplier pages, against the hand-written encoder:
 //
-//	GOEXPERIMENT=jsonv2 go test ./httpapi -run '^$' -bench 'EncodeSummaryPage'
+//	GOEXPERIMENT=jsonv2 go test ./httpapi/internal/supplierjson -run '^$' -bench 'EncodeSummaryPage'
 //
 // Its figures decide whether the hand-written encoder stays (doc comment
 // of supplierjson.go).
