@@ -199,9 +199,11 @@ func decodeEnum(b []byte, field string, allowed []string, dst *string) error {
 	if err := json.Unmarshal(b, &s); err != nil {
 		return fmt.Errorf("%s: %w", field, errEnumNotAText)
 	}
-	if !slices.Contains(allowed, s) {
+	i := slices.Index(allowed, s)
+	if i < 0 {
 		return fmt.Errorf("%s: must be one of %s (got %q)", field, strings.Join(allowed, ", "), s)
 	}
-	*dst = s
+	// The package's copy: the many values a store keeps share it.
+	*dst = allowed[i]
 	return nil
 }

@@ -14,6 +14,7 @@ package supplier
 import (
 	"context"
 	"errors"
+	"slices"
 	"strconv"
 	"time"
 
@@ -187,8 +188,13 @@ type Record struct {
 }
 
 // Validate checks r against the spec's field rules: lengths in characters,
-// email formats, enum values, required fields and non-nil ids. It returns
-// nil or a *procure.ValidationError whose field names are JSON paths.
+// email formats, enum values, required fields, non-nil ids and contact and
+// address ids unique within the supplier, and that
+// every text is storable (check.Storable: docs: values.md "Text"). It
+// returns nil or a *procure.ValidationError whose field names are JSON
+// paths. It is the one check of a supplier: data files and every write of
+// every store go through it (ValidateWrite, ValidateContact and
+// ValidateRemittanceAddress apply it to a write's parts).
 func (r *Record) Validate() error {
 	verr := &procure.ValidationError{Source: procure.SourceData}
 	if err := check.Struct(procure.SourceData, r); err != nil {
@@ -226,10 +232,17 @@ func (r *Record) Validate() error {
 	}
 	for i, c := range r.Contacts {
 		nilID("contacts["+itoa(i)+"].id", c.ID)
+		if c.ID != uuid.Nil && slices.ContainsFunc(r.Contacts[:i], func(o Contact) bool { return o.ID == c.ID }) {
+			verr.Add("contacts["+itoa(i)+"].id", "duplicate contact id "+c.ID.String()+" within the supplier")
+		}
 	}
 	for i, a := range r.RemittanceAddresses {
 		nilID("remittanceAddresses["+itoa(i)+"].id", a.ID)
+		if a.ID != uuid.Nil && slices.ContainsFunc(r.RemittanceAddresses[:i], func(o RemittanceAddress) bool { return o.ID == a.ID }) {
+			verr.Add("remittanceAddresses["+itoa(i)+"].id", "duplicate remittance address id "+a.ID.String()+" within the supplier")
+		}
 	}
+	checkStorable(verr, r)
 	return verr.Err()
 }
 

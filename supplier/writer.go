@@ -103,6 +103,67 @@ func NextStamp(now, last time.Time) (time.Time, error) {
 	return t, nil
 }
 
+// StampWrite dates d, the detail of a supplier write that changes
+// something, with stamp (from NextStamp), by the stamping rule of every
+// Writer (docs: live-data.md "Stamping"); old is the stored detail, nil
+// for a new supplier. The supplier's modifiedDate becomes stamp and its
+// createdDate old's (stamp when new). Its default contact and address are
+// stamped with it: each keeps the dates of old's when equal in content
+// (EqualContent, ids included); a changed one takes stamp as its
+// modifiedDate and keeps old's createdDate when it has old's id (stamp
+// otherwise).
+//
+// d's default contact and address are dated in place: d must not share
+// them with anything (Clone it first).
+func (d *Detail) StampWrite(old *Detail, stamp time.Time) {
+	d.ModifiedDate, d.CreatedDate = stamp, stamp
+	var oldC *Contact
+	var oldA *RemittanceAddress
+	if old != nil {
+		d.CreatedDate = old.CreatedDate
+		oldC, oldA = old.DefaultContact, old.DefaultRemittanceAddress
+	}
+	if c := d.DefaultContact; c != nil {
+		switch {
+		case oldC != nil && c.EqualContent(oldC):
+			c.ModifiedDate, c.CreatedDate = oldC.ModifiedDate, oldC.CreatedDate
+		case oldC != nil && oldC.ID == c.ID:
+			c.StampWrite(oldC, stamp)
+		default:
+			c.StampWrite(nil, stamp)
+		}
+	}
+	if a := d.DefaultRemittanceAddress; a != nil {
+		switch {
+		case oldA != nil && a.EqualContent(oldA):
+			a.ModifiedDate, a.CreatedDate = oldA.ModifiedDate, oldA.CreatedDate
+		case oldA != nil && oldA.ID == a.ID:
+			a.StampWrite(oldA, stamp)
+		default:
+			a.StampWrite(nil, stamp)
+		}
+	}
+}
+
+// StampWrite dates c, a write of a contact that changes something, with
+// stamp (docs: live-data.md "Stamping"): its modifiedDate becomes stamp,
+// and its createdDate that of old, the stored contact it replaces (stamp
+// when old is nil: a new contact). The write stamps the supplier too.
+func (c *Contact) StampWrite(old *Contact, stamp time.Time) {
+	c.ModifiedDate, c.CreatedDate = stamp, stamp
+	if old != nil {
+		c.CreatedDate = old.CreatedDate
+	}
+}
+
+// StampWrite is Contact.StampWrite for a remittance address.
+func (a *RemittanceAddress) StampWrite(old *RemittanceAddress, stamp time.Time) {
+	a.ModifiedDate, a.CreatedDate = stamp, stamp
+	if old != nil {
+		a.CreatedDate = old.CreatedDate
+	}
+}
+
 // ValidateContact checks a contact written on its own (PutContact) by the
 // rules a contact of a data file follows, with field names relative to the
 // contact ("name", "phone.number"). It returns nil or a
@@ -180,5 +241,6 @@ func validatePart(v any, id uuid.UUID) error {
 	if id == uuid.Nil {
 		verr.Add("id", "is required (a non-nil UUID)")
 	}
+	checkStorable(verr, v)
 	return verr.Err()
 }
