@@ -246,7 +246,7 @@ func checkSupplier(ci, si int, s *supplier.Record) error {
 		sat := communityPath(ci) + ".suppliers[" + strconv.Itoa(si) + "]"
 		var v *procure.ValidationError
 		if errors.As(err, &v) {
-			return fmt.Errorf("%s", v.Prefix(sat).Error())
+			return v.Prefix(sat)
 		}
 		return fmt.Errorf("%s: %w", sat, err)
 	}

@@ -1,6 +1,7 @@
 package datafile
 
 import (
+	"slices"
 	"time"
 	"unicode/utf8"
 
@@ -74,12 +75,15 @@ func surelyValid(r *supplier.Record) bool {
 		}
 	}
 	for i := range r.Contacts {
-		if !contactOK(&r.Contacts[i]) {
+		id := r.Contacts[i].ID
+		if !contactOK(&r.Contacts[i]) || slices.ContainsFunc(r.Contacts[:i], func(c supplier.Contact) bool { return c.ID == id }) {
 			return false
 		}
 	}
 	for i := range r.RemittanceAddresses {
-		if !remittanceOK(&r.RemittanceAddresses[i]) {
+		id := r.RemittanceAddresses[i].ID
+		if !remittanceOK(&r.RemittanceAddresses[i]) ||
+			slices.ContainsFunc(r.RemittanceAddresses[:i], func(a supplier.RemittanceAddress) bool { return a.ID == id }) {
 			return false
 		}
 	}
@@ -132,9 +136,10 @@ func dated(modified, created time.Time) bool {
 	return !modified.IsZero() && !created.IsZero() && check.Instant(modified) && check.Instant(created)
 }
 
-// maxLen is the validator's max=n on a string: at most n characters.
+// maxLen is the validator's max=n on a string, at most n characters, and
+// the rule every text keeps (check.Storable).
 func maxLen(s string, n int) bool {
-	return len(s) <= n || utf8.RuneCountInString(s) <= n
+	return (len(s) <= n || utf8.RuneCountInString(s) <= n) && check.Storable(s)
 }
 
 // required is "required,max=n": not empty, at most n characters.

@@ -349,30 +349,9 @@ func mergeByID[T any](stored, file []T, id func(T) uuid.UUID) []T {
 // sameRecord reports whether two stored records hold the same supplier,
 // dates included.
 func sameRecord(a, b *supplierRec) bool {
-	if !sameDetail(&a.detail, &b.detail) || !slices.Equal(a.keywords, b.keywords) ||
-		!sameDates(a.detail.ModifiedDate, b.detail.ModifiedDate, a.detail.CreatedDate, b.detail.CreatedDate) ||
-		len(a.contacts) != len(b.contacts) || len(a.addrs) != len(b.addrs) {
-		return false
-	}
-	if (a.detail.DefaultContact == nil) != (b.detail.DefaultContact == nil) ||
-		a.detail.DefaultContact != nil && !sameContact(a.detail.DefaultContact, b.detail.DefaultContact, true) {
-		return false
-	}
-	if (a.detail.DefaultRemittanceAddress == nil) != (b.detail.DefaultRemittanceAddress == nil) ||
-		a.detail.DefaultRemittanceAddress != nil && !sameRemittance(a.detail.DefaultRemittanceAddress, b.detail.DefaultRemittanceAddress, true) {
-		return false
-	}
-	for i := range a.contacts {
-		if a.contacts[i].ID != b.contacts[i].ID || !sameContact(&a.contacts[i], &b.contacts[i], true) {
-			return false
-		}
-	}
-	for i := range a.addrs {
-		if a.addrs[i].ID != b.addrs[i].ID || !sameRemittance(&a.addrs[i], &b.addrs[i], true) {
-			return false
-		}
-	}
-	return true
+	return a.detail.Equal(&b.detail) && slices.Equal(a.keywords, b.keywords) &&
+		slices.EqualFunc(a.contacts, b.contacts, func(x, y supplier.Contact) bool { return x.Equal(&y) }) &&
+		slices.EqualFunc(a.addrs, b.addrs, func(x, y supplier.RemittanceAddress) bool { return x.Equal(&y) })
 }
 
 // importTokens upserts c's tokens by secret; s.tokens.mu is held. An

@@ -94,10 +94,11 @@ func (l *streamLoader) add(c *datafile.Community, recs recStore) error {
 
 // interner makes the records of a load share one copy of the strings that
 // repeat across suppliers (cities, countries, regions, postcodes, bank
-// names, payment terms, buyer group and tag names, phone prefixes, enum
-// values), so a million suppliers do not hold a million copies of
-// "Australia". Strings unique to a supplier are left alone: looking them
-// up would cost time and, while loading, memory.
+// names, payment terms, buyer group and tag names, phone prefixes), so a
+// million suppliers do not hold a million copies of "Australia". (Enum
+// values need none: decoding gives the supplier package's constants.)
+// Strings unique to a supplier are left alone: looking them up would cost
+// time and, while loading, memory.
 type interner struct {
 	strs    map[string]string
 	regions map[supplier.Region]*supplier.Region
@@ -140,10 +141,6 @@ func (in *interner) str(p *string) {
 // record interns the repeated values of r, in place.
 func (in *interner) record(r *supplier.Record) {
 	d := &r.Detail
-	d.ProfileType = intern(d.ProfileType)
-	d.TaxIdentificationType = intern(d.TaxIdentificationType)
-	d.TinVerificationStatus = intern(d.TinVerificationStatus)
-	d.ConnectionState = intern(d.ConnectionState)
 	if c := d.DefaultContact; c != nil {
 		in.contact(c)
 	}
@@ -159,8 +156,6 @@ func (in *interner) record(r *supplier.Record) {
 		if b.Address != nil {
 			in.address(b.Address)
 		}
-		b.BankAccountType = intern(b.BankAccountType)
-		b.DepositFormat = intern(b.DepositFormat)
 	}
 	if e := d.Emails; e != nil {
 		// A supplier's addresses often repeat one another: keep one copy.
@@ -208,14 +203,12 @@ func (in *interner) record(r *supplier.Record) {
 }
 
 func (in *interner) contact(c *supplier.Contact) {
-	c.ManagedBy = intern(c.ManagedBy)
 	if p := c.Phone; p != nil {
 		in.str(&p.Prefix)
 	}
 }
 
 func (in *interner) remittance(a *supplier.RemittanceAddress, name string) {
-	a.ManagedBy = intern(a.ManagedBy)
 	in.str(&a.Code)
 	if a.CompanyName == name {
 		a.CompanyName = name
@@ -240,7 +233,6 @@ func (in *interner) address(a *supplier.Address) {
 
 // term returns the shared copy of a payment term.
 func (in *interner) term(p *supplier.PaymentTerm) *supplier.PaymentTerm {
-	p.TermType = intern(p.TermType)
 	k := termKey{term: *p}
 	k.term.Days = nil
 	if p.Days != nil {

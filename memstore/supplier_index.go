@@ -570,15 +570,7 @@ func buildOrder(n int, key func(a, b int32) int, isNull func(a int32) bool, tie 
 func newSupplierRec(src *supplier.Record, in *interner) supplierRec {
 	var r supplier.Record
 	if in == nil {
-		r = supplier.Record{Detail: cloneDetail(src.Detail), Keywords: slices.Clip(slices.Clone(src.Keywords))}
-		r.Contacts = make([]supplier.Contact, len(src.Contacts))
-		for i := range src.Contacts {
-			r.Contacts[i] = cloneContact(src.Contacts[i])
-		}
-		r.RemittanceAddresses = make([]supplier.RemittanceAddress, len(src.RemittanceAddresses))
-		for i := range src.RemittanceAddresses {
-			r.RemittanceAddresses[i] = cloneRemittance(src.RemittanceAddresses[i])
-		}
+		r = src.Clone()
 		r.Normalize()
 	} else {
 		r = *src
@@ -636,7 +628,7 @@ func finishRec(r supplier.Record) supplierRec {
 	// own: share it (the store's records are read-only).
 	if c := rec.detail.DefaultContact; c != nil {
 		for i := range rec.contacts {
-			if sameContact(c, &rec.contacts[i], true) {
+			if c.Equal(&rec.contacts[i]) {
 				rec.detail.DefaultContact = &rec.contacts[i]
 				break
 			}
@@ -644,48 +636,13 @@ func finishRec(r supplier.Record) supplierRec {
 	}
 	if a := rec.detail.DefaultRemittanceAddress; a != nil {
 		for i := range rec.addrs {
-			if sameRemittance(a, &rec.addrs[i], true) {
+			if a.Equal(&rec.addrs[i]) {
 				rec.detail.DefaultRemittanceAddress = &rec.addrs[i]
 				break
 			}
 		}
 	}
 	return rec
-}
-
-// sameContact reports whether two contacts are equal, their dates
-// included (as instants in the same location) when dates is set.
-func sameContact(a, b *supplier.Contact, dates bool) bool {
-	pa, pb := a.Phone, b.Phone
-	if (pa == nil) != (pb == nil) || pa != nil && *pa != *pb {
-		return false
-	}
-	if dates && !sameDates(a.ModifiedDate, b.ModifiedDate, a.CreatedDate, b.CreatedDate) {
-		return false
-	}
-	return a.ID == b.ID && a.Name == b.Name && a.Email == b.Email && a.ManagedBy == b.ManagedBy &&
-		slices.Equal(a.EmptyText, b.EmptyText)
-}
-
-// sameRemittance is sameContact for remittance addresses.
-func sameRemittance(a, b *supplier.RemittanceAddress, dates bool) bool {
-	ra, rb := a.Address.Region, b.Address.Region
-	if (ra == nil) != (rb == nil) || ra != nil && *ra != *rb {
-		return false
-	}
-	if dates && !sameDates(a.ModifiedDate, b.ModifiedDate, a.CreatedDate, b.CreatedDate) {
-		return false
-	}
-	x, y := a.Address, b.Address
-	x.Region, y.Region = nil, nil
-	return a.ID == b.ID && a.Code == b.Code && a.CompanyName == b.CompanyName && x == y && a.ManagedBy == b.ManagedBy &&
-		slices.Equal(a.EmptyText, b.EmptyText)
-}
-
-// sameDates reports whether am equals bm and ac equals bc, as instants in
-// the same location.
-func sameDates(am, bm, ac, bc time.Time) bool {
-	return am.Equal(bm) && ac.Equal(bc) && am.Location() == bm.Location() && ac.Location() == bc.Location()
 }
 
 func lowerKeys(n int, text func(i int) string) []string {
@@ -714,95 +671,4 @@ func ceilMicros(t time.Time) int64 {
 		us++
 	}
 	return us
-}
-
-// Deep copies, so that the store shares nothing with the caller's data.
-// Enum values are interned: every record then shares the package's
-// constant strings instead of holding its own copies.
-
-func intern[T interface {
-	~string
-	Allowed() []string
-}](v T) T {
-	for _, a := range v.Allowed() {
-		if string(v) == a {
-			return T(a)
-		}
-	}
-	return v
-}
-
-func cloneDetail(d supplier.Detail) supplier.Detail {
-	d.EmptyText = d.EmptyText.Clone()
-	d.ProfileType = intern(d.ProfileType)
-	d.TaxIdentificationType = intern(d.TaxIdentificationType)
-	d.TinVerificationStatus = intern(d.TinVerificationStatus)
-	d.ConnectionState = intern(d.ConnectionState)
-	if p := d.TinLastVerifiedDate; p != nil {
-		t := *p
-		d.TinLastVerifiedDate = &t
-	}
-	if c := d.DefaultContact; c != nil {
-		cc := cloneContact(*c)
-		d.DefaultContact = &cc
-	}
-	if a := d.DefaultRemittanceAddress; a != nil {
-		aa := cloneRemittance(*a)
-		d.DefaultRemittanceAddress = &aa
-	}
-	if b := d.BankAccount; b != nil {
-		bb := *b
-		if bb.Address != nil {
-			addr := cloneAddress(*bb.Address)
-			bb.Address = &addr
-		}
-		bb.BankAccountType = intern(bb.BankAccountType)
-		bb.DepositFormat = intern(bb.DepositFormat)
-		d.BankAccount = &bb
-	}
-	if e := d.Emails; e != nil {
-		ee := *e
-		d.Emails = &ee
-	}
-	if s := d.Settings; s != nil {
-		ss := *s
-		if pt := ss.PaymentTerm; pt != nil {
-			p := *pt
-			if p.Days != nil {
-				days := *p.Days
-				p.Days = &days
-			}
-			p.TermType = intern(p.TermType)
-			ss.PaymentTerm = &p
-		}
-		ss.BuyerGroups = slices.Clip(slices.Clone(ss.BuyerGroups))
-		ss.Tags = slices.Clip(slices.Clone(ss.Tags))
-		d.Settings = &ss
-	}
-	return d
-}
-
-func cloneContact(c supplier.Contact) supplier.Contact {
-	c.EmptyText = c.EmptyText.Clone()
-	if c.Phone != nil {
-		ph := *c.Phone
-		c.Phone = &ph
-	}
-	c.ManagedBy = intern(c.ManagedBy)
-	return c
-}
-
-func cloneRemittance(a supplier.RemittanceAddress) supplier.RemittanceAddress {
-	a.EmptyText = a.EmptyText.Clone()
-	a.Address = cloneAddress(a.Address)
-	a.ManagedBy = intern(a.ManagedBy)
-	return a
-}
-
-func cloneAddress(a supplier.Address) supplier.Address {
-	if a.Region != nil {
-		r := *a.Region
-		a.Region = &r
-	}
-	return a
 }

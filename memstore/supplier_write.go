@@ -3,7 +3,6 @@ package memstore
 import (
 	"context"
 	"fmt"
-	"reflect"
 	"slices"
 	"sync"
 	"time"
@@ -174,13 +173,8 @@ func (s *Store) begin(ctx context.Context, community string) (*comSuppliers, err
 }
 
 // PutSupplier implements supplier.Writer: it creates or replaces the
-// supplier r.ID, keeping its contacts and remittance addresses.
-//
-// The default contact and address inside the detail are part of the
-// detail, stamped with it: each keeps its stored dates while unchanged
-// (compared without dates, with the stored one of the same id); a changed
-// one gets the supplier's new modifiedDate, and its createdDate is kept
-// when the stored one had the same id (the new modifiedDate otherwise).
+// supplier r.ID, keeping its contacts and remittance addresses, and dates
+// it by supplier.Detail.StampWrite.
 func (s *Store) PutSupplier(ctx context.Context, community string, r supplier.Record) (supplier.Detail, error) {
 	if err := ctx.Err(); err != nil {
 		return supplier.Detail{}, err
@@ -197,7 +191,7 @@ func (s *Store) PutSupplier(ctx context.Context, community string, r supplier.Re
 	}
 	defer c.wmu.Unlock()
 	old := c.current(r.ID)
-	if old != nil && sameDetail(&old.detail, &in.detail) && slices.Equal(old.keywords, in.keywords) {
+	if old != nil && old.detail.EqualContent(&in.detail) && slices.Equal(old.keywords, in.keywords) {
 		return old.detail, nil
 	}
 	now, err := c.stamp(s.suppliers.clock)
@@ -205,32 +199,20 @@ func (s *Store) PutSupplier(ctx context.Context, community string, r supplier.Re
 		return supplier.Detail{}, err
 	}
 	d := &in.detail
-	d.ModifiedDate, d.CreatedDate = now, now
-	var oldC *supplier.Contact
-	var oldA *supplier.RemittanceAddress
+	var oldD *supplier.Detail
 	if old != nil {
-		d.CreatedDate = old.detail.CreatedDate
+		oldD = &old.detail
 		in.contacts, in.addrs, in.addrIdx = old.contacts, old.addrs, old.addrIdx
-		oldC, oldA = old.detail.DefaultContact, old.detail.DefaultRemittanceAddress
 	}
-	if cc := d.DefaultContact; cc != nil {
-		switch {
-		case oldC != nil && oldC.ID == cc.ID && sameContact(oldC, cc, false):
-			d.DefaultContact = oldC
-		case oldC != nil && oldC.ID == cc.ID:
-			cc.ModifiedDate, cc.CreatedDate = now, oldC.CreatedDate
-		default:
-			cc.ModifiedDate, cc.CreatedDate = now, now
+	d.StampWrite(oldD, now)
+	// An unchanged default contact or address keeps sharing the stored
+	// one's memory.
+	if old != nil {
+		if oc := old.detail.DefaultContact; oc != nil && d.DefaultContact != nil && d.DefaultContact.Equal(oc) {
+			d.DefaultContact = oc
 		}
-	}
-	if aa := d.DefaultRemittanceAddress; aa != nil {
-		switch {
-		case oldA != nil && oldA.ID == aa.ID && sameRemittance(oldA, aa, false):
-			d.DefaultRemittanceAddress = oldA
-		case oldA != nil && oldA.ID == aa.ID:
-			aa.ModifiedDate, aa.CreatedDate = now, oldA.CreatedDate
-		default:
-			aa.ModifiedDate, aa.CreatedDate = now, now
+		if oa := old.detail.DefaultRemittanceAddress; oa != nil && d.DefaultRemittanceAddress != nil && d.DefaultRemittanceAddress.Equal(oa) {
+			d.DefaultRemittanceAddress = oa
 		}
 	}
 	if err := c.replace(r.ID, &in); err != nil {
@@ -266,7 +248,7 @@ func (s *Store) PutContact(ctx context.Context, community string, supplierID uui
 	if err := supplier.ValidateContact(&in); err != nil {
 		return supplier.Contact{}, err
 	}
-	in = cloneContact(in)
+	in = in.Clone()
 	in.CleanEmptyText()
 	return putChild(s, ctx, community, supplierID, in, contactsOf)
 }
@@ -284,7 +266,7 @@ func (s *Store) PutRemittanceAddress(ctx context.Context, community string, supp
 	if err := supplier.ValidateRemittanceAddress(&in); err != nil {
 		return supplier.RemittanceAddress{}, err
 	}
-	in = cloneRemittance(in)
+	in = in.Clone()
 	in.CleanEmptyText()
 	return putChild(s, ctx, community, supplierID, in, addressesOf)
 }
@@ -301,20 +283,18 @@ type children[T any] struct {
 	of    func(*supplierRec) []T                                   // the stored list
 	with  func(rec *supplierRec, now time.Time, l []T) supplierRec // rec with l instead
 	id    func(*T) uuid.UUID
-	same  func(a, b *T) bool // equal but for dates
-	dates func(*T) (modified, created *time.Time)
+	same  func(a, b *T) bool               // equal but for dates (EqualContent)
+	stamp func(v, old *T, stamp time.Time) // StampWrite
 }
 
 var (
 	contactsOf = children[supplier.Contact]{
-		kind: "contact",
-		of:   func(r *supplierRec) []supplier.Contact { return r.contacts },
-		with: func(r *supplierRec, now time.Time, l []supplier.Contact) supplierRec { return r.with(now, l, r.addrs) },
-		id:   func(c *supplier.Contact) uuid.UUID { return c.ID },
-		same: func(a, b *supplier.Contact) bool { return sameContact(a, b, false) },
-		dates: func(c *supplier.Contact) (*time.Time, *time.Time) {
-			return &c.ModifiedDate, &c.CreatedDate
-		},
+		kind:  "contact",
+		of:    func(r *supplierRec) []supplier.Contact { return r.contacts },
+		with:  func(r *supplierRec, now time.Time, l []supplier.Contact) supplierRec { return r.with(now, l, r.addrs) },
+		id:    func(c *supplier.Contact) uuid.UUID { return c.ID },
+		same:  (*supplier.Contact).EqualContent,
+		stamp: (*supplier.Contact).StampWrite,
 	}
 	addressesOf = children[supplier.RemittanceAddress]{
 		kind: "remittance address",
@@ -322,11 +302,9 @@ var (
 		with: func(r *supplierRec, now time.Time, l []supplier.RemittanceAddress) supplierRec {
 			return r.with(now, r.contacts, l)
 		},
-		id:   func(a *supplier.RemittanceAddress) uuid.UUID { return a.ID },
-		same: func(a, b *supplier.RemittanceAddress) bool { return sameRemittance(a, b, false) },
-		dates: func(a *supplier.RemittanceAddress) (*time.Time, *time.Time) {
-			return &a.ModifiedDate, &a.CreatedDate
-		},
+		id:    func(a *supplier.RemittanceAddress) uuid.UUID { return a.ID },
+		same:  (*supplier.RemittanceAddress).EqualContent,
+		stamp: (*supplier.RemittanceAddress).StampWrite,
 	}
 )
 
@@ -354,14 +332,12 @@ func putChild[T any](s *Store, ctx context.Context, community string, supplierID
 	if err != nil {
 		return zero, err
 	}
-	modified, created := k.dates(&in)
-	*modified, *created = now, now
 	list = slices.Clone(list)
 	if i >= 0 {
-		_, was := k.dates(&list[i])
-		*created = *was
+		k.stamp(&in, &list[i], now)
 		list[i] = in
 	} else {
+		k.stamp(&in, nil, now)
 		list = append(list, in)
 	}
 	rec := k.with(old, now, list)
@@ -402,27 +378,4 @@ func (rec *supplierRec) with(now time.Time, contacts []supplier.Contact, addrs [
 	d := rec.detail
 	d.ModifiedDate = now
 	return finishRec(supplier.Record{Detail: d, Keywords: rec.keywords, Contacts: contacts, RemittanceAddresses: addrs})
-}
-
-// sameDetail reports whether two details are equal but for the dates the
-// store stamps: the supplier's, and its default contact's and address's.
-func sameDetail(a, b *supplier.Detail) bool {
-	// Most changes show in a text field of the summary: no reflection.
-	if a.Name != b.Name || a.LegalBusinessName != b.LegalBusinessName || a.SupplierID != b.SupplierID ||
-		a.CommunitySupplierID != b.CommunitySupplierID || a.DefaultEmailAddress != b.DefaultEmailAddress {
-		return false
-	}
-	x, y := *a, *b
-	x.ModifiedDate, x.CreatedDate, y.ModifiedDate, y.CreatedDate = time.Time{}, time.Time{}, time.Time{}, time.Time{}
-	if (x.DefaultContact == nil) != (y.DefaultContact == nil) ||
-		x.DefaultContact != nil && !sameContact(x.DefaultContact, y.DefaultContact, false) {
-		return false
-	}
-	if (x.DefaultRemittanceAddress == nil) != (y.DefaultRemittanceAddress == nil) ||
-		x.DefaultRemittanceAddress != nil && !sameRemittance(x.DefaultRemittanceAddress, y.DefaultRemittanceAddress, false) {
-		return false
-	}
-	x.DefaultContact, y.DefaultContact = nil, nil
-	x.DefaultRemittanceAddress, y.DefaultRemittanceAddress = nil, nil
-	return reflect.DeepEqual(x, y)
 }

@@ -12,7 +12,6 @@ import (
 	"strings"
 	"sync/atomic"
 
-	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
@@ -226,13 +225,6 @@ func stageKey(ci int) string { return "#" + strconv.Itoa(ci) }
 
 // Supplier takes one supplier of community ci (datafile.Handler).
 func (im *importer) Supplier(ci, si int, rec *supplier.Record) error {
-	at := fmt.Sprintf("%s.suppliers[%d]", communityAt(ci), si)
-	if err := checkText(procure.SourceData, at, rec); err != nil {
-		return err
-	}
-	if err := uniqueIDs(at, rec); err != nil {
-		return err
-	}
 	rec.CleanEmptyText()
 	for i := range rec.Contacts {
 		rec.Contacts[i].CleanEmptyText()
@@ -245,24 +237,6 @@ func (im *importer) Supplier(ci, si int, rec *supplier.Record) error {
 	im.at = append(im.at, si)
 	if len(im.pending) >= importBatch {
 		return im.flush()
-	}
-	return nil
-}
-
-func uniqueIDs(at string, r *supplier.Record) error {
-	seen := make(map[uuid.UUID]bool, len(r.Contacts)+len(r.RemittanceAddresses))
-	for ki, ct := range r.Contacts {
-		if seen[ct.ID] {
-			return procure.Invalid(procure.SourceData, fmt.Sprintf("%s.contacts[%d].id", at, ki), "duplicate contact id "+ct.ID.String()+" within the supplier")
-		}
-		seen[ct.ID] = true
-	}
-	clear(seen)
-	for ai, a := range r.RemittanceAddresses {
-		if seen[a.ID] {
-			return procure.Invalid(procure.SourceData, fmt.Sprintf("%s.remittanceAddresses[%d].id", at, ai), "duplicate remittance address id "+a.ID.String()+" within the supplier")
-		}
-		seen[a.ID] = true
 	}
 	return nil
 }

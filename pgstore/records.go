@@ -1,16 +1,10 @@
 package pgstore
 
 import (
-	"bytes"
 	"encoding/json"
-	"reflect"
 	"slices"
-	"strconv"
 	"strings"
-	"time"
-	"unicode/utf8"
 
-	"github.com/procurekit/procure"
 	"github.com/procurekit/procure/supplier"
 )
 
@@ -121,121 +115,6 @@ func nilIfEmpty(p supplier.TextPaths) []string {
 	return p
 }
 
-// sameContent reports whether a and b hold the same content, dates aside:
-// what decides that a write changes nothing. Both are encoded with their
-// dates zeroed (the encoding is deterministic) and compared, and so are
-// their explicit-empty-text lists, which JSON skips.
-func sameContent[T any](a, b T, zeroDates func(*T)) bool {
-	zeroDates(&a)
-	zeroDates(&b)
-	ja, err1 := json.Marshal(a)
-	jb, err2 := json.Marshal(b)
-	return err1 == nil && err2 == nil && bytes.Equal(ja, jb) && slices.EqualFunc(emptyTexts(&a), emptyTexts(&b), slices.Equal)
-}
-
-// emptyTexts returns the explicit-empty-text lists that v holds.
-func emptyTexts(v any) [][]string {
-	switch v := v.(type) {
-	case *supplier.Record:
-		out := [][]string{v.EmptyText, nil, nil}
-		if c := v.DefaultContact; c != nil {
-			out[1] = c.EmptyText
-		}
-		if a := v.DefaultRemittanceAddress; a != nil {
-			out[2] = a.EmptyText
-		}
-		return out
-	case *supplier.Contact:
-		return [][]string{v.EmptyText}
-	case *supplier.RemittanceAddress:
-		return [][]string{v.EmptyText}
-	}
-	return nil
-}
-
-func zeroRecordDates(r *supplier.Record) {
-	r.ModifiedDate, r.CreatedDate = time.Time{}, time.Time{}
-	if c := r.DefaultContact; c != nil {
-		cc := *c
-		zeroContactDates(&cc)
-		r.DefaultContact = &cc
-	}
-	if a := r.DefaultRemittanceAddress; a != nil {
-		aa := *a
-		zeroAddressDates(&aa)
-		r.DefaultRemittanceAddress = &aa
-	}
-	if len(r.Keywords) == 0 {
-		r.Keywords = nil
-	}
-}
-
-func zeroContactDates(c *supplier.Contact) { c.ModifiedDate, c.CreatedDate = time.Time{}, time.Time{} }
-
-func zeroAddressDates(a *supplier.RemittanceAddress) {
-	a.ModifiedDate, a.CreatedDate = time.Time{}, time.Time{}
-}
-
-// checkText returns a validation error naming every string of v (by JSON
-// path under prefix) that PostgreSQL text cannot hold: invalid UTF-8 or a
-// NUL character. Such input is the caller's mistake (400), never a 500.
-func checkText(src procure.Source, prefix string, v any) error {
-	verr := &procure.ValidationError{Source: src}
-	walkStrings(reflect.ValueOf(v), prefix, func(path, s string) {
-		if !utf8.ValidString(s) || strings.IndexByte(s, 0) >= 0 {
-			verr.Add(path, "must be valid UTF-8 without NUL characters")
-		}
-	})
-	return verr.Err()
-}
-
-func walkStrings(v reflect.Value, path string, visit func(path, s string)) {
-	join := func(name string) string {
-		if path == "" {
-			return name
-		}
-		return path + "." + name
-	}
-	switch v.Kind() {
-	case reflect.Pointer, reflect.Interface:
-		if !v.IsNil() {
-			walkStrings(v.Elem(), path, visit)
-		}
-	case reflect.String:
-		visit(path, v.String())
-	case reflect.Slice, reflect.Array:
-		if v.Type().Elem().Kind() == reflect.Uint8 {
-			return // bytes, such as a UUID
-		}
-		for i := range v.Len() {
-			walkStrings(v.Index(i), path+"["+strconv.Itoa(i)+"]", visit)
-		}
-	case reflect.Struct:
-		t := v.Type()
-		if t == reflect.TypeFor[time.Time]() {
-			return
-		}
-		for i := range t.NumField() {
-			f := t.Field(i)
-			if !f.IsExported() {
-				continue
-			}
-			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-			if name == "-" {
-				continue
-			}
-			if f.Anonymous && name == "" {
-				walkStrings(v.Field(i), path, visit)
-				continue
-			}
-			if name == "" {
-				name = f.Name
-			}
-			walkStrings(v.Field(i), join(name), visit)
-		}
-	}
-}
-
 // terms returns the search terms of a supplier in byte order: the
 // lower-cased name, legal business name, supplierId and keywords that are
 // not empty, without duplicates and without a term that is a prefix of
@@ -290,43 +169,3 @@ func setAddressEmptyText(a *supplier.RemittanceAddress, paths []string) {
 
 func contactEmptyText(c *supplier.Contact) []string           { return nilIfEmpty(c.EmptyText) }
 func addressEmptyText(a *supplier.RemittanceAddress) []string { return nilIfEmpty(a.EmptyText) }
-
-// cloneJSON returns a deep copy of v through its JSON encoding, so that
-// what a write returns shares no memory with the caller's input.
-func cloneJSON[T any](v T) (T, error) {
-	var out T
-	b, err := json.Marshal(v)
-	if err != nil {
-		return out, err
-	}
-	err = json.Unmarshal(b, &out)
-	return out, err
-}
-
-func cloneContact(c supplier.Contact) (supplier.Contact, error) {
-	out, err := cloneJSON(c)
-	out.EmptyText = c.EmptyText.Clone()
-	return out, err
-}
-
-func cloneAddress(a supplier.RemittanceAddress) (supplier.RemittanceAddress, error) {
-	out, err := cloneJSON(a)
-	out.EmptyText = a.EmptyText.Clone()
-	return out, err
-}
-
-// cloneDetail returns a deep copy of d.
-func cloneDetail(d supplier.Detail) (supplier.Detail, error) {
-	out := d
-	out.EmptyText = d.EmptyText.Clone()
-	if d.TinLastVerifiedDate != nil {
-		t := *d.TinLastVerifiedDate
-		out.TinLastVerifiedDate = &t
-	}
-	det, err := cloneJSON(detailsOf(&d))
-	if err != nil {
-		return out, err
-	}
-	det.restore(&out)
-	return out, nil
-}

@@ -343,13 +343,8 @@ func prefixEnd(p string) (end string, ok bool) {
 // supplier.ErrNotFound (supplier.Store).
 func (s *Store) Supplier(ctx context.Context, community string, id uuid.UUID) (supplier.Detail, error) {
 	if ms := s.cache.reader(community); ms != nil {
-		d, err := ms.Supplier(ctx, community, id)
-		if err != nil {
-			return supplier.Detail{}, err
-		}
-		// memstore shares the detail's pointers with its copy: the
-		// caller gets its own, as from the database.
-		return cloneDetail(d)
+		// Shared with the cache's copy, read-only (supplier.Store).
+		return ms.Supplier(ctx, community, id)
 	}
 	r, found, err := loadRecord(ctx, s.pool, community, id)
 	if err != nil {

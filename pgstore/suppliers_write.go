@@ -289,11 +289,8 @@ func (s *Store) PutSupplier(ctx context.Context, community string, r supplier.Re
 	if err := r.ValidateWrite(); err != nil {
 		return supplier.Detail{}, err
 	}
-	if err := checkText(procure.SourceData, "", &r); err != nil {
-		return supplier.Detail{}, err
-	}
+	r = r.Clone() // the write dates it in place
 	r.Normalize()
-	r.CleanEmptyText()
 	var out supplier.Detail
 	var old supplier.Record
 	var found bool
@@ -310,7 +307,7 @@ func (s *Store) PutSupplier(ctx context.Context, community string, r supplier.Re
 		if err := lk.known(community); err != nil {
 			return nil, err
 		}
-		if found && sameContent(old, r, zeroRecordDates) {
+		if found && old.EqualContent(&r.Detail) && slices.Equal(old.Keywords, r.Keywords) {
 			out = old.Detail
 			return nil, nil
 		}
@@ -318,11 +315,11 @@ func (s *Store) PutSupplier(ctx context.Context, community string, r supplier.Re
 		if err != nil {
 			return nil, err
 		}
-		r.ModifiedDate, r.CreatedDate = stamp, stamp
+		var oldD *supplier.Detail
 		if found {
-			r.CreatedDate = old.CreatedDate
+			oldD = &old.Detail
 		}
-		stampNested(&r.Detail, &old.Detail, stamp)
+		r.StampWrite(oldD, stamp)
 		row, err := supplierRow(community, &r)
 		if err != nil {
 			return nil, err
@@ -345,8 +342,8 @@ func (s *Store) PutSupplier(ctx context.Context, community string, r supplier.Re
 			oldKeys = keysOf(old.Name, old.CreatedDate, old.ModifiedDate)
 		}
 		queueBucketDeltas(b, community, keyDeltas(oldKeys, keysOf(r.Name, r.CreatedDate, r.ModifiedDate)), &split)
-		out, err = cloneDetail(r.Detail)
-		return b, err
+		out = r.Detail
+		return b, nil
 	})
 	if err != nil {
 		return supplier.Detail{}, writeError("put supplier", err)
@@ -354,35 +351,6 @@ func (s *Store) PutSupplier(ctx context.Context, community string, r supplier.Re
 	s.cache.wrote(community)
 	s.splitLater(ctx, community, split)
 	return out, nil
-}
-
-// stampNested dates the default contact and address of d, a write whose
-// stored version is old (zero when new).
-func stampNested(d, old *supplier.Detail, stamp time.Time) {
-	if c := d.DefaultContact; c != nil {
-		cc := *c
-		if o := old.DefaultContact; o != nil && sameContent(*o, cc, zeroContactDates) {
-			cc.ModifiedDate, cc.CreatedDate = o.ModifiedDate, o.CreatedDate
-		} else {
-			cc.ModifiedDate, cc.CreatedDate = stamp, stamp
-			if o != nil && o.ID == cc.ID {
-				cc.CreatedDate = o.CreatedDate
-			}
-		}
-		d.DefaultContact = &cc
-	}
-	if a := d.DefaultRemittanceAddress; a != nil {
-		aa := *a
-		if o := old.DefaultRemittanceAddress; o != nil && sameContent(*o, aa, zeroAddressDates) {
-			aa.ModifiedDate, aa.CreatedDate = o.ModifiedDate, o.CreatedDate
-		} else {
-			aa.ModifiedDate, aa.CreatedDate = stamp, stamp
-			if o != nil && o.ID == aa.ID {
-				aa.CreatedDate = o.CreatedDate
-			}
-		}
-		d.DefaultRemittanceAddress = &aa
-	}
 }
 
 // writeError wraps the error of a write: sentinels and validation errors
@@ -524,9 +492,7 @@ func (s *Store) PutContact(ctx context.Context, community string, supplierID uui
 	if err := supplier.ValidateContact(&c); err != nil {
 		return supplier.Contact{}, err
 	}
-	if err := checkText(procure.SourceBody, "", &c); err != nil {
-		return supplier.Contact{}, err
-	}
+	c = c.Clone()
 	c.CleanEmptyText()
 	return putChild(s, ctx, community, supplierID, c, contactChildren)
 }
@@ -543,9 +509,7 @@ func (s *Store) PutRemittanceAddress(ctx context.Context, community string, supp
 	if err := supplier.ValidateRemittanceAddress(&a); err != nil {
 		return supplier.RemittanceAddress{}, err
 	}
-	if err := checkText(procure.SourceBody, "", &a); err != nil {
-		return supplier.RemittanceAddress{}, err
-	}
+	a = a.Clone()
 	a.CleanEmptyText()
 	return putChild(s, ctx, community, supplierID, a, addressChildren)
 }
@@ -555,34 +519,32 @@ func (s *Store) PutRemittanceAddress(ctx context.Context, community string, supp
 type childTable[T any] struct {
 	table, kind string
 	id          func(*T) uuid.UUID
-	restore     func(*T, []string) // sets EmptyText from its column
-	zeroDates   func(*T)
-	dates       func(*T) (modified, created *time.Time)
+	restore     func(*T, []string)               // sets EmptyText from its column
+	same        func(a, b *T) bool               // equal but for dates (EqualContent)
+	stamp       func(v, old *T, stamp time.Time) // StampWrite
 	// upsert queues the write of v, whose JSON is doc.
 	upsert func(b *pgx.Batch, community string, supplierID uuid.UUID, v *T, doc []byte)
-	clone  func(T) (T, error)
 }
 
 var (
 	contactChildren = childTable[supplier.Contact]{
 		table: "supplier_contacts", kind: "contact",
-		id:        func(c *supplier.Contact) uuid.UUID { return c.ID },
-		restore:   setContactEmptyText,
-		zeroDates: zeroContactDates,
-		dates:     func(c *supplier.Contact) (*time.Time, *time.Time) { return &c.ModifiedDate, &c.CreatedDate },
+		id:      func(c *supplier.Contact) uuid.UUID { return c.ID },
+		restore: setContactEmptyText,
+		same:    (*supplier.Contact).EqualContent,
+		stamp:   (*supplier.Contact).StampWrite,
 		upsert: func(b *pgx.Batch, community string, supplierID uuid.UUID, c *supplier.Contact, doc []byte) {
 			b.Queue(`INSERT INTO supplier_contacts (community_id, supplier_id, id, name_key, doc, empty_text) VALUES ($1, $2, $3, $4, $5, $6)
 			ON CONFLICT (community_id, supplier_id, id) DO UPDATE SET name_key = excluded.name_key, doc = excluded.doc, empty_text = excluded.empty_text`,
 				community, supplierID, c.ID, nullKey(c.Name), doc, contactEmptyText(c))
 		},
-		clone: cloneContact,
 	}
 	addressChildren = childTable[supplier.RemittanceAddress]{
 		table: "remittance_addresses", kind: "remittance address",
-		id:        func(a *supplier.RemittanceAddress) uuid.UUID { return a.ID },
-		restore:   setAddressEmptyText,
-		zeroDates: zeroAddressDates,
-		dates:     func(a *supplier.RemittanceAddress) (*time.Time, *time.Time) { return &a.ModifiedDate, &a.CreatedDate },
+		id:      func(a *supplier.RemittanceAddress) uuid.UUID { return a.ID },
+		restore: setAddressEmptyText,
+		same:    (*supplier.RemittanceAddress).EqualContent,
+		stamp:   (*supplier.RemittanceAddress).StampWrite,
 		upsert: func(b *pgx.Batch, community string, supplierID uuid.UUID, a *supplier.RemittanceAddress, doc []byte) {
 			b.Queue(`INSERT INTO remittance_addresses (community_id, supplier_id, id, company_name_key, modified_date, doc, empty_text)
 			VALUES ($1, $2, $3, $4, $5, $6, $7)
@@ -590,11 +552,10 @@ var (
 				modified_date = excluded.modified_date, doc = excluded.doc, empty_text = excluded.empty_text`,
 				community, supplierID, a.ID, nullKey(a.CompanyName), a.ModifiedDate, doc, addressEmptyText(a))
 		},
-		clone: cloneAddress,
 	}
 )
 
-// putChild writes v, validated, into the table t under its supplier's
+// putChild writes v, validated and copied, into the table t under its supplier's
 // lock: an equal one (dates aside) is returned as stored and stamps
 // nothing; otherwise v and its supplier get the stamp, and a replaced one
 // keeps its createdDate.
@@ -610,7 +571,7 @@ func putChild[T any](s *Store, ctx context.Context, community string, supplierID
 		if err := sl.found(community, supplierID); err != nil {
 			return nil, err
 		}
-		if found && sameContent(old, v, t.zeroDates) {
+		if found && t.same(&old, &v) {
 			out = old
 			return nil, nil
 		}
@@ -618,11 +579,10 @@ func putChild[T any](s *Store, ctx context.Context, community string, supplierID
 		if err != nil {
 			return nil, err
 		}
-		modified, created := t.dates(&v)
-		*modified, *created = stamp, stamp
 		if found {
-			_, was := t.dates(&old)
-			*created = *was
+			t.stamp(&v, &old, stamp)
+		} else {
+			t.stamp(&v, nil, stamp)
 		}
 		doc, err := json.Marshal(v)
 		if err != nil {
@@ -631,8 +591,8 @@ func putChild[T any](s *Store, ctx context.Context, community string, supplierID
 		b := &pgx.Batch{}
 		t.upsert(b, community, supplierID, &v, doc)
 		queueStampSupplier(b, community, supplierID, sl.keys, stamp, &split)
-		out, err = t.clone(v)
-		return b, err
+		out = v
+		return b, nil
 	})
 	if err != nil {
 		var zero T

@@ -106,6 +106,20 @@ func Run(t *testing.T, open func(tb testing.TB) Store) {
 			  "modifiedDate": "2026-02-01T00:00:00Z", "createdDate": "2026-02-01T00:00:00Z"}],
 			"users": [{"id": "u-alpha-1", "username": "ann"}, {"id": "u-new", "username": "BOB"}]}]}`,
 			procure.ErrConflict, "communities[0].users[1].username"},
+		// Rules of supplier.Record.Validate that only PostgreSQL used to
+		// keep: both stores refuse the file alike.
+		{"NUL in a supplier's name", `{"communities": [` + alphaChanged + `,
+			{"id": "gamma", "region": "NZ", "suppliers": [{"id": "c0000000-0000-4000-8000-000000000001",
+			  "name": "nul\u0000here", "profileType": "COMPANY",
+			  "modifiedDate": "2026-02-01T00:00:00Z", "createdDate": "2026-02-01T00:00:00Z"}]}]}`,
+			procure.ErrInvalid, "communities[1].suppliers[0].name"},
+		{"a contact id twice in a supplier", `{"communities": [` + alphaChanged + `,
+			{"id": "gamma", "region": "NZ", "suppliers": [{"id": "c0000000-0000-4000-8000-000000000001",
+			  "profileType": "COMPANY", "modifiedDate": "2026-02-01T00:00:00Z", "createdDate": "2026-02-01T00:00:00Z",
+			  "contacts": [
+			    {"id": "c0000000-0000-4000-8000-0000000000c1", "name": "A", "modifiedDate": "2026-02-01T00:00:00Z", "createdDate": "2026-02-01T00:00:00Z"},
+			    {"id": "c0000000-0000-4000-8000-0000000000c1", "name": "B", "modifiedDate": "2026-02-01T00:00:00Z", "createdDate": "2026-02-01T00:00:00Z"}]}]}]}`,
+			procure.ErrInvalid, "communities[1].suppliers[0].contacts[1].id"},
 		{"another community's token", `{"communities": [` + alphaChanged + `,
 			{"id": "gamma", "region": "NZ", "tokens": [{"token": "tok-beta", "scopes": ["suppliers:read"]}]}]}`,
 			procure.ErrConflict, "communities[1].tokens[0].token"},

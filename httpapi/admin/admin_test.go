@@ -616,6 +616,8 @@ func TestAdminSuppliers(t *testing.T) {
 			{"nested wrong type", path, `{"name": "x", "bankAccount": {"country": 7}}`, 400, "MALFORMED_REQUEST", `^bankAccount.country: must be a string`},
 			{"bad enum", path, `{"name": "x", "profileType": "ROBOT"}`, 400, "", `profileType`},
 			{"contacts", path, strings.Replace(sup, `"keywords"`, `"contacts": [{"id": "`+otherUUID+`", "name": "A"}], "keywords"`, 1), 400, "INVALID_FIELD", `contacts: must be absent`},
+			// docs: values.md "Text": the same 400 from every store.
+			{"NUL in a name", path, `{"name": "a\u0000b", "profileType": "COMPANY"}`, 400, "INVALID_FIELD", `^name: must be valid UTF-8 without NUL characters$`},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
 				a := e.call(t, "PUT", tc.path, tc.body)

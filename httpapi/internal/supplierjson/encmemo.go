@@ -22,7 +22,7 @@ import (
 //
 // It is a memo of a pure function keyed by its whole input: an entry is
 // used only when the value being encoded equals, field by field, the one
-// it was made from (sameSummary and sameDetail, beside the encoders), so
+// it was made from (supplier.Summary.Equal, supplier.Detail.Equal), so
 // a changed supplier is encoded afresh whatever changed it - a write on
 // this node or another, an import that keeps the dates. Nothing has to
 // invalidate it, and a store does not have to cooperate.
@@ -104,7 +104,7 @@ func (m *Memo[T]) put(key uint64, v *T, json []byte) {
 // through function values), so that s does not escape.
 func appendSummaryMemo(m *Memo[supplier.Summary], b []byte, s *supplier.Summary) ([]byte, error) {
 	key := memoKey(&s.ID)
-	if e := m.get(key); e != nil && sameSummary(&e.v, s) {
+	if e := m.get(key); e != nil && e.v.Equal(s) {
 		return append(b, e.json...), nil
 	}
 	start := len(b)
@@ -118,7 +118,7 @@ func appendSummaryMemo(m *Memo[supplier.Summary], b []byte, s *supplier.Summary)
 // appendDetailMemo is appendSummaryMemo for a supplier in full.
 func appendDetailMemo(m *Memo[supplier.Detail], b []byte, d *supplier.Detail) ([]byte, error) {
 	key := memoKey(&d.ID)
-	if e := m.get(key); e != nil && sameDetail(&e.v, d) {
+	if e := m.get(key); e != nil && e.v.Equal(d) {
 		return append(b, e.json...), nil
 	}
 	start := len(b)

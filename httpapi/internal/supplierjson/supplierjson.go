@@ -3,7 +3,6 @@ package supplierjson
 import (
 	"errors"
 	"net/http"
-	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -35,9 +34,8 @@ import (
 // and 328 us (2-core EPYC, shared machine). The list is the API's hot
 // path, and its target is set against a precomputed-bytes baseline
 // (bench/README.md). A summary or detail encoded before and unchanged is
-// copied from Memo instead (encmemo.go): sameSummary and sameDetail,
-// below, are its comparisons, and a field added to a supplier type goes
-// into them too (TestSameSeesEveryField fails until it does).
+// copied from Memo instead (encmemo.go), which compares them with
+// supplier.Summary.Equal and supplier.Detail.Equal.
 
 // encBuf is a pooled output buffer.
 type encBuf struct{ b []byte }
@@ -198,80 +196,6 @@ func appendSummaryFields(b []byte, s *supplier.Summary) ([]byte, error) {
 	}
 	b = append(b, `,"createdDate":`...)
 	return appendTime(b, s.CreatedDate)
-}
-
-// sameSummary reports whether a and b encode to the same JSON because
-// every field appendSummaryFields writes is equal (summaryMemo's test of
-// an entry). Times compare with ==, stricter than Equal (location and
-// monotonic reading too): a false "different" only costs an encoding.
-// TestSameSummarySeesEveryField changes each field of supplier.Summary in
-// turn: a field added to the type and not compared here fails it.
-func sameSummary(a, b *supplier.Summary) bool {
-	at, bt := a.TinLastVerifiedDate, b.TinLastVerifiedDate
-	return a.ID == b.ID && a.CommunitySupplierID == b.CommunitySupplierID && a.SupplierID == b.SupplierID &&
-		a.Name == b.Name && a.ProfileType == b.ProfileType && a.LegalBusinessName == b.LegalBusinessName &&
-		a.FirstName == b.FirstName && a.LastName == b.LastName && a.TaxIdentificationType == b.TaxIdentificationType &&
-		a.TaxIdentificationNumber == b.TaxIdentificationNumber && a.TinVerificationStatus == b.TinVerificationStatus &&
-		(at == bt || at != nil && bt != nil && *at == *bt) && a.ConnectionState == b.ConnectionState &&
-		a.BusinessNumber == b.BusinessNumber && a.DefaultEmailAddress == b.DefaultEmailAddress &&
-		a.ModifiedDate == b.ModifiedDate && a.CreatedDate == b.CreatedDate && slices.Equal(a.EmptyText, b.EmptyText)
-}
-
-// sameDetail is sameSummary for a supplier in full: every field
-// appendDetail writes, through the pointers. Types whose fields are all
-// comparable compare with == (a field added to them is compared without
-// a change here); the others field by field, guarded like sameSummary by
-// TestSameDetailSeesEveryField.
-func sameDetail(a, b *supplier.Detail) bool {
-	return sameSummary(&a.Summary, &b.Summary) &&
-		samePtr(a.DefaultContact, b.DefaultContact, sameContact) &&
-		samePtr(a.DefaultRemittanceAddress, b.DefaultRemittanceAddress, sameRemittanceAddress) &&
-		samePtr(a.BankAccount, b.BankAccount, sameBankAccount) &&
-		samePtr(a.Emails, b.Emails, sameValue) &&
-		samePtr(a.Settings, b.Settings, sameSettings)
-}
-
-// samePtr compares two pointers by what they point to.
-func samePtr[T any](a, b *T, same func(a, b *T) bool) bool {
-	return a == b || a != nil && b != nil && same(a, b)
-}
-
-// sameValue compares values of a type whose fields are all comparable.
-func sameValue[T comparable](a, b *T) bool { return *a == *b }
-
-func sameContact(a, b *supplier.Contact) bool {
-	return a.ID == b.ID && a.Name == b.Name && samePtr(a.Phone, b.Phone, sameValue) && a.Email == b.Email &&
-		a.ManagedBy == b.ManagedBy && a.ModifiedDate == b.ModifiedDate && a.CreatedDate == b.CreatedDate &&
-		slices.Equal(a.EmptyText, b.EmptyText)
-}
-
-func sameRemittanceAddress(a, b *supplier.RemittanceAddress) bool {
-	return a.ID == b.ID && a.Code == b.Code && a.CompanyName == b.CompanyName && sameAddress(&a.Address, &b.Address) &&
-		a.ManagedBy == b.ManagedBy && a.ModifiedDate == b.ModifiedDate && a.CreatedDate == b.CreatedDate &&
-		slices.Equal(a.EmptyText, b.EmptyText)
-}
-
-func sameAddress(a, b *supplier.Address) bool {
-	x, y := *a, *b
-	x.Region, y.Region = nil, nil
-	return x == y && samePtr(a.Region, b.Region, sameValue)
-}
-
-func sameBankAccount(a, b *supplier.BankAccount) bool {
-	x, y := *a, *b
-	x.Address, y.Address = nil, nil
-	return x == y && samePtr(a.Address, b.Address, sameAddress)
-}
-
-func sameSettings(a, b *supplier.Settings) bool {
-	return samePtr(a.PaymentTerm, b.PaymentTerm, samePaymentTerm) &&
-		slices.Equal(a.BuyerGroups, b.BuyerGroups) && slices.Equal(a.Tags, b.Tags)
-}
-
-func samePaymentTerm(a, b *supplier.PaymentTerm) bool {
-	x, y := *a, *b
-	x.Days, y.Days = nil, nil
-	return x == y && samePtr(a.Days, b.Days, sameValue)
 }
 
 func appendSummary(b []byte, s *supplier.Summary) ([]byte, error) {

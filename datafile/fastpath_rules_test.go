@@ -1,0 +1,303 @@
+package datafile
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/uuid"
+
+	"github.com/procurekit/procure/internal/check"
+	"github.com/procurekit/procure/supplier"
+)
+
+// The fast paths know every field and every rule of the supplier types,
+// derived here from the types themselves by reflection (the validator
+// tags, the JSON names): a field added to a supplier type, or a rule
+// added to a tag, that fastcheck.go or fastdecode.go does not know fails
+// one of these tests, never silently.
+
+// fullRecord is a valid record with every field, at every depth, set:
+// pointers point to filled values, slices hold two elements (ids
+// distinct), text within its limits, enums valid, e-mail addresses of the
+// plain shape.
+func fullRecord(rng *rand.Rand) supplier.Record {
+	var r supplier.Record
+	fillValid(rng, reflect.ValueOf(&r).Elem(), "")
+	return r
+}
+
+func fillValid(rng *rand.Rand, v reflect.Value, tag string) {
+	if e, ok := v.Addr().Interface().(check.Enum); ok {
+		allowed := e.Allowed()
+		v.SetString(allowed[rng.IntN(len(allowed))])
+		return
+	}
+	switch v.Type() {
+	case reflect.TypeFor[time.Time]():
+		v.Set(reflect.ValueOf(time.Date(2020+rng.IntN(6), 1, 1, 0, 0, 0, rng.IntN(1e6)*1000, time.UTC)))
+		return
+	case reflect.TypeFor[uuid.UUID]():
+		v.Set(reflect.ValueOf(uuid.New()))
+		return
+	}
+	switch v.Kind() {
+	case reflect.String:
+		if hasRule(tag, "email") {
+			v.SetString(fmt.Sprintf("a%d@example.com", rng.IntN(1000)))
+		} else {
+			v.SetString(fmt.Sprintf("t%d", rng.IntN(1000)))
+		}
+	case reflect.Bool:
+		v.SetBool(true)
+	case reflect.Int:
+		v.SetInt(int64(1 + rng.IntN(90)))
+	case reflect.Pointer:
+		p := reflect.New(v.Type().Elem())
+		fillValid(rng, p.Elem(), tag)
+		v.Set(p)
+	case reflect.Slice:
+		s := reflect.MakeSlice(v.Type(), 2, 2)
+		for i := range 2 {
+			fillValid(rng, s.Index(i), tag)
+		}
+		v.Set(s)
+	case reflect.Struct:
+		for i := range v.NumField() {
+			if f := v.Type().Field(i); f.IsExported() {
+				fillValid(rng, v.Field(i), f.Tag.Get("validate"))
+			}
+		}
+	default:
+		panic("fillValid: no rule for " + v.Type().String())
+	}
+}
+
+func hasRule(tag, rule string) bool {
+	for _, r := range strings.Split(tag, ",") {
+		if name, _, _ := strings.Cut(r, "="); name == rule {
+			return true
+		}
+	}
+	return false
+}
+
+// breaking is one way to break a rule of one field: path names it.
+type breaking struct {
+	path, rule string
+	apply      func(v reflect.Value)
+}
+
+// breakings lists, for every field of v (a filled value), a change that
+// breaks each of its rules: each rule of its validator tag, and the rules
+// supplier.Record.Validate applies by type (every text storable, every id
+// non-nil). It fails the test on a rule it cannot break, so that a new
+// kind of rule is taught here first.
+func breakings(t *testing.T, v reflect.Value, path, tag string, out *[]breaking) {
+	t.Helper()
+	add := func(rule string, apply func(v reflect.Value)) {
+		*out = append(*out, breaking{path, rule, apply})
+	}
+	typ := v.Type()
+	switch {
+	case typ == reflect.TypeFor[uuid.UUID]():
+		add("non-nil id", func(v reflect.Value) { v.Set(reflect.ValueOf(uuid.Nil)) })
+		return
+	case typ == reflect.TypeFor[time.Time]():
+		for _, rule := range strings.Split(tag, ",") {
+			switch rule {
+			case "required":
+				add(rule, func(v reflect.Value) { v.Set(reflect.ValueOf(time.Time{})) })
+			case "instant":
+				add(rule, func(v reflect.Value) { v.Set(reflect.ValueOf(check.MaxInstant.Add(time.Nanosecond))) })
+			case "omitempty":
+			default:
+				t.Fatalf("%s: the rule %q of a time: teach breakings how to break it", path, rule)
+			}
+		}
+		return
+	}
+	switch v.Kind() {
+	case reflect.String:
+		add("storable", func(v reflect.Value) { v.SetString(v.String() + "\x00") })
+		add("storable", func(v reflect.Value) { v.SetString("\xff" + v.String()) })
+		for _, rule := range strings.Split(tag, ",") {
+			name, param, _ := strings.Cut(rule, "=")
+			switch name {
+			case "", "omitempty", "dive":
+			case "required":
+				add(rule, func(v reflect.Value) { v.SetString("") })
+			case "max":
+				n, err := strconv.Atoi(param)
+				if err != nil {
+					t.Fatal(err)
+				}
+				add(rule, func(v reflect.Value) { v.SetString(strings.Repeat("é", n+1)) })
+				if hasRule(tag, "email") {
+					add(rule, func(v reflect.Value) { v.SetString(strings.Repeat("a", n) + "@example.com") })
+				} else {
+					add(rule, func(v reflect.Value) { v.SetString(strings.Repeat("x", n+1)) })
+				}
+			case "email":
+				add(rule, func(v reflect.Value) { v.SetString("not an e-mail address") })
+				add(rule, func(v reflect.Value) { v.SetString("a@b") })
+			case "enum":
+				add(rule, func(v reflect.Value) { v.SetString("BOGUS") })
+				add(rule, func(v reflect.Value) { v.SetString(strings.ToLower(v.String())) })
+			default:
+				t.Fatalf("%s: the rule %q of a text: teach breakings how to break it", path, rule)
+			}
+		}
+		if !hasRule(tag, "omitempty") && !hasRule(tag, "required") && hasRule(tag, "enum") {
+			add("enum", func(v reflect.Value) { v.SetString("") })
+		}
+	case reflect.Pointer:
+		if !v.IsNil() {
+			breakings(t, v.Elem(), path, tag, out)
+		}
+	case reflect.Slice:
+		for i := range v.Len() {
+			breakings(t, v.Index(i), fmt.Sprintf("%s[%d]", path, i), tag, out)
+		}
+	case reflect.Struct:
+		for i := range v.NumField() {
+			f := typ.Field(i)
+			if !f.IsExported() {
+				continue
+			}
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			switch {
+			case name == "-":
+				continue
+			case f.Anonymous:
+				breakings(t, v.Field(i), path, f.Tag.Get("validate"), out)
+				continue
+			case path != "":
+				name = path + "." + name
+			}
+			breakings(t, v.Field(i), name, f.Tag.Get("validate"), out)
+		}
+	case reflect.Bool, reflect.Int:
+		if tag != "" {
+			t.Fatalf("%s: the rules %q of a %s: teach breakings how to break them", path, tag, v.Kind())
+		}
+	default:
+		t.Fatalf("%s: a %s: teach breakings about it", path, typ)
+	}
+}
+
+// fieldAt returns the field of v (a *supplier.Record) at path, through
+// pointers.
+func fieldAt(v reflect.Value, path string) reflect.Value {
+	for part := range strings.SplitSeq(path, ".") {
+		name, index, _ := strings.Cut(part, "[")
+		v = jsonField(v, name)
+		if index != "" {
+			if v.Kind() == reflect.Pointer {
+				v = v.Elem()
+			}
+			i, _ := strconv.Atoi(strings.TrimSuffix(index, "]"))
+			v = v.Index(i)
+		}
+	}
+	for v.Kind() == reflect.Pointer {
+		v = v.Elem()
+	}
+	return v
+}
+
+// jsonField returns the field of struct v (through a pointer, and into
+// embedded structs) whose JSON name is name.
+func jsonField(v reflect.Value, name string) reflect.Value {
+	if v.Kind() == reflect.Pointer {
+		v = v.Elem()
+	}
+	for i := range v.NumField() {
+		f := v.Type().Field(i)
+		if !f.IsExported() {
+			continue
+		}
+		n, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if n == name {
+			return v.Field(i)
+		}
+		if f.Anonymous && n == "" {
+			if w := jsonField(v.Field(i), name); w.IsValid() {
+				return w
+			}
+		}
+	}
+	return reflect.Value{}
+}
+
+// surelyValid answers false for every record that breaks one rule of one
+// field, for every field and rule the types declare (and Validate
+// agrees: the case does break a rule).
+func TestSurelyValidKnowsEveryRule(t *testing.T) {
+	rng := rand.New(rand.NewPCG(20, 1))
+	base := fullRecord(rng)
+	if err := base.Validate(); err != nil {
+		t.Fatalf("the full record is not valid: %v", err)
+	}
+	if !surelyValid(&base) {
+		t.Fatal("surelyValid refuses the full record, which is valid")
+	}
+	var cases []breaking
+	breakings(t, reflect.ValueOf(&base).Elem(), "", "", &cases)
+	paths := map[string]bool{}
+	for _, c := range cases {
+		r := base.Clone()
+		c.apply(fieldAt(reflect.ValueOf(&r), c.path))
+		if r.Validate() == nil {
+			t.Fatalf("%s, %s: the case breaks no rule of Validate", c.path, c.rule)
+		}
+		if surelyValid(&r) {
+			t.Errorf("%s: surelyValid accepts a value that breaks %q", c.path, c.rule)
+		}
+		paths[c.path] = true
+	}
+	if len(paths) < 80 {
+		t.Errorf("only %d fields: the walk missed some", len(paths))
+	}
+	// Ids unique within the supplier: a rule of Validate beyond the tags.
+	for _, change := range []func(r *supplier.Record){
+		func(r *supplier.Record) { r.Contacts[1].ID = r.Contacts[0].ID },
+		func(r *supplier.Record) { r.RemittanceAddresses[1].ID = r.RemittanceAddresses[0].ID },
+	} {
+		r := base.Clone()
+		change(&r)
+		if r.Validate() == nil || surelyValid(&r) {
+			t.Errorf("a repeated id: Validate %v, surelyValid %v", r.Validate(), surelyValid(&r))
+		}
+	}
+}
+
+// decodeRecord takes the fast path for a record with every field set and
+// gives what json.Unmarshal gives; a key it does not know sends a record
+// to the slow path, so a field added to a type fails here.
+func TestDecodeRecordKnowsEveryField(t *testing.T) {
+	rng := rand.New(rand.NewPCG(20, 2))
+	for i := range 20 {
+		r := fullRecord(rng)
+		raw, err := json.Marshal(&r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want, got supplier.Record
+		if err := json.Unmarshal(raw, &want); err != nil {
+			t.Fatal(err)
+		}
+		if !decodeRecord(raw, &got, newMemo()) {
+			t.Fatalf("record %d: a record with every field set takes the slow path: a key fastdecode.go does not know?\n%s", i, raw)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Fatalf("record %d: decodeRecord differs from json.Unmarshal (-want +got):\n%s", i, diff)
+		}
+	}
+}
