@@ -6,8 +6,8 @@
 // 2.0 provisioning. The contract, in our words, is docs/ in the repository
 // (docs/README.md is its index). This package holds what every layer
 // shares - the error types (ValidationError, ErrInvalid, ErrConflict,
-// ErrUnavailable, ErrUnknownCommunity), Community and CommunityStore - and
-// this map.
+// ErrUnavailable, ErrUnknownCommunity), Community and CommunityStore,
+// Readier (a backend that says whether it can answer now) - and this map.
 //
 // # Packages
 //
@@ -63,6 +63,8 @@
 //   - httpapi/admin: the admin API of live data.
 //   - httpapi/accountcode: the connector's side of Interface C's XML
 //     exchange, answered from a budget.Validator.
+//   - httpapi/health: the liveness and readiness probes of a host
+//     (docs: operations.md).
 //   - httpapi/internal/httpx: what the APIs share - the error body and
 //     the one mapping of errors to statuses and codes, JSON bodies, the
 //     request log; httpapi/internal/supplierjson: the supplier encoder

@@ -15,6 +15,9 @@
 //     (docs: account-codes.md), the connector side: a handler that
 //     answers the platform's XML requests from a budget.Validator. The
 //     platform side is package accountcodeapi.
+//   - health: the probes GET /livez and GET /readyz of a host's
+//     listeners (docs: operations.md "Health"), over checks such as a
+//     store's procure.Readier.
 //
 // Each of the JSON APIs has Mount, registering its routes on a ServeMux at
 // its document's server (suppliers.Mount(mux, suppliers.Options{...})),

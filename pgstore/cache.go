@@ -109,6 +109,10 @@ type supplierCache struct {
 	load chan struct{} // one background load at a time
 
 	served atomic.Int64 // reads served from the cache (tests)
+
+	// initial is the communities the store held when it opened, which
+	// readiness waits for (ready.go); nil until they have been listed.
+	initial atomic.Pointer[[]string]
 }
 
 // cachedCom is one community of the cache.
@@ -271,15 +275,7 @@ func (c *supplierCache) background(cc *cachedCom) {
 // poll checks every loaded community each pollInterval and syncs the
 // ones that changed; at start it loads every community.
 func (c *supplierCache) poll() {
-	if rows, err := c.s.pool.Query(c.ctx, `SELECT id FROM communities ORDER BY id`); err == nil {
-		ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
-		if err == nil {
-			for _, id := range ids {
-				c.background(c.entry(id))
-			}
-			c.wg.Go(func() { c.logReady(ids) })
-		}
-	}
+	listed := c.listInitial()
 	tick := time.NewTicker(pollInterval)
 	defer tick.Stop()
 	for {
@@ -288,8 +284,50 @@ func (c *supplierCache) poll() {
 			return
 		case <-tick.C:
 		}
+		if !listed {
+			// The database did not answer at start: list again, so that
+			// the start's loads (and readiness) do not wait for reads.
+			listed = c.listInitial()
+		}
 		c.pollOnce()
 	}
+}
+
+// listInitial queues a background load of every community the database
+// holds, and records them as the ones readiness waits for. It reports
+// whether the database answered.
+func (c *supplierCache) listInitial() bool {
+	rows, err := c.s.pool.Query(c.ctx, `SELECT id FROM communities ORDER BY id`)
+	if err != nil {
+		return false
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return false
+	}
+	for _, id := range ids {
+		c.background(c.entry(id))
+	}
+	c.initial.Store(&ids)
+	c.wg.Go(func() { c.logReady(ids) })
+	return true
+}
+
+// startLoads reports how many of the communities the store held when it
+// opened have been loaded once, of how many; listed is false while they
+// are not known yet (the database has not answered).
+func (c *supplierCache) startLoads() (loaded, of int, listed bool) {
+	ids := c.initial.Load()
+	if ids == nil {
+		return 0, 0, false
+	}
+	for _, id := range *ids {
+		// A state, stale or not, is left by a completed load.
+		if c.entry(id).state.Load() != nil {
+			loaded++
+		}
+	}
+	return loaded, len(*ids), true
 }
 
 // logReady logs "supplier cache: ready" once every community of ids is

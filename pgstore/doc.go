@@ -30,6 +30,11 @@
 // peak resident memory of 106 MB (TestImportStreamMemory, busy 2-core
 // machine).
 //
+// Ready (procure.Readier) answers a readiness probe: the database
+// answers, its schema has this build's migrations, and the supplier
+// cache, when on, has loaded what the database held at Open (unless
+// WithReadyWhileCacheLoads); docs: operations.md "Health".
+//
 // Reads: from the database, or from a per-node cache (WithSupplierCache,
 // on by default in examples/server). Served from the database, a list at
 // 1,000,000 suppliers takes 1 to 2 ms of the database and of the node

@@ -35,6 +35,8 @@ type Store struct {
 	usage    usageMinutes   // lastUsedAt minutes this node has written (credentials.go)
 	cache    *supplierCache // nil without WithSupplierCache (cache.go)
 	creds    *credCache     // nil without WithCredentialCache (credcache.go)
+	// readyEarly: Ready does not wait for the cache (ready.go).
+	readyEarly bool
 }
 
 // Option configures Open.
@@ -46,6 +48,7 @@ type options struct {
 	log              *slog.Logger
 	cache            bool
 	credCache        bool
+	readyEarly       bool
 }
 
 // WithLogger has Open log, at Info, each migration it applies (version,
@@ -211,6 +214,7 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*Store, error) {
 		return nil, err
 	}
 	s.ownsPool = true
+	s.readyEarly = o.readyEarly
 	if o.credCache {
 		s.creds = newCredCache()
 	}

@@ -39,10 +39,10 @@ func importFunc(store backend, log *slog.Logger) httpapi.ImportFunc {
 		pr := newProgressLog(ctx, log, r, "admin import progress", 0)
 		counts, err := imp(ctx, pr)
 		if err != nil {
-			log.InfoContext(ctx, "admin import failed", "read_mb", pr.n>>20, "err", err)
+			log.InfoContext(ctx, "admin import failed", "read_mb", pr.n>>20, "duration_ms", time.Since(pr.start).Milliseconds(), "err", err)
 			return nil, err
 		}
-		log.InfoContext(ctx, "admin import", countAttrs([]any{"duration", time.Since(pr.start).Round(time.Millisecond), "read_mb", pr.n >> 20}, counts)...)
+		log.InfoContext(ctx, "admin import", countAttrs([]any{"duration_ms", time.Since(pr.start).Milliseconds(), "read_mb", pr.n >> 20}, counts)...)
 		return counts, nil
 	}
 }
@@ -111,14 +111,28 @@ func importData(ctx context.Context, cfg config, log *slog.Logger) (loaded, back
 	if err != nil {
 		return loaded{}, nil, nil, err
 	}
-	log.Info("import started", "file", cfg.data, "size_mb", size>>20)
-	pr := newProgressLog(ctx, log, bufio.NewReaderSize(f, 1<<20), "import progress", size, "file", cfg.data)
-	counts, err := pg.ImportStream(pgstore.WithoutStatementTimeout(ctx), pr)
+	counts, err := importLogged(ctx, log, pg, cfg.data, bufio.NewReaderSize(f, 1<<20), size)
 	if err != nil {
 		pg.Close()
-		return loaded{}, nil, nil, fmt.Errorf("%s: %w", cfg.data, err)
+		return loaded{}, nil, nil, err
 	}
-	log.Info("import done", countAttrs([]any{"file", cfg.data, "duration", time.Since(pr.start).Round(time.Millisecond)}, counts)...)
 	// The banner of a -data file tells the counts only.
 	return loaded{file: &datafile.File{Communities: make([]datafile.Community, counts["communities"])}, suppliers: counts["suppliers"]}, pg, pg.Close, nil
+}
+
+// importLogged upserts the data file named name, read from r (size bytes
+// when known, else 0), into pg: the import of PostgreSQL's start-up, which
+// logs its start, its progress every importEvery and, at the end, the
+// file, the counts of each kind and the duration in milliseconds. Errors
+// start with the file's name.
+func importLogged(ctx context.Context, log *slog.Logger, pg *pgstore.Store, name string, r io.Reader, size int64) (map[string]int, error) {
+	log.Info("import started", "file", name, "size_mb", size>>20)
+	pr := newProgressLog(ctx, log, r, "import progress", size, "file", name)
+	counts, err := pg.ImportStream(pgstore.WithoutStatementTimeout(ctx), pr)
+	if err != nil {
+		log.Info("import failed", "file", name, "duration_ms", time.Since(pr.start).Milliseconds(), "err", err)
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	log.Info("import done", countAttrs([]any{"file", name, "duration_ms", time.Since(pr.start).Milliseconds()}, counts)...)
+	return counts, nil
 }

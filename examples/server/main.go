@@ -32,9 +32,13 @@
 // (the matched pattern, e.g. /public/community/suppliers/{id}), status, duration and community - never a secret, a header or a
 // query value.
 //
-// The server shuts down gracefully on SIGINT or SIGTERM: it stops
-// accepting connections and lets requests in flight finish, for up to ten
-// seconds.
+// Both listeners answer GET /livez and GET /readyz (docs: operations.md
+// "Health"), from the moment they open: the data loads after, with
+// /readyz answering 503 and the API routes 503 UNAVAILABLE meanwhile.
+//
+// The server shuts down gracefully on SIGINT or SIGTERM: /readyz answers
+// 503 at once; after -shutdown-delay (none by default) it stops accepting
+// connections and lets requests in flight finish, for up to ten seconds.
 package main
 
 import (
@@ -55,11 +59,13 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/procurekit/procure"
 	"github.com/procurekit/procure/auth"
 	"github.com/procurekit/procure/budget"
 	"github.com/procurekit/procure/budget/pgholds"
 	"github.com/procurekit/procure/datafile"
 	"github.com/procurekit/procure/httpapi"
+	"github.com/procurekit/procure/httpapi/health"
 	"github.com/procurekit/procure/memstore"
 	"github.com/procurekit/procure/pgstore"
 	"github.com/procurekit/procure/supplier"
@@ -101,7 +107,12 @@ type config struct {
 	data       string // data file; empty means the embedded demo data
 	postgres   string // PostgreSQL DSN; empty means the in-memory store
 	pgCache    bool   // serve supplier reads from pgstore's per-node cache
+	readyEarly bool   // ready while the cache loads (pgstore.WithReadyWhileCacheLoads)
 	financeURL string // finance system for the demo checkout; empty means the stored budget tables
+
+	// shutdownDelay is how long the server keeps serving, with /readyz
+	// answering 503, after a signal and before its listeners close.
+	shutdownDelay time.Duration
 
 	// adminToken is the admin API's token (set by run from the
 	// environment, not a flag), and adminTokenMade whether run generated
@@ -132,10 +143,12 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&cfg.data, "data", "", "data `file` to serve instead of the built-in demo data (JSON, docs/datafile.md)")
 	fs.StringVar(&cfg.postgres, "postgres", "", "PostgreSQL `URL` to keep the data in (postgres://user:pass@host:5432/db); the schema is created or migrated at start and the data (-data, or the demo data) is imported, idempotently")
 	fs.BoolVar(&cfg.pgCache, "pg-cache", true, "with -postgres, serve supplier reads from a per-node cache in memory that follows the database's changes (pgstore.WithSupplierCache; loaded in the background at start, reads go to the database until then) and remember credential lookups for half a second (pgstore.WithCredentialCache); -pg-cache=false reads every request from the database")
+	fs.BoolVar(&cfg.readyEarly, "ready-while-loading", false, "with -postgres and the cache, answer /readyz 200 while the cache loads at start (reads go to the database meanwhile) instead of 503 until it is loaded: for a cluster whose nodes may all start at once (docs/operations.md)")
 	fs.StringVar(&cfg.financeURL, "finance-url", "", "finance system `URL` the demo checkout asks over the XML exchange (e.g. http://127.0.0.1:8090/account-code-validation from examples/connector); empty uses the stored budget tables")
 	fs.StringVar(&cfg.adminAddr, "admin-addr", "", "listen `address` of the admin API (host:port; off when empty). Its token is PROCURE_ADMIN_TOKEN, or one generated and printed at start")
 	fs.StringVar(&cfg.logFormat, "log-format", "text", "log `format` on standard error: text or json")
 	fs.TextVar(&cfg.logLevel, "log-level", slog.LevelInfo, "log `level`: debug, info, warn or error")
+	fs.DurationVar(&cfg.shutdownDelay, "shutdown-delay", 0, "on SIGINT or SIGTERM, keep serving for this `duration` with /readyz answering 503 before closing the listeners, so that a load balancer stops sending new requests first (e.g. 5s; docs/operations.md)")
 	fs.Int64Var(&cfg.maxImport, "max-import-bytes", 64<<30, "largest data file the admin import accepts, in `bytes` (0: no bound)")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: server [-addr host:port] [-admin-addr host:port] [-data file.json] [-postgres URL [-pg-cache=false]] [-finance-url URL] [-log-format text|json] [-log-level level]\n\n")
@@ -168,6 +181,11 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 
 // run is the whole program: it serves until ctx is done, then shuts down
 // gracefully. Tests call it directly.
+//
+// The listeners open first, so that an orchestrator can ask /livez and
+// /readyz (and, on the admin listener, /metrics) while the data loads,
+// which at a million suppliers takes minutes; until then /readyz says
+// what the node waits for and every API route answers 503 UNAVAILABLE.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	cfg, err := parseFlags(args, stderr)
 	if err != nil {
@@ -182,56 +200,96 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	lw := newLogWriter(stderr, 100*time.Millisecond)
 	defer lw.Close()
 	log := newLogger(cfg, lw)
-	log.Info("store", "kind", storeKind(cfg), "data", dataName(cfg.data))
-
-	data, store, closeStore, err := openData(ctx, cfg, log)
-	if err != nil {
-		return err
-	}
-	defer closeStore()
-	holds, closeHolds, err := openHolds(ctx, cfg)
-	if err != nil {
-		return err
-	}
-	defer closeHolds()
-	handler, err := newHandler(store, cfg.financeURL, holds, log)
-	if err != nil {
-		return err
-	}
 
 	ln, err := net.Listen("tcp", cfg.addr)
 	if err != nil {
 		return err
 	}
-	servers := []*http.Server{newServer(httpapi.RequestLog(log, handler), log)}
 	listeners := []net.Listener{ln}
-	var adminBase, shownToken string
 	if cfg.adminAddr != "" {
-		admin, err := newAdminHandler(store, cfg, log)
-		if err != nil {
-			ln.Close()
-			return err
-		}
 		aln, err := net.Listen("tcp", cfg.adminAddr)
 		if err != nil {
 			ln.Close()
 			return fmt.Errorf("admin listener: %w", err)
 		}
-		servers = append(servers, newServer(httpapi.RequestLog(log, admin), log))
 		listeners = append(listeners, aln)
-		adminBase = "http://" + displayAddr(aln.Addr())
+	}
+	var store storeCheck
+	probes := health.New(log, health.Check{Name: "store", Check: store.ready})
+	public := newSwitch(starting())
+	servers := []*http.Server{newServer(httpapi.RequestLog(log, hostMux(probes, public)), log)}
+	var admin *handlerSwitch
+	if len(listeners) > 1 {
+		admin = newSwitch(starting())
+		servers = append(servers, newServer(httpapi.RequestLog(log, hostMux(probes, admin)), log))
+	}
+	sv := startServing(servers, listeners)
+	beforeLoad(listeners)
+
+	log.Info("store", "kind", storeKind(cfg), "data", dataName(cfg.data))
+	data, be, err := openAll(ctx, cfg, log)
+	if err != nil {
+		_ = sv.stop(log, probes, 0) // the load's error is the one to report
+		return err
+	}
+	defer be.close()
+	public.set(be.public)
+	store.set(be.store)
+
+	var adminBase, shownToken string
+	if admin != nil {
+		admin.set(be.admin)
+		adminBase = "http://" + displayAddr(listeners[1].Addr())
 		if cfg.adminTokenMade {
 			shownToken = cfg.adminToken
 		}
-		log.Info("admin API listening", "addr", aln.Addr().String())
+		log.Info("admin API listening", "addr", listeners[1].Addr().String())
 	}
-
 	base := "http://" + displayAddr(ln.Addr())
 	printBanner(stdout, base, data.file, data.suppliers, cfg.data == "")
 	printAdminBanner(stdout, adminBase, shownToken)
 	log.Info("listening", "addr", ln.Addr().String(), "communities", len(data.file.Communities))
 
-	return serve(ctx, servers, listeners, log)
+	return sv.wait(ctx, log, probes, cfg.shutdownDelay)
+}
+
+// beforeLoad is called once the listeners serve, before the data loads
+// (a test holds the load there).
+var beforeLoad = func([]net.Listener) {}
+
+// opened is the backend with the handlers over it, and what releases it.
+type opened struct {
+	store  backend
+	public http.Handler // the APIs of the public listener
+	admin  http.Handler // the admin API; nil without -admin-addr
+	close  func()
+}
+
+// openAll opens the backend, loads the data into it, and builds the
+// handlers over it.
+func openAll(ctx context.Context, cfg config, log *slog.Logger) (loaded, opened, error) {
+	data, store, closeStore, err := openData(ctx, cfg, log)
+	if err != nil {
+		return loaded{}, opened{}, err
+	}
+	o := opened{store: store, close: closeStore}
+	holds, closeHolds, err := openHolds(ctx, cfg)
+	if err != nil {
+		closeStore()
+		return loaded{}, opened{}, err
+	}
+	o.close = func() { closeHolds(); closeStore() }
+	if o.public, err = newHandler(store, cfg.financeURL, holds, log); err != nil {
+		o.close()
+		return loaded{}, opened{}, err
+	}
+	if cfg.adminAddr != "" {
+		if o.admin, err = newAdminHandler(store, cfg, log); err != nil {
+			o.close()
+			return loaded{}, opened{}, err
+		}
+	}
+	return data, o, nil
 }
 
 // newServer is an http.Server with the program's timeouts and limits.
@@ -252,6 +310,7 @@ func newServer(h http.Handler, log *slog.Logger) *http.Server {
 // backend is what the server serves from: memstore.Store and
 // pgstore.Store both implement every part.
 type backend interface {
+	procure.Readier
 	supplier.Store
 	auth.TokenStore
 	user.Store
@@ -337,9 +396,11 @@ func openBackend(ctx context.Context, cfg config, data *datafile.File, log *slog
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := pg.Import(pgstore.WithoutStatementTimeout(ctx), data); err != nil {
+	// The demo data, which the banner needs parsed, is streamed into the
+	// database like a -data file, and its import logged alike.
+	if _, err := importLogged(ctx, log, pg, dataName(cfg.data), bytes.NewReader(demoData), int64(len(demoData))); err != nil {
 		pg.Close()
-		return nil, nil, fmt.Errorf("%s: %w", dataName(cfg.data), err)
+		return nil, nil, err
 	}
 	return pg, pg.Close, nil
 }
@@ -349,6 +410,9 @@ func pgOptions(cfg config, log *slog.Logger) []pgstore.Option {
 	opts := []pgstore.Option{pgstore.WithLogger(log)}
 	if cfg.pgCache {
 		opts = append(opts, pgstore.WithSupplierCache(), pgstore.WithCredentialCache())
+	}
+	if cfg.readyEarly {
+		opts = append(opts, pgstore.WithReadyWhileCacheLoads())
 	}
 	return opts
 }
@@ -388,39 +452,6 @@ func newHandler(store backend, financeURL string, holds func(string) (budget.Hol
 		return nil, err
 	}
 	return mux, nil
-}
-
-// serve runs each server on its listener until ctx is done or one fails,
-// then shuts them all down, waiting up to shutdownTimeout for requests in
-// flight.
-func serve(ctx context.Context, servers []*http.Server, listeners []net.Listener, log *slog.Logger) error {
-	errc := make(chan error, len(servers))
-	for i, srv := range servers {
-		go func() { errc <- srv.Serve(listeners[i]) }()
-	}
-	var failed error
-	select {
-	case failed = <-errc: // a Serve failed before any shutdown
-	case <-ctx.Done():
-	}
-	log.Info("shutting down", "grace", shutdownTimeout.String())
-	sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
-	defer cancel()
-	for _, srv := range servers {
-		if err := srv.Shutdown(sctx); err != nil && failed == nil {
-			failed = fmt.Errorf("shutdown: %w", err)
-		}
-	}
-	if failed != nil {
-		return failed
-	}
-	for range servers {
-		if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
-			return err
-		}
-	}
-	log.Info("stopped")
-	return nil
 }
 
 // loadData reads the data file at path, or the embedded demo data when path
