@@ -108,6 +108,21 @@ type TokenStore interface {
 	TokenByHash(ctx context.Context, h Hash) (Token, error)
 }
 
+// BearerToken reads an Authorization header value of the bearer scheme,
+// "Bearer <token>" (the scheme word in any case; white space around the
+// token ignored), and returns the token. ok is false for an empty header,
+// another scheme, or no token. It is the one reader of the header: the
+// bearer tokens of the supplier API, the admin token, the API keys SCIM
+// clients send and the connector's secret all arrive in it.
+func BearerToken(header string) (token string, ok bool) {
+	scheme, token, found := strings.Cut(strings.TrimSpace(header), " ")
+	if !found || !strings.EqualFold(scheme, "Bearer") {
+		return "", false
+	}
+	token = strings.TrimSpace(token)
+	return token, token != ""
+}
+
 // Bearer authenticates `Authorization: Bearer <token>` headers.
 type Bearer struct {
 	Tokens TokenStore
@@ -120,12 +135,8 @@ type Bearer struct {
 // empty, unknown, revoked or expired token, and a store failure as is (so
 // that it becomes a 500, not a 401).
 func (b *Bearer) Authenticate(ctx context.Context, header string) (Principal, error) {
-	scheme, token, ok := strings.Cut(strings.TrimSpace(header), " ")
-	if !ok || !strings.EqualFold(scheme, "Bearer") {
-		return Principal{}, ErrUnauthenticated
-	}
-	token = strings.TrimSpace(token)
-	if token == "" {
+	token, ok := BearerToken(header)
+	if !ok {
 		return Principal{}, ErrUnauthenticated
 	}
 	h := HashSecret(token)

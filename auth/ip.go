@@ -119,12 +119,19 @@ func unmapPrefix(p netip.Prefix) netip.Prefix {
 
 // ParsePrefix reads one allowlist entry: a CIDR ("203.0.113.0/24",
 // "2001:db8::/32", masked to its network), or a single address standing
-// for a /32 (IPv4) or /128 (IPv6) prefix. IPv4-mapped IPv6 addresses and
-// zones are refused: an allowlist names networks, and AddrAllowed
-// unmaps the client address instead.
+// for a /32 (IPv4) or /128 (IPv6) prefix; white space around it is
+// ignored. An IPv6 zone ("fe80::1%eth0") is refused: an allowlist names
+// networks, the same for every interface, and ClientIP drops the zone of
+// the client address. An IPv4-mapped IPv6 entry (::ffff:192.0.2.1) is
+// accepted; AddrAllowed compares it as IPv4.
+//
+// It is the one reader of allowlist entries: data files, the admin API
+// and both stores call it, so that an entry means the same wherever it is
+// written.
 func ParsePrefix(s string) (netip.Prefix, error) {
+	s = strings.TrimSpace(s)
 	if strings.Contains(s, "/") {
-		p, err := netip.ParsePrefix(s)
+		p, err := netip.ParsePrefix(s) // refuses a zone
 		if err != nil {
 			return netip.Prefix{}, err
 		}

@@ -86,6 +86,22 @@ func (a *ServiceKey) Authenticate(ctx context.Context, accountID, apiKey string,
 		// let a caller in under another account's id.
 		return Principal{}, fmt.Errorf("%w: unknown service account (%s)", ErrUnauthenticated, AccountIDFingerprint(accountID))
 	}
+	rec, _ := a.Accounts.(UsageRecorder)
+	return admit(ctx, acc, h, client, rec)
+}
+
+// admit ends the authentication of a key whose hash is h, sent from
+// client, by the account acc that a store found for it: it returns the
+// account's principal when one of the account's active keys is h and the
+// client is within the account's allowlist (if it has one), and records
+// the key's use with rec, when not nil. Every refusal matches
+// ErrUnauthenticated and names the account, never the key.
+//
+// The hash is compared with every key of the account in constant time,
+// and the comparison does not stop at a match, so the time taken does not
+// reveal which key matched, or how many keys exist before it; and a store
+// that matched loosely lets nobody in.
+func admit(ctx context.Context, acc ServiceAccount, h Hash, client netip.Addr, rec UsageRecorder) (Principal, error) {
 	matched, matchedInactive := 0, 0
 	for _, k := range acc.Keys {
 		eq := subtle.ConstantTimeCompare(k.Hash[:], h[:])
@@ -99,16 +115,51 @@ func (a *ServiceKey) Authenticate(ctx context.Context, accountID, apiKey string,
 	ipOK := len(acc.AllowedIPs) == 0 || AddrAllowed(client, acc.AllowedIPs)
 	switch {
 	case matched != 1 && matchedInactive == 1:
-		return Principal{}, fmt.Errorf("%w: service account %q: the key is deactivated", ErrUnauthenticated, accountID)
+		return Principal{}, fmt.Errorf("%w: service account %q: the key is deactivated", ErrUnauthenticated, acc.ID)
 	case matched != 1:
-		return Principal{}, fmt.Errorf("%w: service account %q: the key matches none of its keys", ErrUnauthenticated, accountID)
+		return Principal{}, fmt.Errorf("%w: service account %q: the key matches none of its keys", ErrUnauthenticated, acc.ID)
 	case !ipOK:
-		return Principal{}, fmt.Errorf("%w: service account %q: client address %s is outside its allowlist", ErrUnauthenticated, accountID, describeAddr(client))
+		return Principal{}, fmt.Errorf("%w: service account %q: client address %s is outside its allowlist", ErrUnauthenticated, acc.ID, describeAddr(client))
 	}
-	if rec, ok := a.Accounts.(UsageRecorder); ok {
+	if rec != nil {
 		rec.KeyUsed(ctx, h, time.Now()) // lastUsedAt: the store writes at most once a minute
 	}
 	return Principal{Community: acc.Community, Subject: "service-account:" + acc.ID}, nil
+}
+
+// KeyBearer authenticates callers that send only an API key, as a bearer
+// token: a SCIM client's `Authorization: Bearer <API key>` (docs: scim.md
+// "Authentication"). The key alone names its service account, so an
+// identity provider needs only one secret.
+type KeyBearer struct {
+	// Accounts finds the account holding a key by the key's hash.
+	// Required.
+	Accounts KeyHashStore
+}
+
+// Authenticate checks an Authorization header value of a request sent
+// from client (see ClientIP) and returns the principal of the account
+// holding the key, as ServiceKey.Authenticate does for the account id and
+// key headers: a missing or malformed header, a key no account holds, a
+// deactivated key and a client outside the account's allowlist all
+// return an error matching ErrUnauthenticated, whose text says which for
+// the server's log and never holds the key. A failure of the store is
+// returned as is (a 500 or 503, not a 401).
+func (a *KeyBearer) Authenticate(ctx context.Context, header string, client netip.Addr) (Principal, error) {
+	key, ok := BearerToken(header)
+	if !ok {
+		return Principal{}, fmt.Errorf("%w: no Authorization: Bearer <API key> header", ErrUnauthenticated)
+	}
+	h := HashSecret(key)
+	acc, err := a.Accounts.ServiceAccountByKeyHash(ctx, h)
+	switch {
+	case errors.Is(err, ErrUnknown):
+		return Principal{}, fmt.Errorf("%w: the key belongs to no service account", ErrUnauthenticated)
+	case err != nil:
+		return Principal{}, fmt.Errorf("service account by key: %w", err)
+	}
+	rec, _ := a.Accounts.(UsageRecorder)
+	return admit(ctx, acc, h, client, rec)
 }
 
 // MaxAccountIDLength is the longest Service-Account-ID header value

@@ -22,7 +22,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/netip"
 	"os"
 	"strconv"
 	"strings"
@@ -33,6 +32,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/procurekit/procure"
+	"github.com/procurekit/procure/auth"
 	"github.com/procurekit/procure/internal/check"
 	"github.com/procurekit/procure/supplier"
 	"github.com/procurekit/procure/user"
@@ -229,7 +229,7 @@ func (v *checker) head(ci int, c *Community) error {
 			}
 		}
 		for ii, ip := range a.AllowedIPs {
-			if _, err := ParsePrefix(ip); err != nil {
+			if _, err := auth.ParsePrefix(ip); err != nil {
 				return fmt.Errorf("%s.allowedIPs[%d]: must be an IP address or CIDR (got %q)", aat, ii, ip)
 			}
 		}
@@ -322,21 +322,4 @@ func (v *checker) rest(ci int, c *Community) error {
 		accountsSeen[b.Account] = true
 	}
 	return nil
-}
-
-// ParsePrefix reads an allowlist entry: a CIDR, or a single address that
-// stands for a /32 (IPv4) or /128 (IPv6) prefix.
-func ParsePrefix(s string) (netip.Prefix, error) {
-	if strings.Contains(s, "/") {
-		p, err := netip.ParsePrefix(s)
-		if err != nil {
-			return netip.Prefix{}, err
-		}
-		return p.Masked(), nil
-	}
-	a, err := netip.ParseAddr(s)
-	if err != nil {
-		return netip.Prefix{}, err
-	}
-	return netip.PrefixFrom(a, a.BitLen()), nil
 }

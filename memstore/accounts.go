@@ -44,7 +44,7 @@ func (x *accounts) put(a auth.ServiceAccount) {
 
 // build checks and hashes the community's service accounts without
 // touching x. Ids are unique across the store (check); allowedIPs entries
-// are CIDRs or single addresses (datafile.ParsePrefix). Errors never quote
+// are CIDRs or single addresses (auth.ParsePrefix). Errors never quote
 // a key.
 func (x *accounts) build(c *datafile.Community) ([]auth.ServiceAccount, error) {
 	add := make([]auth.ServiceAccount, 0, len(c.ServiceAccounts))
@@ -63,7 +63,7 @@ func (x *accounts) build(c *datafile.Community) ([]auth.ServiceAccount, error) {
 			a.Keys = append(a.Keys, auth.Key{ID: auth.KeyID(h), Hash: h, Active: k.Active, CreatedAt: loadedAt})
 		}
 		for ii, s := range sa.AllowedIPs {
-			p, err := datafile.ParsePrefix(s)
+			p, err := auth.ParsePrefix(s)
 			if err != nil {
 				return nil, fmt.Errorf("%s.allowedIPs[%d]: must be an IP address or CIDR (got %q)", at, ii, s)
 			}

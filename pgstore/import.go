@@ -582,7 +582,7 @@ func importAccounts(ctx context.Context, tx pgx.Tx, at string, c *datafile.Commu
 		aat := fmt.Sprintf("%s.serviceAccounts[%d]", at, ai)
 		ips := make([]netip.Prefix, 0, len(a.AllowedIPs))
 		for ii, s := range a.AllowedIPs {
-			p, err := datafile.ParsePrefix(s)
+			p, err := auth.ParsePrefix(s)
 			if err != nil {
 				return procure.Invalid(procure.SourceData, fmt.Sprintf("%s.allowedIPs[%d]", aat, ii), "must be an IP address or CIDR")
 			}

@@ -2,7 +2,6 @@ package accountcode
 
 import (
 	"context"
-	"crypto/subtle"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -321,12 +320,11 @@ func (h *Handler) authenticate(r *http.Request) error {
 	if h.noAuth {
 		return nil
 	}
-	scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " ")
-	if !ok || !strings.EqualFold(scheme, "Bearer") {
+	token, ok := auth.BearerToken(r.Header.Get("Authorization"))
+	if !ok {
 		return fmt.Errorf("%w: no Authorization: Bearer header", auth.ErrUnauthenticated)
 	}
-	got := auth.HashSecret(strings.TrimSpace(token))
-	if subtle.ConstantTimeCompare(got[:], h.tokenHash[:]) != 1 {
+	if !auth.HashSecret(token).Equal(h.tokenHash) {
 		return fmt.Errorf("%w: the bearer token is not the connector's", auth.ErrUnauthenticated)
 	}
 	return nil

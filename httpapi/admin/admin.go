@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"cmp"
 	"context"
-	"crypto/sha256"
-	"crypto/subtle"
 	_ "embed"
 	"encoding/json"
 	"errors"
@@ -144,7 +142,7 @@ func mount(mux *http.ServeMux, opts Options, base string) {
 		log = slog.Default()
 	}
 	a := &adminAPI{
-		tokenHash: sha256.Sum256([]byte(opts.Token)),
+		tokenHash: auth.HashSecret(opts.Token),
 		store:     opts.Store,
 		imp:       opts.Import,
 		maxImport: opts.MaxImportBytes,
@@ -204,7 +202,7 @@ func mount(mux *http.ServeMux, opts Options, base string) {
 }
 
 type adminAPI struct {
-	tokenHash [sha256.Size]byte
+	tokenHash auth.Hash
 	store     Store
 	imp       ImportFunc
 	maxImport int64
@@ -229,10 +227,8 @@ func (a *adminAPI) authed(h func(w http.ResponseWriter, r *http.Request) error) 
 			tooManyAttempts(w, wait)
 			return
 		}
-		scheme, token, _ := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " ")
-		sum := sha256.Sum256([]byte(strings.TrimSpace(token)))
-		ok := strings.EqualFold(scheme, "Bearer") && subtle.ConstantTimeCompare(sum[:], a.tokenHash[:]) == 1
-		if !ok {
+		token, ok := auth.BearerToken(r.Header.Get("Authorization"))
+		if !ok || !auth.HashSecret(token).Equal(a.tokenHash) {
 			a.fails.failed(client)
 			a.log.InfoContext(r.Context(), "admin API authentication failed", "method", r.Method, "path", r.URL.Path, "client", r.RemoteAddr)
 			hdr["Www-Authenticate"] = hdrAdminChallenge
@@ -669,7 +665,7 @@ func (a *adminAPI) putAccount(w http.ResponseWriter, r *http.Request) error {
 	v := &procure.ValidationError{Source: procure.SourceBody}
 	ips := make([]netip.Prefix, 0, len(b.AllowedIPs))
 	for i, s := range b.AllowedIPs {
-		p, err := parsePrefix(s)
+		p, err := auth.ParsePrefix(s)
 		if err != nil {
 			v.Add("allowedIPs["+strconv.Itoa(i)+"]", "must be an IP address or a CIDR such as 203.0.113.0/24 (got "+httpx.QuoteParam(s)+")")
 			continue
@@ -685,20 +681,6 @@ func (a *adminAPI) putAccount(w http.ResponseWriter, r *http.Request) error {
 	}
 	httpx.WriteJSON(w, http.StatusOK, viewAccount(sa))
 	return nil
-}
-
-// parsePrefix reads a CIDR, or a single address as a /32 or /128.
-func parsePrefix(s string) (netip.Prefix, error) {
-	s = strings.TrimSpace(s)
-	if strings.Contains(s, "/") {
-		p, err := netip.ParsePrefix(s)
-		return p.Masked(), err
-	}
-	addr, err := netip.ParseAddr(s)
-	if err != nil {
-		return netip.Prefix{}, err
-	}
-	return netip.PrefixFrom(addr, addr.BitLen()), nil
 }
 
 func (a *adminAPI) addKey(w http.ResponseWriter, r *http.Request) error {

@@ -154,7 +154,7 @@ func Mount(mux *http.ServeMux, opts Options) {
 	}
 	api := &scimAPI{
 		users:   opts.Users,
-		keys:    keys,
+		keys:    auth.KeyBearer{Accounts: keys},
 		proxies: opts.TrustedProxies,
 		baseURL: strings.TrimSuffix(opts.BaseURL, "/"),
 		log:     log,
@@ -198,7 +198,7 @@ func Handler(opts Options) http.Handler {
 // scimAPI serves the SCIM endpoint.
 type scimAPI struct {
 	users   *user.Service
-	keys    auth.KeyHashStore
+	keys    auth.KeyBearer
 	proxies []netip.Prefix
 	baseURL string
 	log     *slog.Logger
@@ -262,10 +262,10 @@ func (a *scimAPI) authed(h func(w http.ResponseWriter, r *http.Request, communit
 		hdr["Cache-Control"] = httpx.HdrNoStore
 		hdr["X-Content-Type-Options"] = httpx.HdrNoSniff
 		client := auth.ClientIP(r.RemoteAddr, r.Header[httpx.HdrXFF], a.proxies)
-		community, err := a.authenticate(r, client)
+		p, err := a.keys.Authenticate(r.Context(), r.Header.Get("Authorization"), client)
 		if err == nil {
-			httpx.NoteCommunity(w, community)
-			err = h(w, r, community)
+			httpx.NoteCommunity(w, p.Community)
+			err = h(w, r, p.Community)
 		}
 		if err == nil {
 			return
