@@ -104,4 +104,12 @@ type CommunityStore interface {
 	// Community returns the community with that id, or an error matching
 	// ErrUnknownCommunity.
 	Community(ctx context.Context, id string) (Community, error)
+
+	// Communities returns every community the store holds, sorted by id
+	// in byte order, each as Community returns it (AutoRoles empty, not
+	// nil, when it has none); none is an empty slice and no error. The
+	// list is whole: a store holds one community per customer
+	// organisation, so callers that show a page of it (the admin API)
+	// cut it themselves.
+	Communities(ctx context.Context) ([]Community, error)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/procurekit/procure"
@@ -101,4 +102,25 @@ func (s *Store) Community(ctx context.Context, id string) (procure.Community, er
 		c.AutoRoles = []string{}
 	}
 	return c, nil
+}
+
+// Communities implements procure.CommunityStore.
+func (s *Store) Communities(ctx context.Context) ([]procure.Community, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	s.communities.mu.RLock()
+	out := make([]procure.Community, 0, len(s.communities.byID))
+	for _, c := range s.communities.byID {
+		out = append(out, c)
+	}
+	s.communities.mu.RUnlock()
+	slices.SortFunc(out, func(a, b procure.Community) int { return strings.Compare(a.ID, b.ID) })
+	// The auto-roles live with the users (communities.publish).
+	s.users.mu.RLock()
+	for i := range out {
+		out[i].AutoRoles = append([]string{}, s.users.autoRoles[out[i].ID]...)
+	}
+	s.users.mu.RUnlock()
+	return out, nil
 }

@@ -59,3 +59,27 @@ func (s *Store) Community(ctx context.Context, id string) (procure.Community, er
 	}
 	return c, nil
 }
+
+// Communities implements procure.CommunityStore.
+func (s *Store) Communities(ctx context.Context) ([]procure.Community, error) {
+	// COLLATE "C": byte order, as memstore sorts.
+	rows, err := s.pool.Query(ctx, `SELECT id, name, region, auto_roles FROM communities ORDER BY id COLLATE "C"`)
+	if err != nil {
+		return nil, fmt.Errorf("pgstore: communities: %w", err)
+	}
+	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (procure.Community, error) {
+		var c procure.Community
+		err := row.Scan(&c.ID, &c.Name, &c.Region, &c.AutoRoles)
+		if c.AutoRoles == nil {
+			c.AutoRoles = []string{}
+		}
+		return c, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("pgstore: communities: %w", err)
+	}
+	if out == nil {
+		out = []procure.Community{}
+	}
+	return out, nil
+}

@@ -197,6 +197,9 @@ func (h *harness) testCommunities(t *testing.T) {
 	if _, err := s.Community(ctx, "acme"); !errors.Is(err, procure.ErrUnknownCommunity) {
 		t.Fatalf("Community of an empty store: %v, want ErrUnknownCommunity", err)
 	}
+	if all, err := s.Communities(ctx); err != nil || all == nil || len(all) != 0 {
+		t.Fatalf("Communities of an empty store = %#v, %v; want an empty slice", all, err)
+	}
 	got, err := s.PutCommunity(ctx, procure.Community{ID: "acme", Name: "Acme", Region: "NZ", AutoRoles: []string{"EMPLOYEE", " BUYER "}})
 	if err != nil {
 		t.Fatal(err)
@@ -234,6 +237,36 @@ func (h *harness) testCommunities(t *testing.T) {
 	}
 	if tbl, err := s.BudgetLoader("acme")(ctx); err != nil || tbl.Len() != 1 {
 		t.Errorf("budgets of a replaced community: %v, %v; want the one budget kept", tbl, err)
+	}
+
+	// Communities lists them all by id in byte order ("Zed" before "acme"),
+	// each as Community reads it.
+	for _, c := range []procure.Community{
+		{ID: "zz-last", Name: "Last", Region: "US", AutoRoles: []string{"BUYER"}},
+		{ID: "Zed", Region: "DEMO"},
+		{ID: "acme-au", Name: "Acme AU", Region: "AU", AutoRoles: []string{"EMPLOYEE", "APPROVER"}},
+	} {
+		if _, err := s.PutCommunity(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	all, err := s.Communities(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantAll := []procure.Community{
+		{ID: "Zed", Region: "DEMO", AutoRoles: []string{}},
+		{ID: "acme", Name: "Acme Ltd", Region: "AU", AutoRoles: []string{}},
+		{ID: "acme-au", Name: "Acme AU", Region: "AU", AutoRoles: []string{"EMPLOYEE", "APPROVER"}},
+		{ID: "zz-last", Name: "Last", Region: "US", AutoRoles: []string{"BUYER"}},
+	}
+	if diff := cmp.Diff(wantAll, all); diff != "" {
+		t.Errorf("Communities (-want +got):\n%s", diff)
+	}
+	// A copy: changing it changes nothing stored.
+	all[2].AutoRoles[0], all[2].Name = "CHANGED", "Changed"
+	if c, err := s.Community(ctx, "acme-au"); err != nil || c.Name != "Acme AU" || c.AutoRoles[0] != "EMPLOYEE" {
+		t.Errorf("Community after changing Communities' answer = %+v, %v; want it unchanged", c, err)
 	}
 
 	bad := []struct {
