@@ -27,6 +27,7 @@ import (
 	"github.com/procurekit/procure/httpapi/internal/httpx"
 	"github.com/procurekit/procure/httpapi/internal/supplierjson"
 	"github.com/procurekit/procure/internal/check"
+	"github.com/procurekit/procure/paging"
 	"github.com/procurekit/procure/supplier"
 )
 
@@ -118,7 +119,7 @@ func Mount(mux *http.ServeMux, opts Options) {
 }
 
 // Handler returns the admin API as an http.Handler serving
-// /communities/{c}/..., /import and /openapi.json relative to wherever it
+// /communities, /communities/{c}/..., /import and /openapi.json relative to wherever it
 // is mounted (docs: routes.md "Mounting"): behind http.StripPrefix on any
 // router, its document naming the prefix as server. See Mount for the
 // behaviour; it panics as Mount does.
@@ -151,6 +152,9 @@ func mount(mux *http.ServeMux, opts Options, base string) {
 		fails:     newFailLimiter(opts, time.Now),
 	}
 	rt := httpx.Router{Mux: mux, Log: log}
+	rt.Handle(base+"/communities", map[string]http.Handler{
+		http.MethodGet: a.authed(a.listCommunities),
+	})
 	c := base + "/communities/{c}"
 	rt.Handle(c, map[string]http.Handler{
 		http.MethodGet: a.authed(a.getCommunity),
@@ -362,6 +366,29 @@ func (a *adminAPI) getCommunity(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	httpx.WriteJSON(w, http.StatusOK, c)
+	return nil
+}
+
+// communityPaging is the paging of GET /admin/v1/communities: by id, with
+// no sort parameter.
+var communityPaging = paging.Spec{DefaultSort: paging.Sort{Field: "id"}}
+
+// listCommunities answers one page of every community, by id.
+func (a *adminAPI) listCommunities(w http.ResponseWriter, r *http.Request) error {
+	q, err := httpx.QueryValues(r)
+	if err != nil {
+		return err
+	}
+	p, err := paging.Parse(q, communityPaging)
+	if err != nil {
+		return err
+	}
+	all, err := a.store.Communities(r.Context())
+	if err != nil {
+		return err
+	}
+	lo, hi := paging.Window(len(all), p)
+	httpx.WriteJSON(w, http.StatusOK, paging.NewPage(all[lo:hi], len(all), p))
 	return nil
 }
 

@@ -424,7 +424,7 @@ func TestAdminAuth(t *testing.T) {
 	e := newAdminEnv(t, admin.Options{Import: memImport(memstore.New()), FailedAuthBurst: -1})
 	e.community(t, "acme-au")
 	ops := []struct{ method, path string }{
-		{"GET", "/communities/acme-au"}, {"PUT", "/communities/acme-au"},
+		{"GET", "/communities"}, {"GET", "/communities/acme-au"}, {"PUT", "/communities/acme-au"},
 		{"PUT", "/communities/acme-au/suppliers/" + adminSupplierID}, {"DELETE", "/communities/acme-au/suppliers/" + adminSupplierID},
 		{"PUT", "/communities/acme-au/suppliers/" + adminSupplierID + "/contacts/" + otherUUID},
 		{"DELETE", "/communities/acme-au/suppliers/" + adminSupplierID + "/contacts/" + otherUUID},
@@ -474,6 +474,7 @@ func TestAdminAuth(t *testing.T) {
 func TestAdminMethodNotAllowed(t *testing.T) {
 	e := newAdminEnv(t, admin.Options{})
 	for _, tc := range []struct{ method, path, allow string }{
+		{"PUT", "/communities", "GET"},
 		{"DELETE", "/communities/acme-au", "GET, PUT"},
 		{"GET", "/communities/acme-au/suppliers/" + adminSupplierID, "DELETE, PUT"},
 		{"POST", "/communities/acme-au/suppliers/" + adminSupplierID + "/contacts/" + otherUUID, "DELETE, PUT"},
@@ -569,6 +570,41 @@ func TestAdminCommunities(t *testing.T) {
 			want(t, http.StatusUnsupportedMediaType, "UNSUPPORTED_MEDIA_TYPE", "")
 		big := `{"region": "AU", "name": "` + strings.Repeat("x", admin.MaxBodyBytes) + `"}`
 		e.call(t, "PUT", "/communities/x", big).want(t, http.StatusRequestEntityTooLarge, "PAYLOAD_TOO_LARGE", "larger than 1048576 bytes")
+	})
+}
+
+// GET /admin/v1/communities pages through every community by id, with
+// the paging rules of every list.
+func TestAdminListCommunities(t *testing.T) {
+	forAdminStores(t, func(t *testing.T, e *adminEnv) {
+		a := e.call(t, "GET", "/communities", "")
+		a.want(t, http.StatusOK, "", "")
+		if got, want := strings.TrimSpace(string(a.body)), `{"content":[],"page":{"size":20,"number":0,"totalElements":0,"totalPages":0}}`; got != want {
+			t.Errorf("an empty store: %s, want %s", got, want)
+		}
+		for _, c := range []string{"kiwi-nz", "acme-au", "Zeta", "bravo"} {
+			e.community(t, c)
+		}
+		e.call(t, "PUT", "/communities/acme-au", `{"name": "Acme", "region": "AU", "autoRoles": ["EMPLOYEE"]}`).want(t, http.StatusOK, "", "")
+		for _, tc := range []struct{ query, want string }{
+			{"", `{"content":[{"id":"Zeta","name":"Community Zeta","region":"AU","autoRoles":[]},` +
+				`{"id":"acme-au","name":"Acme","region":"AU","autoRoles":["EMPLOYEE"]},` +
+				`{"id":"bravo","name":"Community bravo","region":"AU","autoRoles":[]},` +
+				`{"id":"kiwi-nz","name":"Community kiwi-nz","region":"AU","autoRoles":[]}],` +
+				`"page":{"size":20,"number":0,"totalElements":4,"totalPages":1}}`},
+			{"?size=3&page=1", `{"content":[{"id":"kiwi-nz","name":"Community kiwi-nz","region":"AU","autoRoles":[]}],` +
+				`"page":{"size":3,"number":1,"totalElements":4,"totalPages":2}}`},
+			{"?page=9&sort=name,desc", `{"content":[],"page":{"size":20,"number":9,"totalElements":4,"totalPages":1}}`},
+		} {
+			a := e.call(t, "GET", "/communities"+tc.query, "")
+			a.want(t, http.StatusOK, "", "")
+			if got := strings.TrimSpace(string(a.body)); got != tc.want {
+				t.Errorf("GET /communities%s:\n%s\nwant\n%s", tc.query, got, tc.want)
+			}
+		}
+		e.call(t, "GET", "/communities?size=101", "").want(t, http.StatusBadRequest, "INVALID_PARAMETER", `^size: must be from 1 to 100 \(got 101\)$`)
+		e.call(t, "GET", "/communities?page=-1&size=x", "").want(t, http.StatusBadRequest, "INVALID_PARAMETER", `^page: must be >= 0 \(got -1\); size: must be an integer`)
+		e.call(t, "GET", "/communities?page=%zz", "").want(t, http.StatusBadRequest, "INVALID_PARAMETER", `malformed query string`)
 	})
 }
 

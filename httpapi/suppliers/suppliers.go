@@ -175,7 +175,7 @@ func (a *supplierAPI) authed(h func(w http.ResponseWriter, r *http.Request, comm
 }
 
 func (a *supplierAPI) listSuppliers(w http.ResponseWriter, r *http.Request, community string) error {
-	q, err := queryValues(r)
+	q, err := httpx.QueryValues(r)
 	if err != nil {
 		return err
 	}
@@ -256,7 +256,7 @@ func (a *supplierAPI) listContacts(w http.ResponseWriter, r *http.Request, commu
 	if err != nil {
 		return err
 	}
-	q, err := queryValues(r)
+	q, err := httpx.QueryValues(r)
 	if err != nil {
 		return err
 	}
@@ -279,7 +279,7 @@ func (a *supplierAPI) listRemittanceAddresses(w http.ResponseWriter, r *http.Req
 	if err != nil {
 		return err
 	}
-	q, err := queryValues(r)
+	q, err := httpx.QueryValues(r)
 	if err != nil {
 		return err
 	}
@@ -295,20 +295,6 @@ func (a *supplierAPI) listRemittanceAddresses(w http.ResponseWriter, r *http.Req
 		return err
 	}
 	return supplierjson.WriteAddressPage(w, &page)
-}
-
-// queryValues parses the query string. A malformed one (a bad %-escape, a
-// semicolon separator) is a 400 rather than silently dropping the pair, as
-// url.URL.Query would: a dropped "size=%3" must not quietly become size 20.
-func queryValues(r *http.Request) (url.Values, error) {
-	if r.URL.RawQuery == "" {
-		return nil, nil
-	}
-	q, err := url.ParseQuery(r.URL.RawQuery)
-	if err != nil {
-		return nil, httpx.NewError(http.StatusBadRequest, httpx.CodeInvalidParameter, "malformed query string: "+err.Error())
-	}
-	return q, nil
 }
 
 // fieldErrors collects the rules query parameters broke. It stays nil, and

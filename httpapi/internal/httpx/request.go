@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"mime"
 	"net/http"
+	"net/url"
 	"reflect"
 	"strconv"
 	"strings"
@@ -114,3 +115,17 @@ var (
 	// HdrXFF is the canonical header name, looked up without allocating.
 	HdrXFF = http.CanonicalHeaderKey("X-Forwarded-For")
 )
+
+// QueryValues parses the query string. A malformed one (a bad %-escape, a
+// semicolon separator) is a 400 rather than silently dropping the pair, as
+// url.URL.Query would: a dropped "size=%3" must not quietly become size 20.
+func QueryValues(r *http.Request) (url.Values, error) {
+	if r.URL.RawQuery == "" {
+		return nil, nil
+	}
+	q, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		return nil, NewError(http.StatusBadRequest, CodeInvalidParameter, "malformed query string: "+err.Error())
+	}
+	return q, nil
+}
