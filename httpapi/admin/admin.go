@@ -26,6 +26,7 @@ import (
 	"github.com/procurekit/procure/budget"
 	"github.com/procurekit/procure/httpapi/internal/httpx"
 	"github.com/procurekit/procure/httpapi/internal/supplierjson"
+	"github.com/procurekit/procure/httpapi/suppliers"
 	"github.com/procurekit/procure/internal/check"
 	"github.com/procurekit/procure/paging"
 	"github.com/procurekit/procure/supplier"
@@ -160,7 +161,11 @@ func mount(mux *http.ServeMux, opts Options, base string) {
 		http.MethodGet: a.authed(a.getCommunity),
 		http.MethodPut: a.authed(a.putCommunity),
 	})
+	rt.Handle(c+"/suppliers", map[string]http.Handler{
+		http.MethodGet: a.authed(a.listSuppliers),
+	})
 	rt.Handle(c+"/suppliers/{id}", map[string]http.Handler{
+		http.MethodGet:    a.authed(a.getSupplier),
 		http.MethodPut:    a.authed(a.putSupplier),
 		http.MethodDelete: a.authed(a.deleteSupplier),
 	})
@@ -405,6 +410,47 @@ func bodyID(body *uuid.UUID, path uuid.UUID) error {
 		return procure.Invalid(procure.SourceBody, "id", "must equal the id in the path ("+path.String()+") or be absent")
 	}
 	return nil
+}
+
+// listSuppliers answers a page of the community's suppliers, with the
+// parameters and the answer of the supplier API's list (docs:
+// suppliers.md), for an operator who holds no token of the community.
+func (a *adminAPI) listSuppliers(w http.ResponseWriter, r *http.Request) error {
+	q, err := httpx.QueryValues(r)
+	if err != nil {
+		return err
+	}
+	lq, err := suppliers.ParseListQuery(q)
+	if err != nil {
+		return err
+	}
+	// An unknown community is a 404, as for the writes; the supplier API
+	// never meets one (a token's community exists).
+	if _, err := a.store.Community(r.Context(), community(r)); err != nil {
+		return err
+	}
+	page, err := a.store.ListSuppliers(r.Context(), community(r), lq)
+	if err != nil {
+		return err
+	}
+	return supplierjson.WriteSummaryPage(w, &page, nil)
+}
+
+// getSupplier answers the supplier as the supplier API's GET
+// /suppliers/{id} does (and putSupplier answers it).
+func (a *adminAPI) getSupplier(w http.ResponseWriter, r *http.Request) error {
+	id, err := httpx.PathID(r, "id")
+	if err != nil {
+		return err
+	}
+	if _, err := a.store.Community(r.Context(), community(r)); err != nil {
+		return err
+	}
+	d, err := a.store.Supplier(r.Context(), community(r), id)
+	if err != nil {
+		return err
+	}
+	return supplierjson.WriteDetail(w, &d, nil)
 }
 
 func (a *adminAPI) putSupplier(w http.ResponseWriter, r *http.Request) error {

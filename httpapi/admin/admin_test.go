@@ -425,6 +425,7 @@ func TestAdminAuth(t *testing.T) {
 	e.community(t, "acme-au")
 	ops := []struct{ method, path string }{
 		{"GET", "/communities"}, {"GET", "/communities/acme-au"}, {"PUT", "/communities/acme-au"},
+		{"GET", "/communities/acme-au/suppliers"}, {"GET", "/communities/acme-au/suppliers/" + adminSupplierID},
 		{"PUT", "/communities/acme-au/suppliers/" + adminSupplierID}, {"DELETE", "/communities/acme-au/suppliers/" + adminSupplierID},
 		{"PUT", "/communities/acme-au/suppliers/" + adminSupplierID + "/contacts/" + otherUUID},
 		{"DELETE", "/communities/acme-au/suppliers/" + adminSupplierID + "/contacts/" + otherUUID},
@@ -476,7 +477,8 @@ func TestAdminMethodNotAllowed(t *testing.T) {
 	for _, tc := range []struct{ method, path, allow string }{
 		{"PUT", "/communities", "GET"},
 		{"DELETE", "/communities/acme-au", "GET, PUT"},
-		{"GET", "/communities/acme-au/suppliers/" + adminSupplierID, "DELETE, PUT"},
+		{"POST", "/communities/acme-au/suppliers", "GET"},
+		{"POST", "/communities/acme-au/suppliers/" + adminSupplierID, "DELETE, GET, PUT"},
 		{"POST", "/communities/acme-au/suppliers/" + adminSupplierID + "/contacts/" + otherUUID, "DELETE, PUT"},
 		{"PUT", "/communities/acme-au/tokens", "GET, POST"},
 		{"GET", "/communities/acme-au/tokens/x", "DELETE"},
@@ -675,6 +677,71 @@ func TestAdminSuppliers(t *testing.T) {
 		}
 		e.call(t, "DELETE", path, "").want(t, http.StatusNotFound, "SUPPLIER_NOT_FOUND", "supplier not found")
 		e.call(t, "DELETE", "/communities/nope/suppliers/"+adminSupplierID, "").want(t, http.StatusNotFound, "COMMUNITY_NOT_FOUND", "")
+	})
+}
+
+// The admin API reads a community's suppliers as the supplier API does,
+// without a token of the community: the same list (parameters, rules,
+// bytes) and the same supplier; an unknown community is a 404.
+func TestAdminReadSuppliers(t *testing.T) {
+	forAdminStores(t, func(t *testing.T, e *adminEnv) {
+		e.community(t, "acme-au")
+		e.community(t, "globex")
+		token := e.token(t, "acme-au")
+		sup := adminSupplier(t)
+		const secondID = "0b5c1ad2-0000-4000-8000-000000000002"
+		second := strings.NewReplacer(adminSupplierID, secondID, `"Brightline Cleaning Services"`, `"Acme Paper"`, `"SUP-0103"`, `"SUP-0200"`).Replace(sup)
+		put := e.call(t, "PUT", "/communities/acme-au/suppliers/"+adminSupplierID, sup)
+		put.want(t, http.StatusOK, "", "")
+		e.call(t, "PUT", "/communities/acme-au/suppliers/"+secondID, second).want(t, http.StatusOK, "", "")
+
+		for _, query := range []string{"", "?size=1", "?size=1&page=1", "?sort=name,desc", "?query=acme", "?query=SUP-01", "?modifiedSince=2999-01-01", "?page=7"} {
+			a := e.call(t, "GET", "/communities/acme-au/suppliers"+query, "")
+			a.want(t, http.StatusOK, "", "")
+			status, pub := e.publicGet(t, "/public/community/suppliers"+query, "Authorization", "Bearer "+token)
+			if status != http.StatusOK || !bytes.Equal(a.body, pub) {
+				t.Errorf("GET suppliers%s: the admin API answered\n%s\nthe supplier API (%d)\n%s", query, a.body, status, pub)
+			}
+		}
+		var page struct {
+			Content []struct{ ID, Name string }
+			Page    struct{ TotalElements int }
+		}
+		if err := json.Unmarshal(e.call(t, "GET", "/communities/acme-au/suppliers", "").body, &page); err != nil {
+			t.Fatal(err)
+		}
+		if len(page.Content) != 2 || page.Content[0].Name != "Acme Paper" || page.Content[1].ID != adminSupplierID || page.Page.TotalElements != 2 {
+			t.Errorf("the list: %+v; want Acme Paper, then Brightline, of 2", page)
+		}
+		if a := e.call(t, "GET", "/communities/globex/suppliers", ""); a.status != http.StatusOK || !strings.Contains(string(a.body), `"totalElements":0`) {
+			t.Errorf("another community's list: %d %s; want it empty", a.status, a.body)
+		}
+
+		g := e.call(t, "GET", "/communities/acme-au/suppliers/"+adminSupplierID, "")
+		g.want(t, http.StatusOK, "", "")
+		status, pub := e.publicGet(t, "/public/community/suppliers/"+adminSupplierID, "Authorization", "Bearer "+token)
+		if status != http.StatusOK || !bytes.Equal(g.body, pub) || !bytes.Equal(g.body, put.body) {
+			t.Errorf("GET supplier: the admin API answered\n%s\nthe supplier API (%d)\n%s\nthe PUT\n%s", g.body, status, pub, put.body)
+		}
+
+		for _, tc := range []struct {
+			name, path    string
+			status        int
+			code, message string
+		}{
+			{"list of an unknown community", "/communities/nope/suppliers", 404, "COMMUNITY_NOT_FOUND", "community not found"},
+			{"supplier of an unknown community", "/communities/nope/suppliers/" + adminSupplierID, 404, "COMMUNITY_NOT_FOUND", ""},
+			{"another community's supplier", "/communities/globex/suppliers/" + adminSupplierID, 404, "SUPPLIER_NOT_FOUND", "supplier not found"},
+			{"an unknown supplier", "/communities/acme-au/suppliers/" + otherUUID, 404, "SUPPLIER_NOT_FOUND", ""},
+			{"a path id that is not a UUID", "/communities/acme-au/suppliers/nope", 400, "INVALID_PARAMETER", `^id: must be a UUID`},
+			{"size out of range", "/communities/acme-au/suppliers?size=0", 400, "INVALID_PARAMETER", `^size: must be from 1 to 100 \(got 0\)$`},
+			{"every broken rule", "/communities/acme-au/suppliers?sort=colour&modifiedSince=yesterday", 400, "INVALID_PARAMETER", `^modifiedSince: must be an RFC 3339 date-time.*; sort: field must be one of name, createdDate, modifiedDate`},
+			{"long query", "/communities/acme-au/suppliers?query=" + strings.Repeat("q", 256), 400, "INVALID_PARAMETER", `^query: must be at most 255 characters`},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				e.call(t, "GET", tc.path, "").want(t, tc.status, tc.code, tc.message)
+			})
+		}
 	})
 }
 

@@ -72,15 +72,15 @@ func FuzzSupplierListQuery(f *testing.F) {
 		if err != nil {
 			return
 		}
-		lq, err := parseListQuery(q)
+		lq, err := ParseListQuery(q)
 		if err != nil {
 			var ve *procure.ValidationError
 			if !errors.As(err, &ve) || ve.Source != procure.SourceQuery || len(ve.Fields) == 0 {
-				t.Fatalf("parseListQuery(%q): %v; want a query ValidationError", raw, err)
+				t.Fatalf("ParseListQuery(%q): %v; want a query ValidationError", raw, err)
 			}
 			for _, fe := range ve.Fields {
 				if !slices.Contains(fields, fe.Field) || fe.Rule == "" {
-					t.Fatalf("parseListQuery(%q): field error %+v", raw, fe)
+					t.Fatalf("ParseListQuery(%q): field error %+v", raw, fe)
 				}
 			}
 			return
@@ -108,9 +108,9 @@ func FuzzSupplierListQuery(f *testing.F) {
 				return // a year RFC 3339 cannot write (see FuzzModifiedSince)
 			}
 		}
-		lq2, err := parseListQuery(back)
+		lq2, err := ParseListQuery(back)
 		if err != nil || lq2.Query != lq.Query || !lq2.ModifiedSince.Equal(lq.ModifiedSince) || lq2.Page != lq.Page {
-			t.Fatalf("parseListQuery(%q) = %+v; written back as %s it parses to %+v, %v", raw, lq, back.Encode(), lq2, err)
+			t.Fatalf("ParseListQuery(%q) = %+v; written back as %s it parses to %+v, %v", raw, lq, back.Encode(), lq2, err)
 		}
 	})
 }

@@ -31,8 +31,8 @@ func BenchmarkParseListQuery(b *testing.B) {
 						b.Fatal(err)
 					}
 				}
-				if _, err := parseListQuery(q); (err == nil) != tc.ok {
-					b.Fatalf("parseListQuery(%q) error %v", tc.raw, err)
+				if _, err := ParseListQuery(q); (err == nil) != tc.ok {
+					b.Fatalf("ParseListQuery(%q) error %v", tc.raw, err)
 				}
 			}
 		})

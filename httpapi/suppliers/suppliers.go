@@ -179,7 +179,7 @@ func (a *supplierAPI) listSuppliers(w http.ResponseWriter, r *http.Request, comm
 	if err != nil {
 		return err
 	}
-	lq, err := parseListQuery(q)
+	lq, err := ParseListQuery(q)
 	if err != nil {
 		return err
 	}
@@ -211,10 +211,13 @@ var summaryBufs = sync.Pool{New: func() any {
 	return &b
 }}
 
-// parseListQuery reads the parameters of the supplier list: query,
-// modifiedSince, page, size and sort. Every broken rule is reported, in
-// one *procure.ValidationError of the query.
-func parseListQuery(q url.Values) (supplier.ListQuery, error) {
+// ParseListQuery reads the parameters of the supplier list (docs:
+// suppliers.md, filters.md, paging.md): query, modifiedSince, page, size
+// and sort. Every broken rule is reported, in one
+// *procure.ValidationError of the query. The admin API's list of a
+// community's suppliers reads its parameters with it, so that both lists
+// take the same ones by the same rules.
+func ParseListQuery(q url.Values) (supplier.ListQuery, error) {
 	var errs fieldErrors
 	var lq supplier.ListQuery
 	if v, ok := singleParam(q, "query", &errs); ok {
