@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -18,12 +20,19 @@ var commands = []*command{
 		summary: "Create a community, or replace its name, region and auto-roles (its data is kept)."},
 	{group: "community", name: "get", args: "ID", flags: outFlags, run: communityGet,
 		summary: "Print a community."},
+	{group: "community", name: "list", flags: pageFlags(false), run: communityList,
+		summary: "List the communities, a page at a time, by id: a table, or the server's JSON with -json."},
 
 	{group: "supplier", name: "put", args: "[FILE|-]", need: []string{"c"}, flags: childFlags(false), run: supplierPut,
 		summary: "Create or replace a supplier from a JSON file (standard input when none or -): one supplier as in a data file.\n" +
 			"Its id comes from -id or the file. Contacts and remittanceAddresses in the file are put after it, each on its own path."},
 	{group: "supplier", name: "delete", args: "ID", need: []string{"c"}, flags: communityFlag, run: supplierDelete,
 		summary: "Delete a supplier with its contacts and remittance addresses."},
+	{group: "supplier", name: "get", args: "ID", need: []string{"c"}, flags: outCommunityFlags, run: supplierGet,
+		summary: "Print a supplier as the supplier API serves it."},
+	{group: "supplier", name: "list", need: []string{"c"}, flags: pageFlags(true), run: supplierList,
+		summary: "List a community's suppliers, a page at a time, in the supplier API's order: a table, or the server's JSON with -json.\n" +
+			"-query, -modified-since and -sort filter and order them as the supplier API's parameters do."},
 
 	{group: "contact", name: "put", args: "[FILE|-]", need: []string{"c", "supplier"}, flags: childFlags(true), run: childPut("contacts"),
 		summary: "Create or replace a contact of a supplier from a JSON file (standard input when none or -); its id comes from -id or the file."},
@@ -84,6 +93,23 @@ func outCommunityFlags(fs *flag.FlagSet, o *opts) {
 func listFlags(fs *flag.FlagSet, o *opts) {
 	outCommunityFlags(fs, o)
 	fs.BoolVar(&o.json, "json", false, "print the server's JSON answer instead of a table")
+}
+
+// pageFlags are the flags of a paged list: -page and -size, and for the
+// suppliers of a community -c and the supplier API's filters.
+func pageFlags(suppliers bool) func(fs *flag.FlagSet, o *opts) {
+	return func(fs *flag.FlagSet, o *opts) {
+		outFlags(fs, o)
+		fs.BoolVar(&o.json, "json", false, "print the server's JSON answer instead of a table")
+		fs.IntVar(&o.page, "page", 0, "the zero-based `number` of the page to show")
+		fs.IntVar(&o.size, "size", 20, "`items` per page, 1 to 100")
+		if suppliers {
+			communityFlag(fs, o)
+			fs.StringVar(&o.query, "query", "", "only suppliers whose name, legal business name, a keyword or supplier id starts with this `text` (case and accents ignored)")
+			fs.StringVar(&o.modifiedSince, "modified-since", "", "only suppliers modified at or after this `time` (RFC 3339, or a date)")
+			fs.StringVar(&o.sort, "sort", "", "`field`[,asc|desc] of name, createdDate, modifiedDate (default name)")
+		}
+	}
 }
 
 func supplierFlags(fs *flag.FlagSet, o *opts) {
@@ -153,6 +179,33 @@ func (e *env) call(c *cmdline, method, p string, body []byte) error {
 		return err
 	}
 	return printAnswer(e.stdout, answer, c.o.out)
+}
+
+func communityList(e *env, c *cmdline) error {
+	return e.list(c, "/communities?"+pageQuery(c).Encode(), printCommunities)
+}
+
+// pageQuery is the query of a paged list: page and size, sent as given
+// (the server answers a value out of range with a 400 naming it).
+func pageQuery(c *cmdline) url.Values {
+	return url.Values{"page": {strconv.Itoa(c.o.page)}, "size": {strconv.Itoa(c.o.size)}}
+}
+
+// list gets a list and prints it as a table with table, or as JSON with
+// -json or -o.
+func (e *env) list(c *cmdline, p string, table func(io.Writer, []byte) error) error {
+	cl, err := e.newClient(e.timeout)
+	if err != nil {
+		return err
+	}
+	answer, err := cl.do(e.ctx, http.MethodGet, p, nil)
+	if err != nil {
+		return err
+	}
+	if c.o.json || c.o.out != "" {
+		return printAnswer(e.stdout, answer, c.o.out)
+	}
+	return table(e.stdout, answer)
 }
 
 // --- suppliers, contacts, addresses ----------------------------------------------
@@ -256,6 +309,20 @@ func argOr(args []string, i int) string {
 		return args[i]
 	}
 	return ""
+}
+
+func supplierGet(e *env, c *cmdline) error {
+	return e.call(c, http.MethodGet, path("communities", c.o.community, "suppliers", c.args[0]), nil)
+}
+
+func supplierList(e *env, c *cmdline) error {
+	q := pageQuery(c)
+	for k, v := range map[string]string{"query": c.o.query, "modifiedSince": c.o.modifiedSince, "sort": c.o.sort} {
+		if v != "" {
+			q.Set(k, v)
+		}
+	}
+	return e.list(c, path("communities", c.o.community, "suppliers")+"?"+q.Encode(), printSuppliers)
 }
 
 func supplierDelete(e *env, c *cmdline) error {

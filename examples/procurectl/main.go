@@ -15,9 +15,12 @@
 //
 //	community put [-name N] -region R [-auto-roles A,B] ID
 //	community get ID
+//	community list [-page N] [-size N]       the communities, by id
 //	supplier put -c C [-id ID] [FILE|-]      a supplier as in a data file; its contacts and
 //	                                         remittanceAddresses, when given, are put after it
 //	supplier delete -c C ID
+//	supplier get -c C ID                     the supplier as the supplier API serves it
+//	supplier list -c C [-query Q] [-modified-since T] [-sort S] [-page N] [-size N]
 //	contact put -c C -supplier SID [-id ID] [FILE|-]
 //	contact delete -c C -supplier SID ID
 //	address put -c C -supplier SID [-id ID] [FILE|-]
@@ -216,6 +219,9 @@ type opts struct {
 	allow                   string
 	out                     string
 	json                    bool
+	page, size              int
+	query, modifiedSince    string
+	sort                    string
 }
 
 // cmdline is a parsed command line: the flags and the positional

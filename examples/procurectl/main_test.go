@@ -334,6 +334,127 @@ func TestCommunity(t *testing.T) {
 	})
 }
 
+// community list: a table of a page of the communities by id, with where
+// the page stands; -json and -o print the answer; a bad page is the
+// server's 400.
+func TestCommunityList(t *testing.T) {
+	forStores(t, func(t *testing.T, ts *testServer) {
+		if got := ts.ok(t, "", "community", "list"); got != "no communities\n" {
+			t.Errorf("an empty server: %q", got)
+		}
+		ts.ok(t, "", "community", "put", "-name", "Acme", "-region", "AU", "-auto-roles", "EMPLOYEE,BUYER", "acme-au")
+		ts.ok(t, "", "community", "put", "-name", "Kiwi Health", "-region", "NZ", "kiwi-nz")
+		ts.ok(t, "", "community", "put", "-region", "DEMO", "Zed")
+		for _, tc := range []struct {
+			args []string
+			want string
+		}{
+			{nil, "" +
+				"ID       NAME         REGION  AUTO-ROLES\n" +
+				"Zed      -            DEMO    -\n" +
+				"acme-au  Acme         AU      EMPLOYEE,BUYER\n" +
+				"kiwi-nz  Kiwi Health  NZ      -\n" +
+				"page 1 of 1 (3 communities, 20 a page)\n"},
+			{[]string{"-size", "2"}, "" +
+				"ID       NAME  REGION  AUTO-ROLES\n" +
+				"Zed      -     DEMO    -\n" +
+				"acme-au  Acme  AU      EMPLOYEE,BUYER\n" +
+				"page 1 of 2 (3 communities, 2 a page); the next: -page 1\n"},
+			{[]string{"-size", "2", "-page", "1"}, "" +
+				"ID       NAME         REGION  AUTO-ROLES\n" +
+				"kiwi-nz  Kiwi Health  NZ      -\n" +
+				"page 2 of 2 (3 communities, 2 a page)\n"},
+			{[]string{"-page", "4"}, "page 4 is past the end (3 communities, 20 a page: the last is -page 0)\n"},
+			{[]string{"-o", "content.1.id"}, "acme-au\n"},
+			{[]string{"-o", "page.totalElements"}, "3\n"},
+		} {
+			if got := ts.ok(t, "", append([]string{"community", "list"}, tc.args...)...); got != tc.want {
+				t.Errorf("community list %s printed\n%s\nwant\n%s", strings.Join(tc.args, " "), got, tc.want)
+			}
+		}
+		if m := decode(t, ts.ok(t, "", "community", "list", "-json")); len(m["content"].([]any)) != 3 {
+			t.Errorf("-json printed %v", m)
+		}
+		ts.fails(t, exitFailure, "", []string{"community", "list", "-size", "0"},
+			`GET /admin/v1/communities: 400 Bad Request \(INVALID_PARAMETER\): size: must be from 1 to 100 \(got 0\)`)
+	})
+}
+
+// supplier get prints the supplier as the supplier API serves it;
+// supplier list a table of a page of the community's suppliers, with the
+// supplier API's filters and order.
+func TestSupplierGetAndList(t *testing.T) {
+	forStores(t, func(t *testing.T, ts *testServer) {
+		ts.setup(t)
+		ts.ok(t, "", "community", "put", "-region", "NZ", "other")
+		token := ts.ok(t, "", "token", "issue", "-c", "acme-au", "-o", "token")
+		const id, secondID = "cf3d1382-edea-543d-9969-c5468d5c62a0", "0b5c1ad2-0000-4000-8000-000000000002"
+		if got := ts.ok(t, "", "supplier", "list", "-c", "acme-au"); got != "no suppliers\n" {
+			t.Errorf("a community without suppliers: %q", got)
+		}
+		put := ts.ok(t, "", "supplier", "put", "-c", "acme-au", "testdata/supplier.json")
+		data, err := os.ReadFile("testdata/supplier.json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		second := strings.NewReplacer(id, secondID, `"Brightline Cleaning Services"`, `"Acme Paper"`, `"Brightline Cleaning Services Pty Ltd"`, `"Acme Paper Ltd"`, `"SUP-0103"`, `"SUP-0200"`).Replace(string(data))
+		ts.ok(t, second, "supplier", "put", "-c", "acme-au")
+
+		got := ts.ok(t, "", "supplier", "get", "-c", "acme-au", id)
+		status, body := ts.publicGet(t, "/public/community/suppliers/"+id, "Authorization", "Bearer "+strings.TrimSpace(token))
+		var want bytes.Buffer
+		if status != http.StatusOK || json.Indent(&want, body, "", "  ") != nil || got != want.String()+"\n" || got != put {
+			t.Errorf("supplier get printed\n%s\nthe supplier API serves (%d)\n%s\nput printed\n%s", got, status, body, put)
+		}
+		if got := ts.ok(t, "", "supplier", "get", "-c", "acme-au", "-o", "name", secondID); got != "Acme Paper\n" {
+			t.Errorf("supplier get -o name printed %q", got)
+		}
+
+		row := func(id, name, supplierID string) string {
+			return `(?m)^` + id + ` +` + name + ` +` + supplierID + ` +PENDING +\d{4}-\d\d-\d\dT[0-9:.]+Z$`
+		}
+		for _, tc := range []struct {
+			args  []string
+			lines []string // patterns of the lines, in order
+		}{
+			{nil, []string{`^ID +NAME +SUPPLIER ID +CONNECTION +MODIFIED$`, row(secondID, "Acme Paper", "SUP-0200"),
+				row(id, "Brightline Cleaning Services", "SUP-0103"), `^page 1 of 1 \(2 suppliers, 20 a page\)$`}},
+			{[]string{"-sort", "name,desc"}, []string{`^ID`, row(id, "Brightline Cleaning Services", "SUP-0103"), row(secondID, "Acme Paper", "SUP-0200"), `^page 1 of 1`}},
+			{[]string{"-query", "bright"}, []string{`^ID`, row(id, "Brightline Cleaning Services", "SUP-0103"), `^page 1 of 1 \(1 supplier, 20 a page\)$`}},
+			{[]string{"-query", "SUP-02"}, []string{`^ID`, row(secondID, "Acme Paper", "SUP-0200"), `^page 1 of 1 \(1 supplier,`}},
+			{[]string{"-size", "1"}, []string{`^ID`, row(secondID, "Acme Paper", "SUP-0200"), `^page 1 of 2 \(2 suppliers, 1 a page\); the next: -page 1$`}},
+			{[]string{"-size", "1", "-page", "1"}, []string{`^ID`, row(id, "Brightline Cleaning Services", "SUP-0103"), `^page 2 of 2 \(2 suppliers, 1 a page\)$`}},
+			{[]string{"-modified-since", "2999-01-01"}, []string{`^no suppliers$`}},
+			{[]string{"-o", "content.0.name"}, []string{`^Acme Paper$`}},
+		} {
+			out := ts.ok(t, "", append([]string{"supplier", "list", "-c", "acme-au"}, tc.args...)...)
+			lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+			if len(lines) != len(tc.lines) {
+				t.Errorf("supplier list %s printed %d lines, want %d:\n%s", strings.Join(tc.args, " "), len(lines), len(tc.lines), out)
+				continue
+			}
+			for i, p := range tc.lines {
+				if !regexp.MustCompile(p).MatchString(lines[i]) {
+					t.Errorf("supplier list %s: line %d %q does not match %q", strings.Join(tc.args, " "), i+1, lines[i], p)
+				}
+			}
+		}
+		if m := decode(t, ts.ok(t, "", "supplier", "list", "-c", "acme-au", "-json")); m["page"].(map[string]any)["totalElements"] != 2.0 {
+			t.Errorf("-json printed %v", m)
+		}
+		if got := ts.ok(t, "", "supplier", "list", "-c", "other"); got != "no suppliers\n" {
+			t.Errorf("another community's list: %q", got)
+		}
+
+		ts.fails(t, exitFailure, "", []string{"supplier", "list", "-c", "nope"}, `GET /admin/v1/communities/nope/suppliers: 404 Not Found \(COMMUNITY_NOT_FOUND\)`)
+		ts.fails(t, exitFailure, "", []string{"supplier", "list", "-c", "acme-au", "-sort", "colour"}, `400 Bad Request \(INVALID_PARAMETER\): sort: field must be one of name, createdDate, modifiedDate`)
+		ts.fails(t, exitFailure, "", []string{"supplier", "get", "-c", "other", id}, `GET /admin/v1/communities/other/suppliers/`+id+`: 404 Not Found \(SUPPLIER_NOT_FOUND\)`)
+		ts.fails(t, exitFailure, "", []string{"supplier", "get", "-c", "acme-au", "not-a-uuid"}, `400 Bad Request \(INVALID_PARAMETER\): id: must be a UUID`)
+		ts.fails(t, exitUsage, "", []string{"supplier", "get", id}, `-c is required`)
+		ts.fails(t, exitUsage, "", []string{"supplier", "list", "-c", "acme-au", "extra"}, `want no arguments`)
+	})
+}
+
 // supplier put: from a file or standard input, answered exactly as the
 // public API then serves the supplier; its contacts and addresses, when
 // in the file, follow.

@@ -164,3 +164,91 @@ func orDash(s string) string {
 	}
 	return s
 }
+
+// page is the paging part of a list answer.
+type page struct {
+	Size          int `json:"size"`
+	Number        int `json:"number"`
+	TotalElements int `json:"totalElements"`
+	TotalPages    int `json:"totalPages"`
+}
+
+// footer says where a page stands among the pages of a list of things
+// (one, many: the noun), and how to ask for the next.
+func (p page) footer(one, many string) string {
+	things := func(n int) string {
+		if n == 1 {
+			return "1 " + one
+		}
+		return strconv.Itoa(n) + " " + many
+	}
+	switch {
+	case p.TotalElements == 0:
+		return "no " + many
+	case p.Number >= p.TotalPages:
+		return fmt.Sprintf("page %d is past the end (%s, %d a page: the last is -page %d)", p.Number, things(p.TotalElements), p.Size, p.TotalPages-1)
+	}
+	s := fmt.Sprintf("page %d of %d (%s, %d a page)", p.Number+1, p.TotalPages, things(p.TotalElements), p.Size)
+	if p.Number+1 < p.TotalPages {
+		s += fmt.Sprintf("; the next: -page %d", p.Number+1)
+	}
+	return s
+}
+
+// printCommunities writes the answer of GET /communities as a table.
+func printCommunities(w io.Writer, answer []byte) error {
+	var list struct {
+		Content []struct {
+			ID        string   `json:"id"`
+			Name      string   `json:"name"`
+			Region    string   `json:"region"`
+			AutoRoles []string `json:"autoRoles"`
+		} `json:"content"`
+		Page page `json:"page"`
+	}
+	if err := json.Unmarshal(answer, &list); err != nil {
+		return fmt.Errorf("the server's answer is not a list of communities: %w", err)
+	}
+	if len(list.Content) > 0 {
+		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "ID\tNAME\tREGION\tAUTO-ROLES")
+		for _, c := range list.Content {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", c.ID, orDash(c.Name), c.Region, orDash(strings.Join(c.AutoRoles, ",")))
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+	_, err := fmt.Fprintln(w, list.Page.footer("community", "communities"))
+	return err
+}
+
+// printSuppliers writes the answer of GET /communities/{c}/suppliers as
+// a table.
+func printSuppliers(w io.Writer, answer []byte) error {
+	var list struct {
+		Content []struct {
+			ID              string `json:"id"`
+			Name            string `json:"name"`
+			SupplierID      string `json:"supplierId"`
+			ConnectionState string `json:"connectionState"`
+			ModifiedDate    string `json:"modifiedDate"`
+		} `json:"content"`
+		Page page `json:"page"`
+	}
+	if err := json.Unmarshal(answer, &list); err != nil {
+		return fmt.Errorf("the server's answer is not a list of suppliers: %w", err)
+	}
+	if len(list.Content) > 0 {
+		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "ID\tNAME\tSUPPLIER ID\tCONNECTION\tMODIFIED")
+		for _, s := range list.Content {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", s.ID, orDash(s.Name), orDash(s.SupplierID), orDash(s.ConnectionState), s.ModifiedDate)
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+	_, err := fmt.Fprintln(w, list.Page.footer("supplier", "suppliers"))
+	return err
+}
