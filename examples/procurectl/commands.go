@@ -422,7 +422,7 @@ func tokenList(e *env, c *cmdline) error {
 	if c.o.json || c.o.out != "" {
 		return printAnswer(e.stdout, answer, c.o.out)
 	}
-	return printTokens(e.stdout, answer)
+	return printTokens(e.stdout, answer, time.Now())
 }
 
 func tokenRevoke(e *env, c *cmdline) error {

@@ -625,6 +625,59 @@ func TestTokens(t *testing.T) {
 
 // Key rotation: add a key, use it, watch its last use, deactivate it
 // (refused at once), reactivate it.
+// The token list's STATE says expired for an expiry in the past, and the
+// lists explain that LAST USED is kept to the minute.
+func TestTokenAndKeyListStates(t *testing.T) {
+	now := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	answer := `{"content": [
+		{"id": "t1", "name": "erp", "scopes": ["suppliers:read"], "expires": null, "revoked": false, "createdAt": "2026-01-01T00:00:00Z", "lastUsedAt": "2026-04-30T09:15:00Z"},
+		{"id": "t2", "name": "", "scopes": ["suppliers:read"], "expires": "2026-06-01T00:00:00Z", "revoked": false, "createdAt": "2026-01-01T00:00:00Z", "lastUsedAt": null},
+		{"id": "t3", "name": "old", "scopes": ["suppliers:read"], "expires": "2026-05-01T11:59:59Z", "revoked": false, "createdAt": "2026-01-01T00:00:00Z", "lastUsedAt": null},
+		{"id": "t4", "name": "gone", "scopes": ["a", "b"], "expires": "2020-01-01T00:00:00Z", "revoked": true, "createdAt": "2019-01-01T00:00:00Z", "lastUsedAt": null}]}`
+	var b bytes.Buffer
+	if err := printTokens(&b, []byte(answer), now); err != nil {
+		t.Fatal(err)
+	}
+	want := "" +
+		"ID  NAME  SCOPES          STATE                         CREATED               LAST USED\n" +
+		"t1  erp   suppliers:read  active                        2026-01-01T00:00:00Z  2026-04-30T09:15:00Z\n" +
+		"t2  -     suppliers:read  expires 2026-06-01T00:00:00Z  2026-01-01T00:00:00Z  never\n" +
+		"t3  old   suppliers:read  expired 2026-05-01T11:59:59Z  2026-01-01T00:00:00Z  never\n" +
+		"t4  gone  a,b             revoked                       2019-01-01T00:00:00Z  never\n" +
+		"LAST USED is kept to the minute: the server records at most one use a minute of each token, so a use can take a minute to show.\n"
+	if b.String() != want {
+		t.Errorf("printTokens:\n%s\nwant\n%s", b.String(), want)
+	}
+	b.Reset()
+	if err := printTokens(&b, []byte(`{"content": []}`), now); err != nil || b.String() != "no tokens\n" {
+		t.Errorf("printTokens of none: %q, %v", b.String(), err)
+	}
+	b.Reset()
+	if err := printKeys(&b, []byte(`{"id": "erp", "allowedIPs": [], "keys": []}`)); err != nil ||
+		b.String() != "service account erp, callers from any address\nno keys: procurectl key add makes one\n" {
+		t.Errorf("printKeys of none: %q, %v", b.String(), err)
+	}
+
+	// Over a server: a token whose expiry has passed (a data file may
+	// hold one; the admin API issues only future ones).
+	ts := newTestServer(t, true)
+	file := writeFile(t, "old.json", `{"communities": [{"id": "old", "region": "NZ", "tokens": [
+		{"token": "fixture-expired-token", "scopes": ["suppliers:read"], "expires": "2020-01-01T00:00:00Z"},
+		{"token": "fixture-live-token", "scopes": ["suppliers:read"]}]}]}`)
+	ts.ok(t, "", "import", file)
+	list := ts.ok(t, "", "token", "list", "-c", "old")
+	if !regexp.MustCompile(`(?m)^\S+ +- +suppliers:read +expired 2020-01-01T00:00:00Z +\S+ +never$`).MatchString(list) ||
+		!regexp.MustCompile(`(?m)^\S+ +- +suppliers:read +active +\S+ +never$`).MatchString(list) ||
+		!strings.HasSuffix(list, "\nLAST USED is kept to the minute: the server records at most one use a minute of each token, so a use can take a minute to show.\n") {
+		t.Errorf("token list of an expired and a live token:\n%s", list)
+	}
+	ts.ok(t, "", "account", "put", "-c", "old", "erp")
+	ts.ok(t, "", "key", "add", "-c", "old", "erp")
+	if list := ts.ok(t, "", "key", "list", "-c", "old", "erp"); !strings.HasSuffix(list, "\nLAST USED is kept to the minute: the server records at most one use a minute of each key, so a use can take a minute to show.\n") {
+		t.Errorf("key list:\n%s", list)
+	}
+}
+
 func TestAccountsAndKeys(t *testing.T) {
 	forStores(t, func(t *testing.T, ts *testServer) {
 		ts.setup(t)

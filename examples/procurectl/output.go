@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+	"time"
 )
 
 // printAnswer writes a JSON answer to w, indented; with a path (-o), only
@@ -100,13 +101,22 @@ type keyRow struct {
 	LastUsedAt *string `json:"lastUsedAt"`
 }
 
-// printTokens writes the answer of GET .../tokens as a table.
-func printTokens(w io.Writer, answer []byte) error {
+// lastUsedNote explains the LAST USED column of token and key lists
+// (docs: admin.md "Last used").
+const lastUsedNote = "LAST USED is kept to the minute: the server records at most one use a minute of each %s, so a use can take a minute to show."
+
+// printTokens writes the answer of GET .../tokens as a table; a token
+// whose expiry is before now is "expired".
+func printTokens(w io.Writer, answer []byte, now time.Time) error {
 	var list struct {
 		Content []tokenRow `json:"content"`
 	}
 	if err := json.Unmarshal(answer, &list); err != nil {
 		return fmt.Errorf("the server's answer is not a token list: %w", err)
+	}
+	if len(list.Content) == 0 {
+		_, err := fmt.Fprintln(w, "no tokens")
+		return err
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tNAME\tSCOPES\tSTATE\tCREATED\tLAST USED")
@@ -117,10 +127,17 @@ func printTokens(w io.Writer, answer []byte) error {
 			state = "revoked"
 		case t.Expires != nil:
 			state = "expires " + *t.Expires
+			if exp, err := time.Parse(time.RFC3339, *t.Expires); err == nil && !exp.After(now) {
+				state = "expired " + *t.Expires
+			}
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", t.ID, orDash(t.Name), strings.Join(t.Scopes, ","), state, t.CreatedAt, lastUsed(t.LastUsedAt))
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintf(w, lastUsedNote+"\n", "token")
+	return err
 }
 
 // printKeys writes the keys of the answer of GET .../service-accounts/{a}
@@ -139,6 +156,10 @@ func printKeys(w io.Writer, answer []byte) error {
 		allow = strings.Join(acc.AllowedIPs, ", ")
 	}
 	fmt.Fprintf(w, "service account %s, callers from %s\n", acc.ID, allow)
+	if len(acc.Keys) == 0 {
+		_, err := fmt.Fprintln(w, "no keys: procurectl key add makes one")
+		return err
+	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "KEY ID\tSTATE\tCREATED\tLAST USED")
 	for _, k := range acc.Keys {
@@ -148,7 +169,11 @@ func printKeys(w io.Writer, answer []byte) error {
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", k.ID, state, k.CreatedAt, lastUsed(k.LastUsedAt))
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintf(w, lastUsedNote+"\n", "key")
+	return err
 }
 
 func lastUsed(t *string) string {
