@@ -22,10 +22,9 @@ import (
 )
 
 // ImportStream upserts the data file read from r (docs: datafile.md
-// "Import") and returns how many entities of each kind the file held:
-// keys "communities", "suppliers", "contacts", "remittanceAddresses",
-// "tokens", "serviceAccounts", "users", "budgets", as pgstore's
-// ImportStream does.
+// "Import") and returns what it did with the entities of each kind the
+// file held - how many it created, updated, and found unchanged - as
+// pgstore's ImportStream does.
 //
 // A community the store does not hold is added whole, as AddCommunity
 // adds it. For one it holds, every entity in the file is created or
@@ -54,21 +53,19 @@ import (
 // replaced last, one by one (each supplier whole), under the community's
 // supplier write lock only, so that a large file does not stall the reads
 // of every other community.
-func (s *Store) ImportStream(ctx context.Context, r io.Reader) (map[string]int, error) {
-	im := &importer{counts: map[string]int{
-		"communities": 0, "suppliers": 0, "contacts": 0, "remittanceAddresses": 0,
-		"tokens": 0, "serviceAccounts": 0, "users": 0, "budgets": 0,
-	}}
+func (s *Store) ImportStream(ctx context.Context, r io.Reader) (datafile.ImportCounts, error) {
+	im := &importer{}
 	if err := datafile.Stream(r, im); err != nil {
 		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if err := s.importAll(im.staged); err != nil {
+	counts := datafile.NewImportCounts()
+	if err := s.importAll(im.staged, counts); err != nil {
 		return nil, err
 	}
-	return im.counts, nil
+	return counts, nil
 }
 
 // importer is the datafile.Handler of ImportStream: it stages the file
@@ -76,7 +73,6 @@ func (s *Store) ImportStream(ctx context.Context, r io.Reader) (map[string]int, 
 type importer struct {
 	staged []*staged
 	recs   []supplier.Record // of the community whose entry has not ended
-	counts map[string]int
 }
 
 // staged is one community of the file, with what can be prepared before
@@ -95,9 +91,10 @@ type staged struct {
 	bt  *budget.Table
 
 	// A community the store holds:
-	cs    *comSuppliers // nil when the file has no supplier for it
-	roles []string
-	table *budget.Table // computed under the lock, by the check
+	cs      *comSuppliers // nil when the file has no supplier for it
+	roles   []string
+	table   *budget.Table    // computed under the lock, by the check
+	budgets datafile.Outcome // what the file's budgets change, found by the check
 }
 
 func (im *importer) Supplier(_, _ int, rec *supplier.Record) error {
@@ -108,22 +105,13 @@ func (im *importer) Supplier(_, _ int, rec *supplier.Record) error {
 func (im *importer) Community(ci int, c *datafile.Community, _ int) error {
 	recs := im.recs
 	im.recs = nil
-	im.counts["communities"]++
-	im.counts["suppliers"] += len(recs)
-	for i := range recs {
-		im.counts["contacts"] += len(recs[i].Contacts)
-		im.counts["remittanceAddresses"] += len(recs[i].RemittanceAddresses)
-	}
-	im.counts["tokens"] += len(c.Tokens)
-	im.counts["serviceAccounts"] += len(c.ServiceAccounts)
-	im.counts["users"] += len(c.Users)
-	im.counts["budgets"] += len(c.Budgets)
 	im.staged = append(im.staged, &staged{ci: ci, c: c, recs: recs, at: fmt.Sprintf("communities[%d]", ci)})
 	return nil
 }
 
-// importAll applies the staged communities all or nothing (ImportStream).
-func (s *Store) importAll(file []*staged) error {
+// importAll applies the staged communities all or nothing (ImportStream),
+// adding to counts what it did.
+func (s *Store) importAll(file []*staged, counts datafile.ImportCounts) error {
 	// Prepare what needs no lock: the parts of new communities as
 	// AddCommunity builds them, the accounts and auto-roles of the others.
 	var held []*staged
@@ -158,7 +146,7 @@ func (s *Store) importAll(file []*staged) error {
 		cs.wmu.Lock()
 		defer cs.wmu.Unlock()
 	}
-	if err := s.importLocked(file); err != nil {
+	if err := s.importLocked(file, counts); err != nil {
 		return err
 	}
 	// The suppliers of the communities the store held go last, outside
@@ -167,7 +155,7 @@ func (s *Store) importAll(file []*staged) error {
 	// communities' write locks: nothing can fail any more, and no other
 	// write of those suppliers comes between.
 	for _, st := range held {
-		importSuppliers(st.cs, st.recs)
+		importSuppliers(st.cs, st.recs, counts)
 	}
 	return nil
 }
@@ -175,7 +163,7 @@ func (s *Store) importAll(file []*staged) error {
 // importLocked checks every community of the file for conflicts and, when
 // none has any, applies everything but the suppliers of communities the
 // store held, under every part's lock.
-func (s *Store) importLocked(file []*staged) error {
+func (s *Store) importLocked(file []*staged, counts datafile.ImportCounts) error {
 	defer s.lockAll()()
 	for _, st := range file {
 		if err := s.importCheck(st); err != nil {
@@ -184,7 +172,7 @@ func (s *Store) importLocked(file []*staged) error {
 	}
 	// Nothing below fails.
 	for _, st := range file {
-		s.importApply(st)
+		s.importApply(st, counts)
 	}
 	return nil
 }
@@ -273,7 +261,17 @@ func (s *Store) importCheck(st *staged) error {
 			rows = t.Rows()
 		}
 		for _, b := range c.Budgets {
-			rows[strings.TrimSpace(b.Account)] = b.Budget
+			account := strings.TrimSpace(b.Account)
+			old, ok := rows[account]
+			switch {
+			case !ok:
+				st.budgets.Created++
+			case !old.Equal(b.Budget):
+				st.budgets.Updated++
+			default:
+				st.budgets.Unchanged++
+			}
+			rows[account] = b.Budget
 		}
 		t, err := budget.NewTable(rows)
 		if err != nil {
@@ -284,10 +282,23 @@ func (s *Store) importCheck(st *staged) error {
 	return nil
 }
 
-// importApply applies st, checked by importCheck; every lock is held.
-func (s *Store) importApply(st *staged) {
+// importApply applies st, checked by importCheck, adding to counts what
+// it did (but for the suppliers of a community the store held, which
+// importSuppliers counts); every lock is held.
+func (s *Store) importApply(st *staged, counts datafile.ImportCounts) {
 	c := st.c
 	if st.isNew() {
+		created := func(kind string, n int) { counts.Add(kind, datafile.Outcome{Created: n}) }
+		created(datafile.KindCommunities, 1)
+		created(datafile.KindSuppliers, len(c.Suppliers))
+		for i := range c.Suppliers {
+			created(datafile.KindContacts, len(c.Suppliers[i].Contacts))
+			created(datafile.KindRemittanceAddresses, len(c.Suppliers[i].RemittanceAddresses))
+		}
+		created(datafile.KindTokens, len(c.Tokens))
+		created(datafile.KindServiceAccounts, len(st.acc))
+		created(datafile.KindUsers, len(c.Users))
+		created(datafile.KindBudgets, len(c.Budgets))
 		s.communities.publish(fromFile(c))
 		s.suppliers.publish(c.ID, st.set)
 		s.tokens.publish(st.tok)
@@ -296,30 +307,56 @@ func (s *Store) importApply(st *staged) {
 		s.budgets.publish(c.ID, st.bt)
 		return
 	}
-	s.communities.publish(procure.Community{ID: c.ID, Name: c.Name, Region: string(c.Region)})
+	com := procure.Community{ID: c.ID, Name: c.Name, Region: string(c.Region)}
+	if old := s.communities.byID[c.ID]; old.Name == com.Name && old.Region == com.Region && slices.Equal(s.users.autoRoles[c.ID], st.roles) {
+		counts.Add(datafile.KindCommunities, datafile.Outcome{Unchanged: 1})
+	} else {
+		counts.Add(datafile.KindCommunities, datafile.Outcome{Updated: 1})
+	}
+	s.communities.publish(com)
 	if len(st.roles) == 0 {
 		delete(s.users.autoRoles, c.ID)
 	} else {
 		s.users.autoRoles[c.ID] = st.roles
 	}
-	s.importTokens(c)
-	s.importAccounts(st.acc)
-	s.importUsers(c)
+	counts.Add(datafile.KindTokens, s.importTokens(c))
+	counts.Add(datafile.KindServiceAccounts, s.importAccounts(st.acc))
+	counts.Add(datafile.KindUsers, s.importUsers(c))
+	counts.Add(datafile.KindBudgets, st.budgets)
 	s.budgets.byCommunity[c.ID] = st.table
 }
 
 // importSuppliers replaces the suppliers of recs in the community cs,
-// keeping stored contacts and addresses the file does not name; cs.wmu
-// is held.
-func importSuppliers(cs *comSuppliers, recs []supplier.Record) {
+// keeping stored contacts and addresses the file does not name, and adds
+// to counts what it did; cs.wmu is held.
+func importSuppliers(cs *comSuppliers, recs []supplier.Record, counts datafile.ImportCounts) {
+	var sups, contacts, addrs datafile.Outcome
 	for i := range recs {
 		r := &recs[i]
 		old := cs.current(r.ID)
+		if old == nil {
+			sups.Created++
+			contacts.Created += len(r.Contacts)
+			addrs.Created += len(r.RemittanceAddresses)
+		}
+		var contactIDs, addrIDs []uuid.UUID // of the file, when old holds the supplier
 		if old != nil {
-			r.Contacts = mergeByID(old.contacts, r.Contacts, func(c supplier.Contact) uuid.UUID { return c.ID })
-			r.RemittanceAddresses = mergeByID(old.addrs, r.RemittanceAddresses, func(a supplier.RemittanceAddress) uuid.UUID { return a.ID })
+			contactIDs, addrIDs = ids(r.Contacts, contactID), ids(r.RemittanceAddresses, addrID)
+			r.Contacts = mergeByID(old.contacts, r.Contacts, contactID)
+			r.RemittanceAddresses = mergeByID(old.addrs, r.RemittanceAddresses, addrID)
 		}
 		rec := newSupplierRec(r, nil)
+		if old != nil {
+			// Each counts on its own: the supplier by its own fields, each
+			// contact and address of the file by its.
+			if sameOwn(old, &rec) {
+				sups.Unchanged++
+			} else {
+				sups.Updated++
+			}
+			contacts = addOutcomes(contacts, contactIDs, old.contacts, rec.contacts, contactID, (*supplier.Contact).Equal)
+			addrs = addOutcomes(addrs, addrIDs, old.addrs, rec.addrs, addrID, (*supplier.RemittanceAddress).Equal)
+		}
 		if old != nil && sameRecord(old, &rec) {
 			continue
 		}
@@ -328,6 +365,50 @@ func importSuppliers(cs *comSuppliers, recs []supplier.Record) {
 		}
 		_ = cs.replace(r.ID, &rec) // never fails
 	}
+	counts.Add(datafile.KindSuppliers, sups)
+	counts.Add(datafile.KindContacts, contacts)
+	counts.Add(datafile.KindRemittanceAddresses, addrs)
+}
+
+func contactID(c supplier.Contact) uuid.UUID        { return c.ID }
+func addrID(a supplier.RemittanceAddress) uuid.UUID { return a.ID }
+
+// ids returns the ids of items.
+func ids[T any](items []T, id func(T) uuid.UUID) []uuid.UUID {
+	out := make([]uuid.UUID, len(items))
+	for i, it := range items {
+		out[i] = id(it)
+	}
+	return out
+}
+
+// addOutcomes adds to o what an import did with the entries named (by
+// id) in a supplier's old and new lists: created when old lacks one,
+// unchanged when same says the two are alike, updated otherwise.
+func addOutcomes[T any](o datafile.Outcome, named []uuid.UUID, old, now []T, id func(T) uuid.UUID, same func(a, b *T) bool) datafile.Outcome {
+	if len(named) == 0 {
+		return o
+	}
+	index := func(items []T) map[uuid.UUID]int {
+		m := make(map[uuid.UUID]int, len(items))
+		for i, it := range items {
+			m[id(it)] = i
+		}
+		return m
+	}
+	oldAt, nowAt := index(old), index(now)
+	for _, n := range named {
+		i, ok := oldAt[n]
+		switch {
+		case !ok:
+			o.Created++
+		case same(&old[i], &now[nowAt[n]]):
+			o.Unchanged++
+		default:
+			o.Updated++
+		}
+	}
+	return o
 }
 
 // mergeByID returns stored's entries the file does not name, then the
@@ -349,18 +430,27 @@ func mergeByID[T any](stored, file []T, id func(T) uuid.UUID) []T {
 // sameRecord reports whether two stored records hold the same supplier,
 // dates included.
 func sameRecord(a, b *supplierRec) bool {
-	return a.detail.Equal(&b.detail) && slices.Equal(a.keywords, b.keywords) &&
+	return sameOwn(a, b) &&
 		slices.EqualFunc(a.contacts, b.contacts, func(x, y supplier.Contact) bool { return x.Equal(&y) }) &&
 		slices.EqualFunc(a.addrs, b.addrs, func(x, y supplier.RemittanceAddress) bool { return x.Equal(&y) })
 }
 
-// importTokens upserts c's tokens by secret; s.tokens.mu is held. An
-// import never un-revokes.
-func (s *Store) importTokens(c *datafile.Community) {
+// sameOwn reports whether two stored records hold the same supplier but
+// for its contacts and addresses: its fields (its default contact and
+// address included), dates and keywords.
+func sameOwn(a, b *supplierRec) bool {
+	return a.detail.Equal(&b.detail) && slices.Equal(a.keywords, b.keywords)
+}
+
+// importTokens upserts c's tokens by secret and returns what it did;
+// s.tokens.mu is held. An import never un-revokes.
+func (s *Store) importTokens(c *datafile.Community) datafile.Outcome {
 	x := &s.tokens
+	var o datafile.Outcome
 	for _, t := range c.Tokens {
 		h := auth.HashSecret(t.Token)
 		tok, ok := x.byHash[h]
+		old := tok
 		if !ok {
 			tok = auth.Token{ID: auth.TokenID(h), Hash: h, Community: c.ID, CreatedAt: nowMicros()}
 			x.byID[tok.ID] = h
@@ -369,21 +459,33 @@ func (s *Store) importTokens(c *datafile.Community) {
 		tok.Expires = timeOrZero(t.Expires)
 		tok.Revoked = tok.Revoked || t.Revoked
 		x.byHash[h] = tok
+		switch {
+		case !ok:
+			o.Created++
+		case slices.Equal(old.Scopes, tok.Scopes) && old.Expires.Equal(tok.Expires) && old.Revoked == tok.Revoked:
+			o.Unchanged++
+		default:
+			o.Updated++
+		}
 	}
+	return o
 }
 
-// importAccounts upserts the built accounts by id: the allowlist is
-// replaced, keys are upserted by secret (a key stored but not in the file
-// is kept); s.accounts.mu is held. An import never reactivates a
-// deactivated key.
-func (s *Store) importAccounts(built []auth.ServiceAccount) {
+// importAccounts upserts the built accounts by id and returns what it
+// did: the allowlist is replaced, keys are upserted by secret (a key
+// stored but not in the file is kept); s.accounts.mu is held. An import
+// never reactivates a deactivated key.
+func (s *Store) importAccounts(built []auth.ServiceAccount) datafile.Outcome {
 	x := &s.accounts
+	var o datafile.Outcome
 	for _, a := range built {
 		cur, ok := x.byID[a.ID]
 		if !ok {
 			x.put(a)
+			o.Created++
 			continue
 		}
+		changed := !slices.Equal(cur.AllowedIPs, a.AllowedIPs)
 		cur.AllowedIPs = a.AllowedIPs
 		cur.Keys = slices.Clone(cur.Keys)
 		for _, k := range a.Keys {
@@ -391,19 +493,28 @@ func (s *Store) importAccounts(built []auth.ServiceAccount) {
 			switch {
 			case j < 0:
 				cur.Keys = append(cur.Keys, k)
+				changed = true
 			case cur.Keys[j].Active && !k.Active:
 				cur.Keys[j].Active = false
+				changed = true
 			}
 		}
 		x.put(cur)
+		if changed {
+			o.Updated++
+		} else {
+			o.Unchanged++
+		}
 	}
+	return o
 }
 
 // importUsers upserts c's users by id, as the file has them (no
 // auto-roles added: docs: users.md "Auto-roles"); s.users.mu is held and
 // importCheck passed. A changed user is a new version; usernames move in
-// two passes, so that users who swap names do not collide.
-func (s *Store) importUsers(c *datafile.Community) {
+// two passes, so that users who swap names do not collide. It returns
+// what it did.
+func (s *Store) importUsers(c *datafile.Community) datafile.Outcome {
 	x := &s.users
 	names := x.byName[c.ID]
 	if names == nil {
@@ -411,17 +522,21 @@ func (s *Store) importUsers(c *datafile.Community) {
 		x.byName[c.ID] = names
 	}
 	changed := make([]*userEntry, 0, len(c.Users))
+	var o datafile.Outcome
 	for _, u := range c.Users {
 		e := x.byID[u.ID]
 		if e == nil {
 			e = &userEntry{community: c.ID}
 			x.byID[u.ID] = e
+			o.Created++
 		} else {
 			want := u
 			want.Version = e.u.Version
 			if userEqual(e.u, want) {
+				o.Unchanged++
 				continue
 			}
+			o.Updated++
 			if key := user.UsernameKey(e.u.Username); names[key] == e {
 				delete(names, key)
 			}
@@ -434,6 +549,7 @@ func (s *Store) importUsers(c *datafile.Community) {
 	for _, e := range changed {
 		names[user.UsernameKey(e.u.Username)] = e
 	}
+	return o
 }
 
 // timeOrZero is *t, or the zero time for nil, in UTC at microseconds.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/procurekit/procure"
 	"github.com/procurekit/procure/auth"
+	"github.com/procurekit/procure/datafile"
 	"github.com/procurekit/procure/memstore"
 	"github.com/procurekit/procure/paging"
 	"github.com/procurekit/procure/supplier"
@@ -52,8 +53,8 @@ func TestImportStreamUpserts(t *testing.T) {
 	}
 	want := map[string]int{"communities": 1, "suppliers": 2, "contacts": 1, "remittanceAddresses": 0, "tokens": 1, "serviceAccounts": 1, "users": 1, "budgets": 1}
 	for k, v := range want {
-		if counts[k] != v {
-			t.Errorf("counts[%s] = %d; want %d (all: %v)", k, counts[k], v, counts)
+		if got := counts[k]; got != (datafile.Outcome{Created: v}) {
+			t.Errorf("counts[%s] = %+v; want %d created (all: %v)", k, got, v, counts)
 		}
 	}
 	before, err := s.Supplier(ctx, "imp", alphaID)

@@ -13,7 +13,6 @@ import (
 	"sync/atomic"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/procurekit/procure"
 	"github.com/procurekit/procure/auth"
@@ -75,10 +74,10 @@ type ImportOptions struct {
 }
 
 // ImportStream upserts the data file read from r (docs: limits.md "Data
-// files" and "Live data") and returns how many entities of each kind the
-// file held, all of which are now stored as the file has them: keys
-// "communities", "suppliers", "contacts", "remittanceAddresses", "tokens",
-// "serviceAccounts", "users", "budgets".
+// files" and "Live data") and returns what it did with the entities of
+// each kind the file held, all of which are now stored as the file has
+// them: how many it created, updated, and found unchanged (and so did not
+// write), as memstore's ImportStream does.
 //
 // The file is read with datafile.Stream, so memory stays bounded whatever
 // its size: suppliers and users are copied (COPY) in batches into
@@ -113,17 +112,17 @@ type ImportOptions struct {
 // with their allowlist replaced and keys upserted by secret (an import
 // never un-revokes a token nor reactivates a key); budgets by
 // account; users by id.
-func (s *Store) ImportStream(ctx context.Context, r io.Reader) (map[string]int, error) {
+func (s *Store) ImportStream(ctx context.Context, r io.Reader) (datafile.ImportCounts, error) {
 	return s.ImportStreamWith(ctx, r, ImportOptions{})
 }
 
 // ImportStreamWith is ImportStream with options.
-func (s *Store) ImportStreamWith(ctx context.Context, r io.Reader, o ImportOptions) (map[string]int, error) {
+func (s *Store) ImportStreamWith(ctx context.Context, r io.Reader, o ImportOptions) (datafile.ImportCounts, error) {
 	defer s.creds.invalidate() // tokens and keys may have changed
 	if o.Progress != nil {
 		r = &progressReader{r: r, fn: o.Progress}
 	}
-	var counts map[string]int
+	var counts datafile.ImportCounts
 	var touched []string
 	defer func() { s.cache.wroteAll(touched) }()
 	// A bulk import outlasts the statement timeout.
@@ -140,7 +139,7 @@ func (s *Store) ImportStreamWith(ctx context.Context, r io.Reader, o ImportOptio
 		if err := im.finish(); err != nil {
 			return err
 		}
-		counts = im.counts
+		counts = im.result()
 		return nil
 	})
 	if err != nil {
@@ -173,7 +172,8 @@ var _ datafile.UserHandler = (*importer)(nil)
 type importer struct {
 	ctx     context.Context
 	tx      pgx.Tx
-	counts  map[string]int
+	counts  map[string]int        // the entities of each kind the file holds
+	written datafile.ImportCounts // of them, how many were created and updated
 	pending []supplier.Record
 	at      []int // supplier index of each pending record
 	ci      int
@@ -203,10 +203,34 @@ func newImporter(ctx context.Context, tx pgx.Tx) (*importer, error) {
 			return nil, fmt.Errorf("pgstore: import: %w", err)
 		}
 	}
-	return &importer{ctx: ctx, tx: tx, counts: map[string]int{
-		"communities": 0, "suppliers": 0, "contacts": 0, "remittanceAddresses": 0,
-		"tokens": 0, "serviceAccounts": 0, "users": 0, "budgets": 0,
-	}}, nil
+	return &importer{ctx: ctx, tx: tx, counts: map[string]int{}, written: datafile.NewImportCounts()}, nil
+}
+
+// result is what the import did: of the entities of each kind, those
+// neither created nor updated were found unchanged.
+func (im *importer) result() datafile.ImportCounts {
+	out := datafile.NewImportCounts()
+	for _, k := range datafile.Kinds {
+		w := im.written[k]
+		w.Unchanged = im.counts[k] - w.Created - w.Updated
+		out[k] = w
+	}
+	return out
+}
+
+// wrote adds to kind's counts what an upsert wrote.
+func (im *importer) wrote(kind string, created, updated int64) {
+	im.written.Add(kind, datafile.Outcome{Created: int(created), Updated: int(updated)})
+}
+
+// counted makes an upsert (INSERT ... ON CONFLICT DO UPDATE ... WHERE
+// <the row differs>) a query of one row: how many rows it inserted, how
+// many it updated. A row the WHERE left alone is in neither. (xmax is 0
+// on a row version that an insert made, and holds the updater's
+// transaction on one ON CONFLICT DO UPDATE made.)
+func counted(upsert string) string {
+	return `WITH up AS (` + upsert + ` RETURNING xmax = 0 AS inserted)
+		SELECT count(*) FILTER (WHERE inserted), count(*) FILTER (WHERE NOT inserted) FROM up`
 }
 
 func communityAt(ci int) string { return fmt.Sprintf("communities[%d]", ci) }
@@ -385,30 +409,46 @@ func (im *importer) apply(ci int, c *datafile.Community) error {
 		autoRoles = []string{}
 	}
 	// The upsert locks the community's row to the end of the
-	// transaction: the community's supplier writes wait for the import.
-	if _, err := tx.Exec(ctx, `INSERT INTO communities (id, name, region, auto_roles) VALUES ($1, $2, $3, $4)
-		ON CONFLICT (id) DO UPDATE SET name = excluded.name, region = excluded.region, auto_roles = excluded.auto_roles`,
-		c.ID, c.Name, string(c.Region), autoRoles); err != nil {
+	// transaction, whether it changes it or not (ON CONFLICT DO UPDATE
+	// locks the row it finds): the community's supplier writes wait for
+	// the import.
+	var created, updated int64
+	if err := tx.QueryRow(ctx, counted(`INSERT INTO communities (id, name, region, auto_roles) VALUES ($1, $2, $3, $4)
+		ON CONFLICT (id) DO UPDATE SET name = excluded.name, region = excluded.region, auto_roles = excluded.auto_roles
+		WHERE `+distinct("communities", []string{"name", "region", "auto_roles"})),
+		c.ID, c.Name, string(c.Region), autoRoles).Scan(&created, &updated); err != nil {
 		return fmt.Errorf("%s: %w", at, err)
 	}
+	im.wrote(datafile.KindCommunities, created, updated)
 	var inserted, changed int
 	var childrenChanged int64
-	countChildren := func(tag pgconn.CommandTag) error {
-		childrenChanged += tag.RowsAffected()
-		return nil
+	countChildren := func(kind string) func(pgx.Row) error {
+		return func(row pgx.Row) error {
+			var created, updated int64
+			if err := row.Scan(&created, &updated); err != nil {
+				return err
+			}
+			im.wrote(kind, created, updated)
+			childrenChanged += created + updated
+			return nil
+		}
 	}
 	b := &pgx.Batch{}
 	b.Queue(importSuppliersSQL, c.ID, key)
 	b.Queue(`SELECT count(*) FILTER (WHERE inserted), count(*) FROM import_changed`).QueryRow(func(row pgx.Row) error {
-		return row.Scan(&inserted, &changed)
+		if err := row.Scan(&inserted, &changed); err != nil {
+			return err
+		}
+		im.wrote(datafile.KindSuppliers, int64(inserted), int64(changed-inserted))
+		return nil
 	})
 	// The search terms of the suppliers that changed are rewritten.
 	b.Queue(`DELETE FROM supplier_terms t USING import_changed c WHERE t.community_id = $1 AND t.supplier_id = c.id`, c.ID)
 	b.Queue(`INSERT INTO supplier_terms (community_id, term, supplier_id, lcp_prev, name_key, created_date, modified_date)
 		SELECT $1, t.term, t.supplier_id, t.lcp_prev, t.name_key, t.created_date, t.modified_date
 		FROM import_terms t JOIN import_changed c ON c.id = t.supplier_id WHERE t.community_id = $2`, c.ID, key)
-	b.Queue(importContactsSQL, c.ID, key).Exec(countChildren)
-	b.Queue(importAddressesSQL, c.ID, key).Exec(countChildren)
+	b.Queue(counted(importContactsSQL), c.ID, key).QueryRow(countChildren(datafile.KindContacts))
+	b.Queue(counted(importAddressesSQL), c.ID, key).QueryRow(countChildren(datafile.KindRemittanceAddresses))
 	b.Queue(`UPDATE communities SET
 		supplier_count = supplier_count + (SELECT count(*) FROM import_changed WHERE inserted),
 		last_modified = greatest(last_modified,
@@ -435,8 +475,8 @@ func (im *importer) apply(ci int, c *datafile.Community) error {
 		}
 		im.touched = append(im.touched, c.ID)
 	}
-	for _, f := range []func(context.Context, pgx.Tx, string, *datafile.Community) error{importTokens, importAccounts, importBudgets} {
-		if err := f(ctx, tx, at, c); err != nil {
+	for _, f := range []func(*importer, string, *datafile.Community) error{(*importer).importTokens, (*importer).importAccounts, (*importer).importBudgets} {
+		if err := f(im, at, c); err != nil {
 			return err
 		}
 	}
@@ -470,21 +510,23 @@ func (im *importer) finish() error {
 	return nil
 }
 
-// sendBatch runs b and, when query i fails, returns what name(i, err)
-// makes of the error.
-func sendBatch(ctx context.Context, tx pgx.Tx, b *pgx.Batch, name func(i int, err error) error) error {
+// countBatch runs b, whose queries each answer one row of two counts
+// (counted's), and returns them; when query i fails it returns what
+// name(i, err) makes of the error.
+func countBatch(ctx context.Context, tx pgx.Tx, b *pgx.Batch, name func(i int, err error) error) ([][2]int64, error) {
+	out := make([][2]int64, b.Len())
 	if b.Len() == 0 {
-		return nil
+		return out, nil
 	}
 	br := tx.SendBatch(ctx, b)
 	for i := range b.Len() {
-		if _, err := br.Exec(); err != nil {
+		if err := br.QueryRow().Scan(&out[i][0], &out[i][1]); err != nil {
 			closeErr := br.Close()
 			_ = closeErr // the batch has failed already; its first error is the one to report
-			return name(i, err)
+			return nil, name(i, err)
 		}
 	}
-	return br.Close()
+	return out, br.Close()
 }
 
 // foreignEntry returns the index of the first of keys (an array
@@ -523,10 +565,11 @@ func keyLockKeys(hashes [][]byte) []int32 {
 	return out
 }
 
-func importTokens(ctx context.Context, tx pgx.Tx, at string, c *datafile.Community) error {
+func (im *importer) importTokens(at string, c *datafile.Community) error {
 	if len(c.Tokens) == 0 {
 		return nil
 	}
+	ctx, tx := im.ctx, im.tx
 	hashes := make([][]byte, len(c.Tokens))
 	for i, t := range c.Tokens {
 		h := auth.HashSecret(t.Token)
@@ -546,16 +589,20 @@ func importTokens(ctx context.Context, tx pgx.Tx, at string, c *datafile.Communi
 		// token revoked through the admin API stays revoked whatever an
 		// older file says.
 		// The community fence is part of the upsert (fencedUpsert).
-		b.Queue(`INSERT INTO tokens (hash, community_id, scopes, expires, revoked) VALUES ($1, $2, $3, $4, $5)
+		b.Queue(counted(`INSERT INTO tokens (hash, community_id, scopes, expires, revoked) VALUES ($1, $2, $3, $4, $5)
 			ON CONFLICT (hash) DO UPDATE SET scopes = excluded.scopes, expires = excluded.expires, revoked = tokens.revoked OR excluded.revoked
 			WHERE tokens.community_id = excluded.community_id
-				AND (`+distinct("tokens", []string{"scopes", "expires"})+` OR (excluded.revoked AND NOT tokens.revoked))`,
+				AND (`+distinct("tokens", []string{"scopes", "expires"})+` OR (excluded.revoked AND NOT tokens.revoked))`),
 			hashes[i], c.ID, scopes, expires, t.Revoked)
 	}
-	if err := sendBatch(ctx, tx, b, func(i int, err error) error {
+	n, err := countBatch(ctx, tx, b, func(i int, err error) error {
 		return fmt.Errorf("%s.tokens[%d]: %w", at, i, err)
-	}); err != nil {
+	})
+	if err != nil {
 		return err
+	}
+	for _, w := range n {
+		im.wrote(datafile.KindTokens, w[0], w[1])
 	}
 	if i, err := foreignEntry(ctx, tx, "tokens", "hash", "bytea", c.ID, hashes); err != nil {
 		return fmt.Errorf("%s.tokens: %w", at, err)
@@ -566,10 +613,11 @@ func importTokens(ctx context.Context, tx pgx.Tx, at string, c *datafile.Communi
 	return nil
 }
 
-func importAccounts(ctx context.Context, tx pgx.Tx, at string, c *datafile.Community) error {
+func (im *importer) importAccounts(at string, c *datafile.Community) error {
 	if len(c.ServiceAccounts) == 0 {
 		return nil
 	}
+	ctx, tx := im.ctx, im.tx
 	ids := make([]string, len(c.ServiceAccounts))
 	for i, a := range c.ServiceAccounts {
 		ids[i] = a.ID
@@ -588,14 +636,15 @@ func importAccounts(ctx context.Context, tx pgx.Tx, at string, c *datafile.Commu
 			}
 			ips = append(ips, p)
 		}
-		accounts.Queue(`INSERT INTO service_accounts (id, community_id, allowed_ips) VALUES ($1, $2, $3)
+		accounts.Queue(counted(`INSERT INTO service_accounts (id, community_id, allowed_ips) VALUES ($1, $2, $3)
 			ON CONFLICT (id) DO UPDATE SET allowed_ips = excluded.allowed_ips
 			WHERE service_accounts.community_id = excluded.community_id
-				AND service_accounts.allowed_ips IS DISTINCT FROM excluded.allowed_ips`, a.ID, c.ID, ips)
+				AND service_accounts.allowed_ips IS DISTINCT FROM excluded.allowed_ips`), a.ID, c.ID, ips)
 	}
-	if err := sendBatch(ctx, tx, accounts, func(i int, err error) error {
+	written, err := countBatch(ctx, tx, accounts, func(i int, err error) error {
 		return fmt.Errorf("%s.serviceAccounts[%d]: %w", at, i, err)
-	}); err != nil {
+	})
+	if err != nil {
 		return err
 	}
 	if i, err := foreignEntry(ctx, tx, "service_accounts", "id", "text", c.ID, ids); err != nil {
@@ -634,24 +683,42 @@ func importAccounts(ctx context.Context, tx pgx.Tx, at string, c *datafile.Commu
 		if other > 0 {
 			return fmt.Errorf("%s.keys[%d].key: the secret belongs to another service account: %w", aat, other-1, procure.ErrConflict)
 		}
-		b.Queue(`UPDATE service_account_keys k SET active = false FROM unnest($2::bytea[], $3::bool[]) AS u(h, a)
-			WHERE k.account_id = $1 AND k.hash = u.h AND k.active AND NOT u.a`, a.ID, hashes, active)
+		// Both count the keys they change (as counted's two columns): a
+		// key added or deactivated updates its account.
+		b.Queue(`WITH k AS (UPDATE service_account_keys k SET active = false FROM unnest($2::bytea[], $3::bool[]) AS u(h, a)
+			WHERE k.account_id = $1 AND k.hash = u.h AND k.active AND NOT u.a RETURNING 1)
+			SELECT count(*), 0 FROM k`, a.ID, hashes, active)
 		fields = append(fields, aat+".keys")
-		b.Queue(`INSERT INTO service_account_keys (account_id, ord, hash, active)
+		b.Queue(`WITH k AS (INSERT INTO service_account_keys (account_id, ord, hash, active)
 			SELECT $1, coalesce((SELECT max(ord) FROM service_account_keys WHERE account_id = $1), -1) + u.i, u.h, u.a
 			FROM unnest($2::bytea[], $3::bool[]) WITH ORDINALITY AS u(h, a, i)
-			WHERE NOT EXISTS (SELECT 1 FROM service_account_keys k WHERE k.account_id = $1 AND k.hash = u.h)`, a.ID, hashes, active)
+			WHERE NOT EXISTS (SELECT 1 FROM service_account_keys k WHERE k.account_id = $1 AND k.hash = u.h) RETURNING 1)
+			SELECT count(*), 0 FROM k`, a.ID, hashes, active)
 		fields = append(fields, aat+".keys")
 	}
-	return sendBatch(ctx, tx, b, func(i int, err error) error {
+	keys, err := countBatch(ctx, tx, b, func(i int, err error) error {
 		return fmt.Errorf("%s: %w", fields[i], err)
 	})
+	if err != nil {
+		return err
+	}
+	for ai, w := range written {
+		keysChanged := keys[2*ai][0] + keys[2*ai+1][0]
+		switch {
+		case w[0] > 0:
+			im.wrote(datafile.KindServiceAccounts, 1, 0)
+		case w[1] > 0 || keysChanged > 0:
+			im.wrote(datafile.KindServiceAccounts, 0, 1)
+		}
+	}
+	return nil
 }
 
-func importBudgets(ctx context.Context, tx pgx.Tx, at string, c *datafile.Community) error {
+func (im *importer) importBudgets(at string, c *datafile.Community) error {
 	if len(c.Budgets) == 0 {
 		return nil
 	}
+	ctx, tx := im.ctx, im.tx
 	// Account codes are trimmed, as memstore does; two that are the same
 	// after trimming are one account twice.
 	accounts := make([]string, len(c.Budgets))
@@ -666,13 +733,18 @@ func importBudgets(ctx context.Context, tx pgx.Tx, at string, c *datafile.Commun
 		accounts[i] = account
 		amounts[i] = b.Budget.String()
 	}
-	// numeric travels as text: exact, whatever its scale.
-	_, err := tx.Exec(ctx, `INSERT INTO budgets (community_id, account, budget)
+	// numeric travels as text: exact, whatever its scale. An amount
+	// equal to the stored one as a number (100.00 and 100) is unchanged,
+	// as memstore compares it.
+	var created, updated int64
+	err := tx.QueryRow(ctx, counted(`INSERT INTO budgets (community_id, account, budget)
 		SELECT $1, a, b::numeric FROM unnest($2::text[], $3::text[]) AS t(a, b)
-		ON CONFLICT (community_id, account) DO UPDATE SET budget = excluded.budget`, c.ID, accounts, amounts)
+		ON CONFLICT (community_id, account) DO UPDATE SET budget = excluded.budget
+		WHERE budgets.budget <> excluded.budget`), c.ID, accounts, amounts).Scan(&created, &updated)
 	if err != nil {
 		return fmt.Errorf("%s.budgets: %w", at, err)
 	}
+	im.wrote(datafile.KindBudgets, created, updated)
 	return nil
 }
 
@@ -754,7 +826,8 @@ func (im *importer) importUsers(ci int, c *datafile.Community) error {
 		WHERE i.community_id = $2 AND u.id = i.id AND u.community_id = $1 AND u.username_key <> i.username_key`, c.ID, key); err != nil {
 		return fmt.Errorf("%s.users: %w", at, err)
 	}
-	if _, err := tx.Exec(ctx, importUsersSQL, c.ID, key); err != nil {
+	var created, updated int64
+	if err := tx.QueryRow(ctx, counted(importUsersSQL), c.ID, key).Scan(&created, &updated); err != nil {
 		if uniqueViolation(err) == constraintUserUsername {
 			// A user created meanwhile with a username of the file.
 			return fmt.Errorf("%s.users: a username is taken by another user of the community: %w", at, procure.ErrConflict)
@@ -770,5 +843,6 @@ func (im *importer) importUsers(ci int, c *datafile.Community) error {
 	if foreign >= 0 {
 		return fmt.Errorf("%s.users[%d].id: a user with this id exists in another community: %w", at, foreign, procure.ErrConflict)
 	}
+	im.wrote(datafile.KindUsers, created, updated)
 	return nil
 }

@@ -14,7 +14,9 @@
 // user id) - each after changing the first community, so that a partial
 // import would show. A failure must store nothing: the store's whole state,
 // read back through its read interfaces, is compared before and after.
-// Importing the same file twice must change nothing either.
+// Importing the same file twice must change nothing either, and every
+// import reports what it created, updated and found unchanged, kind by
+// kind, the same on every store.
 package importtest
 
 import (
@@ -31,6 +33,7 @@ import (
 	"github.com/procurekit/procure"
 	"github.com/procurekit/procure/auth"
 	"github.com/procurekit/procure/budget"
+	"github.com/procurekit/procure/datafile"
 	"github.com/procurekit/procure/paging"
 	"github.com/procurekit/procure/supplier"
 	"github.com/procurekit/procure/user"
@@ -39,7 +42,7 @@ import (
 // Store is what the suite needs of a store: the import and the read
 // interfaces through which it compares the store's state.
 type Store interface {
-	ImportStream(ctx context.Context, r io.Reader) (map[string]int, error)
+	ImportStream(ctx context.Context, r io.Reader) (datafile.ImportCounts, error)
 	procure.CommunityStore
 	supplier.Store
 	auth.TokenStore
@@ -162,6 +165,7 @@ func Run(t *testing.T, open func(tb testing.TB) Store) {
 			}
 		})
 	}
+	t.Run("counts what each import did", func(t *testing.T) { runCounts(t, open) })
 	t.Run("users who swap usernames", func(t *testing.T) {
 		s := open(t)
 		if _, err := s.ImportStream(ctx, strings.NewReader(base)); err != nil {
@@ -169,8 +173,12 @@ func Run(t *testing.T, open func(tb testing.TB) Store) {
 		}
 		swap := `{"communities": [{"id": "alpha", "name": "Alpha", "region": "NZ",
 			"users": [{"id": "u-alpha-1", "username": "BOB", "enabled": true}, {"id": "u-alpha-2", "username": "ann", "enabled": true}]}]}`
-		if _, err := s.ImportStream(ctx, strings.NewReader(swap)); err != nil {
+		counts, err := s.ImportStream(ctx, strings.NewReader(swap))
+		if err != nil {
 			t.Fatalf("importing the swap: %v", err)
+		}
+		if got, want := counts[datafile.KindUsers], (datafile.Outcome{Updated: 2}); got != want {
+			t.Errorf("users of the swap: %+v, want %+v", got, want)
 		}
 		for id, want := range map[string]string{"u-alpha-1": "BOB", "u-alpha-2": "ann"} {
 			if u, err := s.UserByID(ctx, "alpha", id); err != nil || u.Username != want || u.Version != 2 {
@@ -194,8 +202,8 @@ func Run(t *testing.T, open func(tb testing.TB) Store) {
 		if err != nil {
 			t.Fatalf("the second import: %v", err)
 		}
-		want := map[string]int{"communities": 2, "suppliers": 1, "contacts": 0, "remittanceAddresses": 0,
-			"tokens": 1, "serviceAccounts": 0, "users": 2, "budgets": 1}
+		want := outcomes(map[string][3]int{"communities": {0, 0, 2}, "suppliers": {0, 0, 1},
+			"tokens": {0, 0, 1}, "users": {0, 0, 2}, "budgets": {0, 0, 1}})
 		if diff := cmp.Diff(want, counts); diff != "" {
 			t.Errorf("counts (-want +got):\n%s", diff)
 		}
@@ -211,6 +219,96 @@ func Run(t *testing.T, open func(tb testing.TB) Store) {
 			t.Errorf("alpha after the import: %+v, %v; want it renamed", c, err)
 		}
 	})
+}
+
+// outcomes is ImportCounts from {created, updated, unchanged} by kind;
+// the kinds not given are zero.
+func outcomes(m map[string][3]int) datafile.ImportCounts {
+	c := datafile.NewImportCounts()
+	for k, n := range m {
+		c[k] = datafile.Outcome{Created: n[0], Updated: n[1], Unchanged: n[2]}
+	}
+	return c
+}
+
+// changedFile changes base in every way an entity of each kind can
+// change, beside entities it leaves as they are and new ones.
+const changedFile = `{"communities": [
+ {"id": "alpha", "name": "Alpha Renamed", "region": "NZ", "autoRoles": ["EMPLOYEE"],
+  "tokens": [{"token": "tok-alpha", "scopes": ["suppliers:read", "extra"]}, {"token": "tok-new", "scopes": ["suppliers:read"]}],
+  "serviceAccounts": [{"id": "sa-alpha", "keys": [{"key": "key-alpha", "active": true}, {"key": "key-alpha-2", "active": true}], "allowedIPs": ["192.0.2.0/24"]}],
+  "users": [{"id": "u-alpha-1", "username": "ann", "firstName": "Changed", "enabled": true},
+    {"id": "u-alpha-2", "username": "bob", "enabled": true}, {"id": "u-new", "username": "newbie"}],
+  "budgets": [{"account": "6100", "budget": "100"}, {"account": "6200", "budget": "7"}],
+  "suppliers": [{"id": "a0000000-0000-4000-8000-000000000001", "name": "Acme", "profileType": "COMPANY",
+    "modifiedDate": "2026-01-01T00:00:00Z", "createdDate": "2025-01-01T00:00:00Z",
+    "contacts": [{"id": "a0000000-0000-4000-8000-0000000000c1", "name": "Ann Changed",
+      "modifiedDate": "2026-01-01T00:00:00Z", "createdDate": "2025-01-01T00:00:00Z"},
+      {"id": "a0000000-0000-4000-8000-0000000000c2", "name": "Cat",
+      "modifiedDate": "2026-01-02T00:00:00Z", "createdDate": "2026-01-02T00:00:00Z"}],
+    "remittanceAddresses": [{"id": "a0000000-0000-4000-8000-0000000000d1", "companyName": "Acme Pay",
+      "address": {"line1": "1 Queen St", "city": "Auckland", "country": "NZ"},
+      "modifiedDate": "2026-01-02T00:00:00Z", "createdDate": "2026-01-02T00:00:00Z"}]},
+   {"id": "a0000000-0000-4000-8000-000000000002", "name": "Brand New", "profileType": "COMPANY",
+    "modifiedDate": "2026-02-01T00:00:00Z", "createdDate": "2026-02-01T00:00:00Z"}]},
+ {"id": "beta", "name": "Beta", "region": "AU",
+  "tokens": [{"token": "tok-beta", "scopes": ["suppliers:read"]}],
+  "serviceAccounts": [{"id": "sa-beta", "keys": [{"key": "key-beta", "active": false}]}],
+  "users": [{"id": "u-beta-1", "username": "cat", "enabled": true}],
+  "budgets": [{"account": "7100", "budget": "6"}]},
+ {"id": "gamma", "region": "US", "serviceAccounts": [{"id": "sa-new", "keys": []}]}
+]}`
+
+// runCounts checks what imports report they did: the base file into an
+// empty store (all created), a file changing it (each kind created,
+// updated and unchanged as changedFile has them), and that file again
+// (all unchanged).
+func runCounts(t *testing.T, open func(tb testing.TB) Store) {
+	ctx := context.Background()
+	s := open(t)
+	for _, step := range []struct {
+		name, file string
+		want       map[string][3]int // {created, updated, unchanged}
+	}{
+		{"the base file into an empty store", base, map[string][3]int{
+			"communities": {2, 0, 0}, "suppliers": {1, 0, 0}, "contacts": {1, 0, 0}, "tokens": {2, 0, 0},
+			"serviceAccounts": {2, 0, 0}, "users": {3, 0, 0}, "budgets": {2, 0, 0}}},
+		{"a file that changes it", changedFile, map[string][3]int{
+			// alpha renamed, beta as it was, gamma new.
+			"communities": {1, 1, 1},
+			// Acme as it was (its contacts changed: they count on their
+			// own), Brand New new.
+			"suppliers": {1, 0, 1},
+			// Ann renamed, Cat new; the address new.
+			"contacts": {1, 1, 0}, "remittanceAddresses": {1, 0, 0},
+			// tok-alpha's scopes changed, tok-beta as it was.
+			"tokens": {1, 1, 1},
+			// sa-alpha has a new key, sa-beta's key deactivated.
+			"serviceAccounts": {1, 2, 0},
+			"users":           {1, 1, 2},
+			// 6100 at 100 is 100.00 as a number; 7100 changed.
+			"budgets": {1, 1, 1}}},
+		{"the same file again", changedFile, map[string][3]int{
+			"communities": {0, 0, 3}, "suppliers": {0, 0, 2}, "contacts": {0, 0, 2}, "remittanceAddresses": {0, 0, 1},
+			"tokens": {0, 0, 3}, "serviceAccounts": {0, 0, 3}, "users": {0, 0, 4}, "budgets": {0, 0, 3}}},
+	} {
+		before := State(t, s)
+		counts, err := s.ImportStream(ctx, strings.NewReader(step.file))
+		if err != nil {
+			t.Fatalf("%s: %v", step.name, err)
+		}
+		if diff := cmp.Diff(outcomes(step.want), counts); diff != "" {
+			t.Errorf("%s: counts (-want +got):\n%s", step.name, diff)
+		}
+		if sum := counts.Sum(); sum.Created+sum.Updated == 0 {
+			if diff := cmp.Diff(before, State(t, s)); diff != "" {
+				t.Errorf("%s: nothing created or updated, yet the store changed (-before +after):\n%s", step.name, diff)
+			}
+		}
+	}
+	if u, err := s.UserByID(ctx, "alpha", "u-alpha-1"); err != nil || u.FirstName != "Changed" {
+		t.Errorf("the updated user: %+v, %v", u, err)
+	}
 }
 
 // State reads everything the suite's files can touch through the store's

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"text/tabwriter"
 	"time"
 )
 
@@ -524,12 +525,83 @@ func importFile(e *env, c *cmdline) error {
 	if err != nil {
 		return fmt.Errorf("import %s: %w", name, err)
 	}
-	var counts map[string]int
-	if err := json.Unmarshal(answer, &counts); err != nil {
-		return fmt.Errorf("import %s: the server's answer is not a summary: %w", name, err)
+	return printImport(e.stdout, answer, fmt.Sprintf("imported %s (%s in %s)", name, formatBytes(sent), took.Round(time.Millisecond)))
+}
+
+// printImport writes the answer of an import, after head: what the
+// import did (created, updated, unchanged) over all kinds, then a table
+// of it by kind. The answer of a server that does not tell outcomes apart
+// (no "changes") is the counts by kind, on one line.
+func printImport(w io.Writer, answer []byte, head string) error {
+	var a struct {
+		Changes map[string]outcome `json:"changes"`
 	}
-	_, err = fmt.Fprintf(e.stdout, "imported %s (%s in %s): %s\n", name, formatBytes(sent), took.Round(time.Millisecond), summary(counts))
-	return err
+	var counts map[string]json.RawMessage
+	if err := json.Unmarshal(answer, &counts); err != nil {
+		return fmt.Errorf("the server's answer is not an import summary: %w", err)
+	}
+	if err := json.Unmarshal(answer, &a); err != nil {
+		return fmt.Errorf("the server's answer is not an import summary: %w", err)
+	}
+	if a.Changes == nil {
+		totals := map[string]int{}
+		for k, raw := range counts {
+			var n int
+			if err := json.Unmarshal(raw, &n); err != nil {
+				return fmt.Errorf("the server's answer is not an import summary: %s: %w", k, err)
+			}
+			totals[k] = n
+		}
+		_, err := fmt.Fprintf(w, "%s: %s\n", head, summary(totals))
+		return err
+	}
+	var sum outcome
+	kinds := make([]string, 0, len(a.Changes))
+	for k, o := range a.Changes {
+		sum.Created += o.Created
+		sum.Updated += o.Updated
+		sum.Unchanged += o.Unchanged
+		if o.Created+o.Updated+o.Unchanged > 0 {
+			kinds = append(kinds, k)
+		}
+	}
+	line := fmt.Sprintf("%s: %d created, %d updated, %d unchanged", head, sum.Created, sum.Updated, sum.Unchanged)
+	if sum.Created+sum.Updated == 0 {
+		line += " - nothing changed"
+	}
+	fmt.Fprintln(w, line)
+	if len(kinds) == 0 {
+		return nil
+	}
+	slices.SortFunc(kinds, byKind)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "KIND\tCREATED\tUPDATED\tUNCHANGED")
+	for _, k := range kinds {
+		o := a.Changes[k]
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\n", k, o.Created, o.Updated, o.Unchanged)
+	}
+	return tw.Flush()
+}
+
+// outcome is what an import did with the entities of one kind.
+type outcome struct {
+	Created   int `json:"created"`
+	Updated   int `json:"updated"`
+	Unchanged int `json:"unchanged"`
+}
+
+// byKind orders kinds of entity: communities first, then the others by
+// name.
+func byKind(a, b string) int {
+	switch {
+	case a == b:
+		return 0
+	case a == "communities":
+		return -1
+	case b == "communities":
+		return 1
+	}
+	return strings.Compare(a, b)
 }
 
 // summary lists counts as "communities 1, suppliers 1000, ...":
@@ -539,17 +611,7 @@ func summary(counts map[string]int) string {
 	for k := range counts {
 		kinds = append(kinds, k)
 	}
-	slices.SortFunc(kinds, func(a, b string) int {
-		switch {
-		case a == b:
-			return 0
-		case a == "communities":
-			return -1
-		case b == "communities":
-			return 1
-		}
-		return strings.Compare(a, b)
-	})
+	slices.SortFunc(kinds, byKind)
 	parts := make([]string, len(kinds))
 	for i, k := range kinds {
 		parts[i] = fmt.Sprintf("%s %d", k, counts[k])

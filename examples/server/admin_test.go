@@ -214,6 +214,13 @@ func operate(t *testing.T, a *adminRun) {
 	}
 	status, body = a.adminDo(t, http.MethodPost, "/import", file)
 	mustStatus(t, "importing again", status, http.StatusOK, body)
+	changes, _ := field(t, body, "changes").(map[string]any)
+	for kind, want := range map[string]float64{"communities": 1, "suppliers": 1, "contacts": 1, "tokens": 1, "users": 0} {
+		o, _ := changes[kind].(map[string]any)
+		if o == nil || o["unchanged"] != want || o["created"] != 0.0 || o["updated"] != 0.0 {
+			t.Errorf("importing again: %s %v, want %v unchanged, nothing created or updated: %s", kind, o, want, body)
+		}
+	}
 	status, body = a.adminDo(t, http.MethodPost, "/import", "{\"communities\": [\n  {\"id\": \"x\",, }]}")
 	mustStatus(t, "a malformed file", status, http.StatusBadRequest, body)
 	if msg, _ := field(t, body, "message").(string); !strings.HasPrefix(msg, "line 2:") {

@@ -19,7 +19,7 @@ import (
 // streamImporter is a store that upserts a data file read as a stream
 // (docs: live-data.md: the import is an upsert): memstore and pgstore.
 type streamImporter interface {
-	ImportStream(ctx context.Context, r io.Reader) (map[string]int, error)
+	ImportStream(ctx context.Context, r io.Reader) (datafile.ImportCounts, error)
 }
 
 // importFunc serves POST /admin/v1/import from the store's streaming
@@ -29,12 +29,12 @@ func importFunc(store backend, log *slog.Logger) httpapi.ImportFunc {
 	if !ok {
 		return nil
 	}
-	imp := func(ctx context.Context, r io.Reader) (map[string]int, error) {
+	imp := func(ctx context.Context, r io.Reader) (datafile.ImportCounts, error) {
 		// An import streams for as long as its body does: PostgreSQL's
 		// statement timeout must not cut it.
 		return s.ImportStream(pgstore.WithoutStatementTimeout(ctx), r)
 	}
-	return func(ctx context.Context, r io.Reader) (map[string]int, error) {
+	return func(ctx context.Context, r io.Reader) (datafile.ImportCounts, error) {
 		log.InfoContext(ctx, "admin import started")
 		pr := newProgressLog(ctx, log, r, "admin import progress", 0)
 		counts, err := imp(ctx, pr)
@@ -82,12 +82,16 @@ func (p *progressLog) Read(b []byte) (int, error) {
 	return n, err
 }
 
-// countAttrs are an import's counts as log attributes, by kind in order.
-func countAttrs(attrs []any, counts map[string]int) []any {
-	for _, k := range slices.Sorted(maps.Keys(counts)) {
-		attrs = append(attrs, k, counts[k])
+// countAttrs are an import's counts as log attributes: the entities of
+// each kind the file held, by kind in order, then how many of them all
+// were created, updated and found unchanged.
+func countAttrs(attrs []any, counts datafile.ImportCounts) []any {
+	totals := counts.Totals()
+	for _, k := range slices.Sorted(maps.Keys(totals)) {
+		attrs = append(attrs, k, totals[k])
 	}
-	return attrs
+	sum := counts.Sum()
+	return append(attrs, "created", sum.Created, "updated", sum.Updated, "unchanged", sum.Unchanged)
 }
 
 // importEvery is how often an import (at start, or over the admin API)
@@ -117,7 +121,7 @@ func importData(ctx context.Context, cfg config, log *slog.Logger) (loaded, back
 		return loaded{}, nil, nil, err
 	}
 	// The banner of a -data file tells the counts only.
-	return loaded{file: &datafile.File{Communities: make([]datafile.Community, counts["communities"])}, suppliers: counts["suppliers"]}, pg, pg.Close, nil
+	return loaded{file: &datafile.File{Communities: make([]datafile.Community, counts[datafile.KindCommunities].Total())}, suppliers: counts[datafile.KindSuppliers].Total()}, pg, pg.Close, nil
 }
 
 // importLogged upserts the data file named name, read from r (size bytes
@@ -125,7 +129,7 @@ func importData(ctx context.Context, cfg config, log *slog.Logger) (loaded, back
 // logs its start, its progress every importEvery and, at the end, the
 // file, the counts of each kind and the duration in milliseconds. Errors
 // start with the file's name.
-func importLogged(ctx context.Context, log *slog.Logger, pg *pgstore.Store, name string, r io.Reader, size int64) (map[string]int, error) {
+func importLogged(ctx context.Context, log *slog.Logger, pg *pgstore.Store, name string, r io.Reader, size int64) (datafile.ImportCounts, error) {
 	log.Info("import started", "file", name, "size_mb", size>>20)
 	pr := newProgressLog(ctx, log, r, "import progress", size, "file", name)
 	counts, err := pg.ImportStream(pgstore.WithoutStatementTimeout(ctx), pr)

@@ -24,6 +24,7 @@ import (
 	"github.com/procurekit/procure"
 	"github.com/procurekit/procure/auth"
 	"github.com/procurekit/procure/budget"
+	"github.com/procurekit/procure/datafile"
 	"github.com/procurekit/procure/httpapi/internal/httpx"
 	"github.com/procurekit/procure/httpapi/internal/supplierjson"
 	"github.com/procurekit/procure/httpapi/suppliers"
@@ -60,15 +61,16 @@ type Store interface {
 }
 
 // ImportFunc upserts a data file read from r (docs: datafile.md, "Live
-// data") and returns how many entities of each kind it wrote, e.g.
-// {"communities": 1, "suppliers": 1000}. Errors that are the file's fault
+// data") and returns what it did with the entities of each kind the file
+// held: how many it created, updated and found unchanged (memstore's and
+// pgstore's ImportStream). Errors that are the file's fault
 // match procure.ErrInvalid (datafile.Stream's do) and are answered 400
 // with their whole text, which names the JSON path and, for malformed
 // JSON, the line; procure.ErrConflict is a 409, procure.ErrUnavailable a
 // 503, a failure to read the body a 400 (413 past MaxImportBytes, 408
 // when it stalls past Options.ImportIdleTimeout), and anything else a
 // 500 whose cause is only logged.
-type ImportFunc func(ctx context.Context, r io.Reader) (map[string]int, error)
+type ImportFunc func(ctx context.Context, r io.Reader) (datafile.ImportCounts, error)
 
 // Options configure Mount.
 type Options struct {
@@ -868,8 +870,26 @@ func (a *adminAPI) importFile(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return a.importError(err, body.err)
 	}
-	httpx.WriteJSON(w, http.StatusOK, counts)
+	httpx.WriteJSON(w, http.StatusOK, importAnswer(counts))
 	return nil
+}
+
+// importAnswer is the 200 of an import (docs: admin.md "Import"): how
+// many entities of each kind the file held, at the top level as the
+// answer has always had them ({"communities": 1, "suppliers": 1000, ...}),
+// and under "changes" what the import did with them, kind by kind.
+// Every kind is in it, zero when the ImportFunc did not name it.
+func importAnswer(counts datafile.ImportCounts) map[string]any {
+	all := datafile.NewImportCounts()
+	for k, o := range counts {
+		all.Add(k, o)
+	}
+	out := make(map[string]any, len(all)+1)
+	for k, n := range all.Totals() {
+		out[k] = n
+	}
+	out["changes"] = all
+	return out
 }
 
 // DefaultImportIdleTimeout is Options.ImportIdleTimeout's default.

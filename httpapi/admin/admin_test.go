@@ -987,11 +987,12 @@ func TestAdminBudgets(t *testing.T) {
 	})
 }
 
-// memImport is an ImportFunc over a memstore: it streams the file in,
-// adding the communities it does not hold yet, and counts them.
+// memImport is an ImportFunc over a memstore's loader: it streams the
+// file in, adding the communities it does not hold yet (one it holds is
+// the store's refusal), and counts them as created.
 func memImport(s *memstore.Store) admin.ImportFunc {
-	return func(_ context.Context, r io.Reader) (map[string]int, error) {
-		c := &importCounter{Handler: s.Loader(), counts: map[string]int{"communities": 0, "suppliers": 0}}
+	return func(_ context.Context, r io.Reader) (datafile.ImportCounts, error) {
+		c := &importCounter{Handler: s.Loader(), counts: datafile.NewImportCounts()}
 		if err := datafile.Stream(r, c); err != nil {
 			return nil, err
 		}
@@ -1001,16 +1002,80 @@ func memImport(s *memstore.Store) admin.ImportFunc {
 
 type importCounter struct {
 	datafile.Handler
-	counts map[string]int
+	counts datafile.ImportCounts
 }
 
 func (c *importCounter) Community(i int, com *datafile.Community, n int) error {
 	if err := c.Handler.Community(i, com, n); err != nil {
 		return err
 	}
-	c.counts["communities"]++
-	c.counts["suppliers"] += n
+	c.counts.Add(datafile.KindCommunities, datafile.Outcome{Created: 1})
+	c.counts.Add(datafile.KindSuppliers, datafile.Outcome{Created: n})
 	return nil
+}
+
+// The import's answer counts, kind by kind, what the file held (at the
+// top level, as it always has) and what the import did with it: on both
+// stores, a second import of the same file finds everything unchanged.
+func TestAdminImportCounts(t *testing.T) {
+	stores := map[string]func(t *testing.T) adminBackend{
+		"memstore": func(t *testing.T) adminBackend { return memstore.New() },
+		"pgstore": func(t *testing.T) adminBackend {
+			pg, err := pgstore.Open(context.Background(), pgtest.NewDatabase(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(pg.Close)
+			return pg
+		},
+	}
+	for name, open := range stores {
+		t.Run(name, func(t *testing.T) {
+			store := open(t)
+			im := store.(interface {
+				ImportStream(ctx context.Context, r io.Reader) (datafile.ImportCounts, error)
+			})
+			e := newAdminEnvOn(t, store, admin.Options{Import: im.ImportStream})
+			file := `{"communities": [{"id": "imported", "name": "Imported", "region": "NZ",
+				"tokens": [{"token": "fixture-import-token", "scopes": ["suppliers:read"]}],
+				"budgets": [{"account": "6100", "budget": "10"}],
+				"suppliers": [` + adminSupplier(t) + `]}]}`
+			e.secret("fixture-import-token")
+			for _, tc := range []struct {
+				name, file, want string
+			}{
+				{"first", file, `{"budgets":1,"changes":{` +
+					`"budgets":{"created":1,"updated":0,"unchanged":0},` +
+					`"communities":{"created":1,"updated":0,"unchanged":0},` +
+					`"contacts":{"created":0,"updated":0,"unchanged":0},` +
+					`"remittanceAddresses":{"created":0,"updated":0,"unchanged":0},` +
+					`"serviceAccounts":{"created":0,"updated":0,"unchanged":0},` +
+					`"suppliers":{"created":1,"updated":0,"unchanged":0},` +
+					`"tokens":{"created":1,"updated":0,"unchanged":0},` +
+					`"users":{"created":0,"updated":0,"unchanged":0}},` +
+					`"communities":1,"contacts":0,"remittanceAddresses":0,"serviceAccounts":0,"suppliers":1,"tokens":1,"users":0}`},
+				{"again", file, `{"budgets":1,"changes":{` +
+					`"budgets":{"created":0,"updated":0,"unchanged":1},` +
+					`"communities":{"created":0,"updated":0,"unchanged":1},` +
+					`"contacts":{"created":0,"updated":0,"unchanged":0},` +
+					`"remittanceAddresses":{"created":0,"updated":0,"unchanged":0},` +
+					`"serviceAccounts":{"created":0,"updated":0,"unchanged":0},` +
+					`"suppliers":{"created":0,"updated":0,"unchanged":1},` +
+					`"tokens":{"created":0,"updated":0,"unchanged":1},` +
+					`"users":{"created":0,"updated":0,"unchanged":0}},` +
+					`"communities":1,"contacts":0,"remittanceAddresses":0,"serviceAccounts":0,"suppliers":1,"tokens":1,"users":0}`},
+				{"changed", strings.Replace(strings.Replace(file, `"Imported"`, `"Imported Ltd"`, 1), `"10"`, `"11"`, 1), `"changes":{` +
+					`"budgets":{"created":0,"updated":1,"unchanged":0},` +
+					`"communities":{"created":0,"updated":1,"unchanged":0},`},
+			} {
+				a := e.call(t, "POST", "/import", tc.file)
+				a.want(t, http.StatusOK, "", "")
+				if got := strings.TrimSpace(string(a.body)); !strings.Contains(got, tc.want) {
+					t.Errorf("%s import answered\n%s\nwant\n%s", tc.name, got, tc.want)
+				}
+			}
+		})
+	}
 }
 
 func TestAdminImport(t *testing.T) {
@@ -1019,8 +1084,8 @@ func TestAdminImport(t *testing.T) {
 	file := `{"communities": [{"id": "imported", "name": "Imported", "region": "NZ", "suppliers": [` + adminSupplier(t) + `]}]}`
 	a := e.call(t, "POST", "/import", file)
 	a.want(t, http.StatusOK, "", "")
-	if got := strings.TrimSpace(string(a.body)); got != `{"communities":1,"suppliers":1}` {
-		t.Errorf("import answered %s", got)
+	if m := a.json(t); m["communities"] != 1.0 || m["suppliers"] != 1.0 || m["users"] != 0.0 {
+		t.Errorf("import answered %s", a.body)
 	}
 	if _, err := into.Community(context.Background(), "imported"); err != nil {
 		t.Errorf("the community was not imported: %v", err)
@@ -1054,6 +1119,17 @@ func TestAdminImport(t *testing.T) {
 	without := newAdminEnv(t, admin.Options{})
 	without.call(t, "POST", "/import", file).want(t, http.StatusNotImplemented, "NOT_IMPLEMENTED", "does not import")
 
+	// An ImportFunc that names some kinds only: the answer has them all.
+	partial := newAdminEnv(t, admin.Options{Import: func(_ context.Context, r io.Reader) (datafile.ImportCounts, error) {
+		_, _ = io.Copy(io.Discard, r)
+		return datafile.ImportCounts{datafile.KindSuppliers: {Created: 2, Unchanged: 1}}, nil
+	}})
+	a = partial.call(t, "POST", "/import", file)
+	a.want(t, http.StatusOK, "", "")
+	if m := a.json(t); m["suppliers"] != 3.0 || m["users"] != 0.0 || len(m["changes"].(map[string]any)) != len(datafile.Kinds) {
+		t.Errorf("the answer of a partial ImportFunc: %s", a.body)
+	}
+
 	// An importer's refusals keep their statuses: a conflict is a 409, a
 	// backend that is down a 503, anything else a 500 that shows nothing.
 	for _, tc := range []struct {
@@ -1065,7 +1141,7 @@ func TestAdminImport(t *testing.T) {
 		{fmt.Errorf("pgstore: import: %w", procure.ErrUnavailable), http.StatusServiceUnavailable, "UNAVAILABLE"},
 		{errors.New("disk on fire"), http.StatusInternalServerError, "INTERNAL_ERROR"},
 	} {
-		failing := newAdminEnv(t, admin.Options{Import: func(_ context.Context, r io.Reader) (map[string]int, error) {
+		failing := newAdminEnv(t, admin.Options{Import: func(_ context.Context, r io.Reader) (datafile.ImportCounts, error) {
 			_, _ = io.Copy(io.Discard, r)
 			return nil, tc.err
 		}})

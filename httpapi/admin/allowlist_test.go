@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/procurekit/procure/auth"
+	"github.com/procurekit/procure/datafile"
 )
 
 // An allowlist entry means the same wherever it is written: in a data file
@@ -26,7 +27,7 @@ func TestAllowlistEntriesAgree(t *testing.T) {
 		"", "10.0.0.0/33", "10.0.0.1/", "1.2.3", "not-an-ip", "203.0.113.7:80", "[2001:db8::1]",
 	}
 	type importer interface {
-		ImportStream(context.Context, io.Reader) (map[string]int, error)
+		ImportStream(context.Context, io.Reader) (datafile.ImportCounts, error)
 	}
 	forAdminStores(t, func(t *testing.T, e *adminEnv) {
 		store, ok := e.store.(importer)

@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/procurekit/procure/datafile"
 )
 
 // The two inputs of issue 19 item 4 (docs: values.md "Dates"). Before,
@@ -56,7 +58,7 @@ func TestAdminStampPast9999(t *testing.T) {
 	forAdminStores(t, func(t *testing.T, e *adminEnv) {
 		sup := adminSupplier(t)
 		im, ok := e.store.(interface {
-			ImportStream(ctx context.Context, r io.Reader) (map[string]int, error)
+			ImportStream(ctx context.Context, r io.Reader) (datafile.ImportCounts, error)
 		})
 		if !ok {
 			t.Fatalf("%T has no ImportStream", e.store)

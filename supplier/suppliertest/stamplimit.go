@@ -13,6 +13,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/procurekit/procure"
+	"github.com/procurekit/procure/datafile"
 	"github.com/procurekit/procure/paging"
 	"github.com/procurekit/procure/supplier"
 )
@@ -22,7 +23,7 @@ import (
 // dates that a write cannot give (a write's dates are the store's stamps):
 // a store without it skips those tests.
 type Importer interface {
-	ImportStream(ctx context.Context, r io.Reader) (map[string]int, error)
+	ImportStream(ctx context.Context, r io.Reader) (datafile.ImportCounts, error)
 }
 
 // importRecords imports recs, dates as given, into the community com with
