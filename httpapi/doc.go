@@ -33,7 +33,8 @@
 // The APIs share, through httpapi/internal/httpx, one error body, ErrorBody
 // {code, message}, the message naming the field or parameter and the rule
 // it breaks; one function that maps the domain packages' sentinel errors
-// to statuses and codes (docs: errors.md); and the request log. Each API serves its hand-written OpenAPI
+// to statuses and codes (docs: errors.md); one reader of JSON request
+// bodies (bounds, UTF-8, the words of a refusal); and the request log. Each API serves its hand-written OpenAPI
 // 3.1 document at openapi.json, without authentication; each package's
 // tests validate every response against it. Bodies, headers, XML nesting,
 // lines and error details are bounded (docs: limits.md).

@@ -253,51 +253,39 @@ func (a *adminAPI) authed(h func(w http.ResponseWriter, r *http.Request) error) 
 	})
 }
 
-// readBody decodes a JSON request body of at most max bytes (0: no bound)
-// into v: 415 for another content type, 413 past max, 400 for an empty or
-// malformed body. An empty body is allowed when emptyOK.
+// readBody decodes a JSON request body of at most max bytes into v: 415
+// for another content type, then as httpx.ReadBody reads every body (413,
+// 400), 400 for malformed JSON or a wrong JSON type. No body at all is
+// allowed when emptyOK.
 func readBody(w http.ResponseWriter, r *http.Request, max int64, v any, emptyOK bool) error {
 	if r.ContentLength == 0 && emptyOK && r.Header.Get("Content-Type") == "" {
 		return nil
 	}
 	if !httpx.IsJSONContentType(r.Header.Get("Content-Type")) {
-		return httpx.NewError(http.StatusUnsupportedMediaType, httpx.CodeUnsupportedMediaType,
-			"the request body must be JSON: send Content-Type: application/json (charset, if given, utf-8)")
+		return httpx.ErrNotJSON
 	}
-	tooLarge := httpx.NewError(http.StatusRequestEntityTooLarge, httpx.CodePayloadTooLarge,
-		"the request body is larger than "+strconv.FormatInt(max, 10)+" bytes")
-	if max > 0 && r.ContentLength > max {
-		return tooLarge
+	what := "a JSON object"
+	if emptyOK {
+		what = "" // a body of white space is read as none
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, max))
+	body, release, err := httpx.ReadBody(w, r, max, what)
+	if emptyOK && err == httpx.ErrEmptyBody {
+		return nil
+	}
 	if err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			return tooLarge
-		}
-		return httpx.NewError(http.StatusBadRequest, httpx.CodeMalformedRequest, "the request body could not be read")
+		return err
 	}
-	if len(bytes.TrimSpace(body)) == 0 {
-		if emptyOK {
-			return nil
-		}
-		return httpx.NewError(http.StatusBadRequest, httpx.CodeMalformedRequest, "the request body is empty: send a JSON object")
-	}
-	if !utf8.Valid(body) {
-		return httpx.NewError(http.StatusBadRequest, httpx.CodeMalformedRequest, "the request body is not valid UTF-8")
-	}
+	defer release()
 	if err := json.Unmarshal(body, v); err != nil {
 		var ve *procure.ValidationError
 		if errors.As(err, &ve) {
 			return err
 		}
-		var syn *json.SyntaxError
+		if m := httpx.MalformedJSON(err, body); m != nil {
+			return m
+		}
 		var typ *json.UnmarshalTypeError
-		switch {
-		case errors.As(err, &syn):
-			return httpx.NewError(http.StatusBadRequest, httpx.CodeMalformedRequest,
-				"the request body is not valid JSON: "+syn.Error()+" (at "+httpx.LineColumn(body, syn.Offset-1)+")")
-		case errors.As(err, &typ):
+		if errors.As(err, &typ) {
 			field := jsonPath(typ.Field)
 			if field == "" {
 				field = "the body"

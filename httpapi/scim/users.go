@@ -1,18 +1,15 @@
 package scim
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"mime"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
 	"sync"
-	"unicode/utf8"
 
 	"github.com/procurekit/procure"
 	"github.com/procurekit/procure/httpapi/internal/httpx"
@@ -265,10 +262,11 @@ func (a *scimAPI) patchUser(w http.ResponseWriter, r *http.Request, community st
 	if err != nil {
 		return err
 	}
-	body, err := readSCIMBytes(w, r)
+	body, releaseBody, err := readSCIMBytes(w, r)
 	if err != nil {
 		return err
 	}
+	defer releaseBody()
 	release, err := a.heavySlot(r, body)
 	if err != nil {
 		return err
@@ -357,10 +355,11 @@ func scimIfMatch(r *http.Request) (int64, error) {
 // readSCIMInput reads a user body (readSCIMBytes, heavySlot,
 // parseSCIMInput); the caller releases the slot when it is done.
 func (a *scimAPI) readSCIMInput(w http.ResponseWriter, r *http.Request) (scimInput, func(), error) {
-	body, err := readSCIMBytes(w, r)
+	body, releaseBody, err := readSCIMBytes(w, r)
 	if err != nil {
 		return scimInput{}, nil, err
 	}
+	defer releaseBody()
 	release, err := a.heavySlot(r, body)
 	if err != nil {
 		return scimInput{}, nil, err
@@ -374,36 +373,25 @@ func (a *scimAPI) readSCIMInput(w http.ResponseWriter, r *http.Request) (scimInp
 }
 
 // readSCIMBytes reads a request body: application/scim+json or
-// application/json (charset, if given, utf-8), at most httpx.MaxBodyBytes
-// (413), not empty, valid UTF-8. Any other body is a 400 invalidSyntax:
-// RFC 7644 3.12 lists no 415, and its clients know only its statuses.
-func readSCIMBytes(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+// application/json (charset, if given, utf-8), then as httpx.ReadBody
+// reads every body (413, 400 for a body that is empty or not UTF-8).
+// Any other body is a 400 invalidSyntax: RFC 7644 3.12 lists no 415, and
+// its clients know only its statuses. The body stays valid until release.
+func readSCIMBytes(w http.ResponseWriter, r *http.Request) (body []byte, release func(), err error) {
 	if !isSCIMContentType(r.Header.Get("Content-Type")) {
-		return nil, newSCIMError(http.StatusBadRequest, "invalidSyntax",
+		return nil, nil, newSCIMError(http.StatusBadRequest, "invalidSyntax",
 			"the request body must be JSON: send Content-Type: application/scim+json (or application/json)")
 	}
-	tooLarge := newSCIMError(http.StatusRequestEntityTooLarge, "",
-		"the request body is larger than "+strconv.Itoa(httpx.MaxBodyBytes)+" bytes (1 MiB)")
-	if r.ContentLength > httpx.MaxBodyBytes {
-		return nil, tooLarge
-	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, httpx.MaxBodyBytes))
+	body, release, err = httpx.ReadBody(w, r, httpx.MaxBodyBytes, "")
 	if err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			return nil, tooLarge
+		status, _, msg := httpx.Classify(err)
+		scimType := "invalidSyntax"
+		if status == http.StatusRequestEntityTooLarge {
+			scimType = ""
 		}
-		return nil, newSCIMError(http.StatusBadRequest, "invalidSyntax", "the request body could not be read")
+		return nil, nil, newSCIMError(status, scimType, msg)
 	}
-	if len(bytes.TrimSpace(body)) == 0 {
-		return nil, newSCIMError(http.StatusBadRequest, "invalidSyntax", "the request body is empty")
-	}
-	if !utf8.Valid(body) {
-		// As on /v1/users (readUserInput): encoding/json would quietly
-		// turn the bad bytes into U+FFFD and store that.
-		return nil, newSCIMError(http.StatusBadRequest, "invalidSyntax", "the request body is not valid UTF-8 (JSON must be UTF-8)")
-	}
-	return body, nil
+	return body, release, nil
 }
 
 // isSCIMContentType accepts application/scim+json and application/json,

@@ -5,15 +5,12 @@ import (
 	_ "embed"
 	"encoding/json"
 	"errors"
-	"io"
 	"log/slog"
 	"net/http"
 	"net/netip"
 	"net/url"
 	"reflect"
-	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/procurekit/procure/auth"
 	"github.com/procurekit/procure/httpapi/internal/httpx"
@@ -242,45 +239,18 @@ func (a *userAPI) updateUser(w http.ResponseWriter, r *http.Request, community s
 }
 
 // readUserInput reads and decodes a create or update body: JSON by
-// Content-Type (415), at most MaxBodyBytes (413), not empty, one JSON
-// object whose fields have the right JSON types (400 MALFORMED_REQUEST).
+// Content-Type (415), then as httpx.ReadBody reads every body (413, 400),
+// one JSON object whose fields have the right JSON types (400
+// MALFORMED_REQUEST).
 func readUserInput(w http.ResponseWriter, r *http.Request) (user.Input, error) {
 	if !httpx.IsJSONContentType(r.Header.Get("Content-Type")) {
-		return user.Input{}, httpx.NewError(http.StatusUnsupportedMediaType, httpx.CodeUnsupportedMediaType,
-			"the request body must be JSON: send Content-Type: application/json (charset, if given, utf-8)")
+		return user.Input{}, httpx.ErrNotJSON
 	}
-	tooLarge := httpx.NewError(http.StatusRequestEntityTooLarge, httpx.CodePayloadTooLarge,
-		"the request body is larger than "+strconv.Itoa(MaxBodyBytes)+" bytes (1 MiB)")
-	if r.ContentLength > MaxBodyBytes {
-		return user.Input{}, tooLarge
+	body, release, err := httpx.ReadBody(w, r, MaxBodyBytes, "a JSON User object")
+	if err != nil {
+		return user.Input{}, err
 	}
-	buf := httpx.BufPool.Get().(*bytes.Buffer)
-	buf.Reset()
-	defer func() {
-		if buf.Cap() <= MaxBodyBytes+bytes.MinRead {
-			httpx.BufPool.Put(buf)
-		}
-	}()
-	if _, err := buf.ReadFrom(http.MaxBytesReader(w, r.Body, MaxBodyBytes)); err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			return user.Input{}, tooLarge
-		}
-		// The client went away or sent a broken chunked body.
-		return user.Input{}, httpx.NewError(http.StatusBadRequest, httpx.CodeMalformedRequest, "the request body could not be read")
-	}
-	body := buf.Bytes()
-	if len(bytes.TrimSpace(body)) == 0 {
-		return user.Input{}, httpx.NewError(http.StatusBadRequest, httpx.CodeMalformedRequest,
-			"the request body is empty: send a JSON User object")
-	}
-	if !utf8.Valid(body) {
-		// RFC 8259: JSON is UTF-8. encoding/json would quietly turn the
-		// bad bytes into U+FFFD; refusing them keeps what is stored what
-		// was sent (docs: limits.md).
-		return user.Input{}, httpx.NewError(http.StatusBadRequest, httpx.CodeMalformedRequest,
-			"the request body is not valid UTF-8 (JSON must be UTF-8)")
-	}
+	defer release()
 	in, err := user.ParseInput(body)
 	if err != nil {
 		return user.Input{}, decodeError(err, body)
@@ -293,16 +263,12 @@ func readUserInput(w http.ResponseWriter, r *http.Request) (user.Input, error) {
 // different codes) as it is; malformed JSON or a wrong type as a 400
 // MALFORMED_REQUEST naming where and what.
 func decodeError(err error, body []byte) error {
-	var syn *json.SyntaxError
+	if m := httpx.MalformedJSON(err, body); m != nil {
+		return m
+	}
 	var typ *json.UnmarshalTypeError
-	switch {
-	case errors.As(err, &syn):
-		return httpx.NewError(http.StatusBadRequest, httpx.CodeMalformedRequest,
-			"the request body is not valid JSON: "+syn.Error()+" (at "+httpx.LineColumn(body, syn.Offset-1)+")")
-	case errors.As(err, &typ):
+	if errors.As(err, &typ) {
 		return httpx.NewError(http.StatusBadRequest, httpx.CodeMalformedRequest, typeErrorMessage(typ))
-	case errors.Is(err, io.ErrUnexpectedEOF):
-		return httpx.NewError(http.StatusBadRequest, httpx.CodeMalformedRequest, "the request body is not valid JSON: it ends too early")
 	}
 	return err // a *procure.ValidationError: a 400 INVALID_FIELD
 }
