@@ -333,11 +333,6 @@ func singleParam(q url.Values, name string, errs *fieldErrors) (string, bool) {
 
 // pageParams parses page, size and sort, recording any broken rule.
 func pageParams(q url.Values, spec paging.Spec, errs *fieldErrors) paging.Request {
-	if len(q) == 0 {
-		// Nothing to parse: the defaults of paging.Parse, without the
-		// allocations of a call (this is the hot default page).
-		return paging.Request{Page: 0, Size: paging.DefaultSize, Sort: spec.DefaultSort}
-	}
 	p, err := paging.Parse(q, spec)
 	if err == nil {
 		return p
