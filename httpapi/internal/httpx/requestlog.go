@@ -20,8 +20,8 @@ import (
 // gives them, found through any wrapper's Unwrap (a wrapper between
 // RequestLog and the API without Unwrap, such as http.TimeoutHandler's,
 // hides them: the line then has no community). A clone per request
-// (WithContext) cost a request about 0.5 us and 450 B of garbage
-// (BenchmarkRequestLog).
+// (WithContext) cost a request more than the rest of the line
+// (BenchmarkRequestLog; bench/README.md).
 func RequestLog(log *slog.Logger, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()

@@ -15,10 +15,9 @@ import (
 // (appendDetailMemo) - so that a supplier listed or read again unchanged
 // (the first page, which most callers ask for; a sync client re-reading;
 // the suppliers many filtered pages share; a popular supplier) is copied
-// instead of encoded: encoding is most of such a request's own CPU (a page
-// of 20 summaries: about 6 us of 8, most of it escaping strings and
-// formatting three times per summary), and copying its bytes costs tens of
-// nanoseconds.
+// instead of encoded: encoding is most of such a request's own CPU (most
+// of it escaping strings and formatting three dates per summary), and
+// copying its bytes costs next to nothing.
 //
 // It is a memo of a pure function keyed by its whole input: an entry is
 // used only when the value being encoded equals, field by field, the one
@@ -27,21 +26,18 @@ import (
 // this node or another, an import that keeps the dates. Nothing has to
 // invalidate it, and a store does not have to cooperate.
 //
-// Bounds: a fixed table of slots per kind, each holding at most one entry
-// (a value and its JSON: ~1 KB for a summary, ~4 KB for a detail). A value
+// Bounds: a fixed table of slots per kind (summaryMemoSlots,
+// detailMemoSlots), each holding at most one entry (a value and its JSON).
+// A value
 // takes a slot only the second time in a row its slot sees it
 // (memoSlot.seen), so a stream of distinct suppliers (paging through the
 // whole community, random reads) allocates nothing and does not evict
 // the ones asked for again and again. Slots are independent atomic
-// pointers to immutable entries: no lock, and readers never wait. At most
-// ~7 MB of summaries (8,192 entries) and ~8 MB of details (2,048) per
-// mounted supplier API.
-//
-// Figures: a page of 20 summaries (BenchmarkSummaryMemo) 0.8 us from the
-// memo against 5.6-6.5 us encoded, and 5.2-5.9 us for suppliers never
-// seen before (a miss costs a slot check, nothing else); whole requests
-// in process: the default page (BenchmarkListSuppliersDefaultPage) 8.0 ->
-// 2.2 us, one supplier (BenchmarkGetSupplier) 2.8 -> 1.1 us.
+// pointers to immutable entries: no lock, and readers never wait. The
+// memory it may hold per mounted supplier API, and what it saves
+// (BenchmarkSummaryMemo, BenchmarkListSuppliersDefaultPage,
+// BenchmarkGetSupplier; a miss costs a slot check, nothing else), are in
+// bench/README.md.
 type Memo[T any] struct {
 	slots []memoSlot[T] // len a power of two
 }

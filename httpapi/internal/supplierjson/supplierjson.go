@@ -26,14 +26,12 @@ import (
 // supplier type without being added here fails the build's tests.
 //
 // Why it exists (BenchmarkEncodeSummaryPage and, with GOEXPERIMENT=jsonv2,
-// BenchmarkEncodeSummaryPageJSONv2): a default page of 20 summaries takes
-// about 16 us and no allocation here, 32 us and 20 allocations with
-// encoding/json, and 59 us with encoding/json/v2 (the engine of
-// github.com/go-json-experiment/json) set to the same bytes (HTML
-// escaping, invalid UTF-8 replaced); a page of 100: 42 us against 157 us
-// and 328 us (2-core EPYC, shared machine). The list is the API's hot
-// path, and its target is set against a precomputed-bytes baseline
-// (bench/README.md). A summary or detail encoded before and unchanged is
+// BenchmarkEncodeSummaryPageJSONv2; figures in bench/README.md): a page of
+// summaries costs several times less here, and allocates nothing, than
+// with encoding/json or encoding/json/v2 (the engine of
+// github.com/go-json-experiment/json) set to the same bytes. The list is
+// the API's hot path, and its target is set against a precomputed-bytes
+// baseline. A summary or detail encoded before and unchanged is
 // copied from Memo instead (encmemo.go), which compares them with
 // supplier.Summary.Equal and supplier.Detail.Equal.
 
