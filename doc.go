@@ -68,7 +68,9 @@
 //   - httpapi/internal/httpx: what the APIs share - the error body and
 //     the one mapping of errors to statuses and codes, JSON bodies, the
 //     request log; httpapi/internal/supplierjson: the supplier encoder
-//     the supplier and admin APIs share.
+//     the supplier and admin APIs share; httpapi/internal/apitest: what
+//     their tests share, above all the proxy that validates every test
+//     exchange against the served OpenAPI documents.
 //   - userapi: a Go client of Interface B.
 //   - accountcodeapi: a Go client of Interface C, the platform's side of
 //     the XML exchange: a budget.Validator that asks the customer's
