@@ -108,7 +108,8 @@ type benchData struct {
 	store    *memstore.Store
 	n        int
 	someID   uuid.UUID
-	someSID  string  // the supplierId of someID
+	someSID  string // the supplierId of someID
+	ids      []uuid.UUID
 	perSupp  float64 // heap bytes per supplier held by the store
 	loadTime time.Duration
 	heapBase uint64 // HeapAlloc before the store was built
@@ -130,6 +131,10 @@ func benchSet(b *testing.B, n int) *benchData {
 	runtime.ReadMemStats(&before)
 	recs := benchRecords(n)
 	someID, someSID := recs[n/3].ID, recs[n/3].SupplierID
+	ids := make([]uuid.UUID, n)
+	for i := range recs {
+		ids[i] = recs[i].ID
+	}
 	t0 := time.Now()
 	s := memstore.New()
 	if err := s.AddCommunity(&datafile.Community{ID: "bench", Name: "Bench", Region: datafile.NZ, Suppliers: recs}); err != nil {
@@ -139,7 +144,7 @@ func benchSet(b *testing.B, n int) *benchData {
 	recs = nil
 	runtime.GC()
 	runtime.ReadMemStats(&after)
-	d := &benchData{store: s, n: n, someID: someID, someSID: someSID, loadTime: load, heapBase: before.HeapAlloc,
+	d := &benchData{store: s, n: n, someID: someID, someSID: someSID, ids: ids, loadTime: load, heapBase: before.HeapAlloc,
 		perSupp: float64(int64(after.HeapAlloc)-int64(before.HeapAlloc)) / float64(n)}
 	runtime.KeepAlive(recs)
 	benchSets[n] = d
@@ -147,6 +152,60 @@ func benchSet(b *testing.B, n int) *benchData {
 }
 
 var benchSizes = []int{10_000, 100_000, 1_000_000}
+
+// BenchmarkRandomAccess measures reads at random over 100,000 suppliers: a
+// random supplier, its contacts, and a random page of the list by name in
+// either direction. Unlike the fixed requests of BenchmarkListSuppliers,
+// these miss the CPU caches as a sync client's or a paging user's do.
+func BenchmarkRandomAccess(b *testing.B) {
+	const n = 100_000
+	d := benchSet(b, n)
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(7, 7))
+	pick := make([]int, 4096)
+	for i := range pick {
+		pick[i] = rng.IntN(n)
+	}
+	b.Run("supplier", func(b *testing.B) {
+		b.ReportAllocs()
+		i := 0
+		for b.Loop() {
+			if _, err := d.store.Supplier(ctx, "bench", d.ids[pick[i%len(pick)]]); err != nil {
+				b.Fatal(err)
+			}
+			i++
+		}
+	})
+	b.Run("contacts", func(b *testing.B) {
+		b.ReportAllocs()
+		i := 0
+		for b.Loop() {
+			if _, err := d.store.ListContacts(ctx, "bench", d.ids[pick[i%len(pick)]], paging.Request{Size: 20}); err != nil {
+				b.Fatal(err)
+			}
+			i++
+		}
+	})
+	for _, desc := range []bool{false, true} {
+		name := "page"
+		if desc {
+			name = "page/sort=name,desc"
+		}
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			buf := make([]supplier.Summary, 0, 20)
+			i := 0
+			for b.Loop() {
+				q := supplier.ListQuery{Page: paging.Request{Page: pick[i%len(pick)] % (n / 20), Size: 20, Sort: paging.Sort{Field: "name", Desc: desc}}}
+				p, err := d.store.AppendSuppliers(ctx, "bench", q, buf)
+				if err != nil || len(p.Content) != 20 {
+					b.Fatal(len(p.Content), err)
+				}
+				i++
+			}
+		})
+	}
+}
 
 // BenchmarkListSuppliers measures one page (size 20) of the supplier list
 // at 10k, 100k and 1M suppliers. The figures at 1M should be within 2x of

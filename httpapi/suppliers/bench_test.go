@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -106,6 +107,52 @@ func BenchmarkGetSupplier(b *testing.B) {
 func BenchmarkListContacts(b *testing.B) {
 	mux, id := benchMux(b)
 	benchHandler(b, mux, base+"/suppliers/"+id+"/contacts")
+}
+
+// Random access over 100,000 suppliers: a random supplier in full, and a
+// random page of the list by name (the requests a sync client or a user
+// paging through the list makes, which the encoded-supplier memo does not
+// serve from its slots and the caches of the first page do not help).
+func BenchmarkRandomAccess(b *testing.B) {
+	const n = 100_000
+	store, _ := benchStore(b, n)
+	mux := http.NewServeMux()
+	httpapi.MountSuppliers(mux, httpapi.SupplierOptions{Store: store, Tokens: store, Logger: discard})
+	targets := func(f func(rng *rand.Rand) string) []*http.Request {
+		rng := rand.New(rand.NewPCG(7, 7))
+		reqs := make([]*http.Request, 4096)
+		for i := range reqs {
+			reqs[i] = httptest.NewRequest(http.MethodGet, f(rng), nil)
+			reqs[i].Header.Set("Authorization", "Bearer "+alphaToken)
+		}
+		return reqs
+	}
+	for _, tc := range []struct {
+		name string
+		reqs []*http.Request
+	}{
+		{"supplier", targets(func(rng *rand.Rand) string {
+			return base + "/suppliers/" + uuid.NewSHA1(uuid.NameSpaceOID, fmt.Appendf(nil, "bench-%d", rng.IntN(n))).String()
+		})},
+		{"page", targets(func(rng *rand.Rand) string {
+			return fmt.Sprintf("%s/suppliers?page=%d", base, rng.IntN(n/20))
+		})},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			w := &nullWriter{h: http.Header{}}
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				clear(w.h)
+				w.status = 0
+				mux.ServeHTTP(w, tc.reqs[i%len(tc.reqs)])
+				if w.status != http.StatusOK {
+					b.Fatalf("status %d", w.status)
+				}
+				i++
+			}
+		})
+	}
 }
 
 // Over loopback TCP, against the floor the later performance check uses: a
