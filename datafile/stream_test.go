@@ -256,3 +256,20 @@ type panicker struct{}
 
 func (panicker) Supplier(int, int, *supplier.Record) error     { panic("boom") }
 func (panicker) Community(int, *datafile.Community, int) error { return nil }
+
+// File.Reader writes a File that Parse reads back equal, and gives an
+// unwritable File's error at the first Read.
+func TestFileReader(t *testing.T) {
+	f := suppliertest.Fixture(t)
+	back, err := datafile.Parse(f.Reader())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(f, back); diff != "" {
+		t.Fatalf("Parse(f.Reader()) differs (-f +back):\n%s", diff)
+	}
+	f.Communities[0].Suppliers[0].ProfileType = "NOT_A_TYPE"
+	if _, err := datafile.Parse(f.Reader()); err == nil || !strings.Contains(err.Error(), "NOT_A_TYPE") {
+		t.Fatalf("Parse of an unwritable File = %v, want the encoding error", err)
+	}
+}

@@ -58,11 +58,11 @@ func TestHandlersUnderAnyPrefix(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	store, err := memstore.Load(data)
+	store, err := memstore.LoadReader(data.Reader())
 	if err != nil {
 		t.Fatal(err)
 	}
-	users, err := memstore.Load(apitest.UserFixture())
+	users, err := memstore.LoadReader(apitest.UserFixture().Reader())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -37,7 +37,7 @@ func accountsFile() *datafile.File {
 }
 
 func TestServiceAccountsLoad(t *testing.T) {
-	s, err := memstore.Load(accountsFile())
+	s, err := memstore.LoadReader(accountsFile().Reader())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,22 +102,22 @@ func TestServiceAccountsLoadErrors(t *testing.T) {
 	}{
 		{"duplicate id across communities", func(f *datafile.File) {
 			f.Communities[1].ServiceAccounts[0].ID = "sa-1"
-		}, `communities[1]: serviceAccounts[0].id: duplicate service account id "sa-1"`},
+		}, `communities[1].serviceAccounts[0].id: duplicate service account id "sa-1"`},
 		{"bad allowlist entry", func(f *datafile.File) {
 			f.Communities[0].ServiceAccounts[0].AllowedIPs = []string{"10.0.0.0/8", "10.0.0.300"}
-		}, `communities[0]: serviceAccounts[0].allowedIPs[1]: must be an IP address or CIDR (got "10.0.0.300")`},
+		}, `communities[0].serviceAccounts[0].allowedIPs[1]: must be an IP address or CIDR (got "10.0.0.300")`},
 		{"empty key", func(f *datafile.File) {
 			f.Communities[0].ServiceAccounts[0].Keys[1].Key = ""
-		}, `communities[0]: serviceAccounts[0].keys[1].key: is required`},
+		}, `communities[0].serviceAccounts[0].keys[1].key: is required`},
 		{"missing id", func(f *datafile.File) {
 			f.Communities[1].ServiceAccounts[0].ID = ""
-		}, `communities[1]: serviceAccounts[0].id: is required`},
+		}, `communities[1].serviceAccounts[0].id: is required`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f := accountsFile()
 			tt.change(f)
-			_, err := memstore.Load(f)
+			_, err := memstore.LoadReader(f.Reader())
 			if err == nil || err.Error() != tt.wantErr {
 				t.Fatalf("Load error = %v\nwant %s", err, tt.wantErr)
 			}
@@ -158,29 +158,29 @@ func TestUsersLoadErrors(t *testing.T) {
 	}{
 		{"duplicate username in another case", func(f *datafile.File) {
 			f.Communities[0].Users = append(f.Communities[0].Users, user.User{ID: "u3", Username: "ANN"})
-		}, `communities[0]: users[1].username: duplicate username "ANN" (usernames compare case-insensitively)`},
+		}, `communities[0].users[1].username: duplicate username "ANN" (usernames compare case-insensitively)`},
 		{"duplicate id across communities", func(f *datafile.File) {
 			f.Communities[1].Users[0].ID = "u1"
 		}, `communities[1]: users[0].id: duplicate user id "u1"`},
 		{"missing username", func(f *datafile.File) {
 			f.Communities[1].Users[0].Username = ""
-		}, `communities[1]: users[0].username: is required`},
+		}, `communities[1].users[0].username: is required`},
 		{"empty auto-role", func(f *datafile.File) {
 			f.Communities[0].AutoRoles = []string{"EMPLOYEE", " "}
-		}, `communities[0]: autoRoles[1]: must not be empty`},
+		}, `communities[0].autoRoles[1]: must be a role code of 1 to 255 characters`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f := base()
 			tt.change(f)
-			_, err := memstore.Load(f)
+			_, err := memstore.LoadReader(f.Reader())
 			if err == nil || err.Error() != tt.wantErr {
 				t.Fatalf("Load error = %v\nwant %s", err, tt.wantErr)
 			}
 		})
 	}
 	t.Run("same username in two communities", func(t *testing.T) {
-		if _, err := memstore.Load(base()); err != nil {
+		if _, err := memstore.LoadReader(base().Reader()); err != nil {
 			t.Fatal(err)
 		}
 	})

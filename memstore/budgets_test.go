@@ -27,7 +27,7 @@ func loadBudgets(tb testing.TB) *memstore.Store {
 	if err != nil {
 		tb.Fatalf("Parse: %v", err)
 	}
-	s, err := memstore.Load(f)
+	s, err := memstore.LoadReader(f.Reader())
 	if err != nil {
 		tb.Fatalf("Load: %v", err)
 	}
@@ -107,7 +107,7 @@ func TestBudgetLoadErrors(t *testing.T) {
 		"duplicate account": {ID: "x", Name: "X", Region: datafile.NZ, Budgets: []datafile.Budget{{Account: "A"}, {Account: " A "}}},
 	} {
 		s := memstore.New()
-		err := s.AddCommunity(&c)
+		err := add(t, s, &datafile.File{Communities: []datafile.Community{c}})
 		if err == nil || !strings.Contains(err.Error(), "budgets[") {
 			t.Errorf("%s: error %v; want one naming the budgets entry", name, err)
 		}

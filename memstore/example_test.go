@@ -9,7 +9,6 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/procurekit/procure"
-	"github.com/procurekit/procure/datafile"
 	"github.com/procurekit/procure/memstore"
 	"github.com/procurekit/procure/paging"
 	"github.com/procurekit/procure/supplier"
@@ -31,11 +30,7 @@ func Example() {
 			 "modifiedDate": "2026-04-06T09:00:00Z", "createdDate": "2025-03-10T00:00:00Z"}
 		]
 	}]}`
-	f, err := datafile.Parse(strings.NewReader(data))
-	if err != nil {
-		log.Fatal(err)
-	}
-	store, err := memstore.Load(f)
+	store, err := memstore.LoadReader(strings.NewReader(data))
 	if err != nil {
 		log.Fatal(err)
 	}

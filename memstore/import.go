@@ -17,6 +17,7 @@ import (
 	"github.com/procurekit/procure/auth"
 	"github.com/procurekit/procure/budget"
 	"github.com/procurekit/procure/datafile"
+	"github.com/procurekit/procure/internal/supplierindex"
 	"github.com/procurekit/procure/supplier"
 	"github.com/procurekit/procure/user"
 )
@@ -26,8 +27,8 @@ import (
 // file held - how many it created, updated, and found unchanged - as
 // pgstore's ImportStream does.
 //
-// A community the store does not hold is added whole, as AddCommunity
-// adds it. For one it holds, every entity in the file is created or
+// A community the store does not hold is added whole, as a load adds it.
+// For one it holds, every entity in the file is created or
 // replaced, keeping the file's dates, and entities not in the file are
 // left alone: name, region and auto-roles are replaced; suppliers are
 // replaced with their keywords, and their contacts and remittance
@@ -84,7 +85,7 @@ type staged struct {
 	at   string // "communities[ci]"
 
 	// A new community (the store did not hold it when the import began):
-	set *supplierSet
+	ix  *supplierindex.Index
 	tok newTokens
 	us  newUsers
 	acc []auth.ServiceAccount
@@ -113,7 +114,7 @@ func (im *importer) Community(ci int, c *datafile.Community, _ int) error {
 // adding to counts what it did.
 func (s *Store) importAll(file []*staged, counts datafile.ImportCounts) error {
 	// Prepare what needs no lock: the parts of new communities as
-	// AddCommunity builds them, the accounts and auto-roles of the others.
+	// a load builds them, the accounts and auto-roles of the others.
 	var held []*staged
 	for _, st := range file {
 		c := st.c
@@ -177,11 +178,13 @@ func (s *Store) importLocked(file []*staged, counts datafile.ImportCounts) error
 	return nil
 }
 
-// build prepares a community the store does not hold, as AddCommunity
+// build prepares a community the store does not hold, as a load
 // does.
 func (st *staged) build(s *Store) error {
 	var err error
-	if st.set, err = buildSupplierSet(st.c.Suppliers); err != nil {
+	// The suppliers are the import's own (datafile.Stream hands them
+	// over, in normal form): the index takes them as they are.
+	if st.ix, err = supplierindex.New(st.c.Suppliers); err != nil {
 		return fmt.Errorf("%s.suppliers: %w", st.at, err)
 	}
 	if st.tok, err = s.tokens.build(st.c); err != nil {
@@ -208,7 +211,7 @@ func (st *staged) build(s *Store) error {
 }
 
 // isNew reports whether st is a community the store did not hold.
-func (st *staged) isNew() bool { return st.set != nil }
+func (st *staged) isNew() bool { return st.ix != nil }
 
 // importCheck refuses st's conflicts with what the store holds; every
 // part's lock is held.
@@ -300,7 +303,7 @@ func (s *Store) importApply(st *staged, counts datafile.ImportCounts) {
 		created(datafile.KindUsers, len(c.Users))
 		created(datafile.KindBudgets, len(c.Budgets))
 		s.communities.publish(fromFile(c))
-		s.suppliers.publish(c.ID, st.set)
+		s.suppliers.publish(c.ID, st.ix)
 		s.tokens.publish(st.tok)
 		s.users.publish(st.us)
 		s.accounts.publish(st.acc)
@@ -333,38 +336,28 @@ func importSuppliers(cs *comSuppliers, recs []supplier.Record, counts datafile.I
 	var sups, contacts, addrs datafile.Outcome
 	for i := range recs {
 		r := &recs[i]
-		old := cs.current(r.ID)
-		if old == nil {
+		old, exists := cs.ix.Record(r.ID)
+		if !exists {
 			sups.Created++
 			contacts.Created += len(r.Contacts)
 			addrs.Created += len(r.RemittanceAddresses)
-		}
-		var contactIDs, addrIDs []uuid.UUID // of the file, when old holds the supplier
-		if old != nil {
-			contactIDs, addrIDs = ids(r.Contacts, contactID), ids(r.RemittanceAddresses, addrID)
-			r.Contacts = mergeByID(old.contacts, r.Contacts, contactID)
-			r.RemittanceAddresses = mergeByID(old.addrs, r.RemittanceAddresses, addrID)
-		}
-		rec := newSupplierRec(r, nil)
-		if old != nil {
-			// Each counts on its own: the supplier by its own fields, each
-			// contact and address of the file by its.
-			if sameOwn(old, &rec) {
-				sups.Unchanged++
-			} else {
-				sups.Updated++
-			}
-			contacts = addOutcomes(contacts, contactIDs, old.contacts, rec.contacts, contactID, (*supplier.Contact).Equal)
-			addrs = addOutcomes(addrs, addrIDs, old.addrs, rec.addrs, addrID, (*supplier.RemittanceAddress).Equal)
-		}
-		if old != nil && sameRecord(old, &rec) {
 			continue
 		}
-		if cs.hwSet {
-			cs.hw = max(cs.hw, recMaxModified(&rec))
+		// Each counts on its own: the supplier by its own fields, each
+		// contact and address of the file by its.
+		if old.Detail.Equal(&r.Detail) && slices.Equal(old.Keywords, r.Keywords) {
+			sups.Unchanged++
+		} else {
+			sups.Updated++
 		}
-		_ = cs.replace(r.ID, &rec) // never fails
+		contacts = addOutcomes(contacts, ids(r.Contacts, contactID), old.Contacts, r.Contacts, contactID, (*supplier.Contact).Equal)
+		addrs = addOutcomes(addrs, ids(r.RemittanceAddresses, addrID), old.RemittanceAddresses, r.RemittanceAddresses, addrID, (*supplier.RemittanceAddress).Equal)
+		r.Contacts = mergeByID(old.Contacts, r.Contacts, contactID)
+		r.RemittanceAddresses = mergeByID(old.RemittanceAddresses, r.RemittanceAddresses, addrID)
 	}
+	// A record equal to the stored one changes nothing
+	// (supplierindex.Index.Apply).
+	cs.ix.Apply(recs, nil)
 	counts.Add(datafile.KindSuppliers, sups)
 	counts.Add(datafile.KindContacts, contacts)
 	counts.Add(datafile.KindRemittanceAddresses, addrs)
@@ -425,21 +418,6 @@ func mergeByID[T any](stored, file []T, id func(T) uuid.UUID) []T {
 		}
 	}
 	return append(out, file...)
-}
-
-// sameRecord reports whether two stored records hold the same supplier,
-// dates included.
-func sameRecord(a, b *supplierRec) bool {
-	return sameOwn(a, b) &&
-		slices.EqualFunc(a.contacts, b.contacts, func(x, y supplier.Contact) bool { return x.Equal(&y) }) &&
-		slices.EqualFunc(a.addrs, b.addrs, func(x, y supplier.RemittanceAddress) bool { return x.Equal(&y) })
-}
-
-// sameOwn reports whether two stored records hold the same supplier but
-// for its contacts and addresses: its fields (its default contact and
-// address included), dates and keywords.
-func sameOwn(a, b *supplierRec) bool {
-	return a.detail.Equal(&b.detail) && slices.Equal(a.keywords, b.keywords)
 }
 
 // importTokens upserts c's tokens by secret and returns what it did;

@@ -14,11 +14,11 @@ import (
 // key's hash alone; an unknown key is auth.ErrUnknown.
 func TestServiceAccountByKeyHash(t *testing.T) {
 	ctx := context.Background()
-	s, err := memstore.Load(&datafile.File{Communities: []datafile.Community{{
+	s, err := memstore.LoadReader((&datafile.File{Communities: []datafile.Community{{
 		ID: "c1", Region: datafile.NZ,
 		ServiceAccounts: []datafile.ServiceAccount{{ID: "sa-c1", Keys: []datafile.Key{{Key: "key-old", Active: false}, {Key: "key-new", Active: true}},
 			AllowedIPs: []string{"10.0.0.0/8"}}},
-	}}})
+	}}}).Reader())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -14,147 +13,26 @@ import (
 
 var _ supplier.Writer = (*Store)(nil)
 
-// comSuppliers is one community's suppliers: an immutable indexed base
-// and the overlay of changes since it was built (supplier_overlay.go).
-type comSuppliers struct {
-	// mu guards ov, whose overlay writes mutate in place: readers hold it
-	// shared for the length of one read, a write exclusively for the
-	// length of its overlay update (microseconds).
-	mu sync.RWMutex
-	ov *overlay
-	// compaction state, guarded by mu: whether a compaction runs, and
-	// the suppliers written since it took its snapshot.
-	compacting bool
-	changed    []uuid.UUID
-	// limit is the overlay size that starts a compaction (0: the default,
-	// see compactAt); tests set it.
-	limit int
-	// compacted, when set, is called after each compaction (tests).
-	compacted func()
-
-	// wmu serialises the community's writes; what follows is guarded by it.
-	wmu sync.Mutex
-	// hw is the community's modifiedDate high-water mark in microseconds:
-	// the largest modifiedDate of any supplier, contact or address it has
-	// held (deleted ones included); hwSet says whether it was computed.
-	hw    int64
-	hwSet bool
-}
-
-func newComSuppliers(set *supplierSet) *comSuppliers {
-	return &comSuppliers{ov: newOverlay(set)}
-}
-
-// emptyCom stands for a community without suppliers: it is only read.
-var emptyCom = newComSuppliers(emptySet)
-
-// writable returns the community's suppliers for a write, creating them
-// for a community that has none yet. The caller has checked that the
-// community exists.
-func (x *suppliers) writable(community string) *comSuppliers {
-	x.mu.RLock()
-	c := x.byCom[community]
-	x.mu.RUnlock()
-	if c != nil {
-		return c
-	}
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	if c = x.byCom[community]; c == nil {
-		c = newComSuppliers(emptySet)
-		x.byCom[community] = c
-	}
-	return c
-}
-
-// current returns the current record of the supplier id, or nil.
-func (c *comSuppliers) current(id uuid.UUID) *supplierRec {
-	c.mu.RLock()
-	defer c.mu.RUnlock()
-	return c.ov.find(id)
-}
-
 // stamp returns the modifiedDate of a write (supplier.NextStamp): now, in
 // UTC at microsecond precision, but strictly after every modifiedDate the
 // community has held (one microsecond after the last when the clock has
 // not moved, or went back). When none is left (supplier.ErrStampExhausted)
-// it returns the error and keeps the high-water mark: the caller must then
+// it returns the error and keeps the last stamp: the caller must then
 // change nothing. c.wmu is held.
 func (c *comSuppliers) stamp(clock func() time.Time) (time.Time, error) {
-	if !c.hwSet {
-		c.mu.RLock()
-		c.hw = c.ov.maxModified()
-		c.mu.RUnlock()
-		c.hwSet = true
+	prev := c.ix.MaxModified()
+	if c.last.After(prev) {
+		prev = c.last
 	}
 	if clock == nil {
 		clock = time.Now
 	}
-	t, err := supplier.NextStamp(clock(), time.UnixMicro(c.hw))
+	t, err := supplier.NextStamp(clock(), prev)
 	if err != nil {
 		return time.Time{}, err
 	}
-	c.hw = t.UnixMicro()
+	c.last = t
 	return t, nil
-}
-
-// maxModified is the largest modifiedDate of the suppliers, contacts and
-// addresses, in microseconds (math.MinInt64 when there are none).
-func (ov *overlay) maxModified() int64 {
-	m := ov.base.maxMod
-	for _, it := range ov.byID {
-		m = max(m, recMaxModified(it.rec))
-	}
-	return m
-}
-
-func recMaxModified(rec *supplierRec) int64 {
-	m := rec.detail.ModifiedDate.UnixMicro()
-	if c := rec.detail.DefaultContact; c != nil {
-		m = max(m, c.ModifiedDate.UnixMicro())
-	}
-	if a := rec.detail.DefaultRemittanceAddress; a != nil {
-		m = max(m, a.ModifiedDate.UnixMicro())
-	}
-	for i := range rec.contacts {
-		m = max(m, rec.contacts[i].ModifiedDate.UnixMicro())
-	}
-	for i := range rec.addrs {
-		m = max(m, rec.addrs[i].ModifiedDate.UnixMicro())
-	}
-	return m
-}
-
-// replace makes rec the supplier id's current record, or removes the
-// supplier when rec is nil. c.wmu is held. The costly part, placing rec
-// among the base's ranks, is done before taking c.mu.
-func (c *comSuppliers) replace(id uuid.UUID, rec *supplierRec) error {
-	c.mu.RLock()
-	base := c.ov.base
-	c.mu.RUnlock()
-	var it *deltaItem
-	if rec != nil {
-		it = newDeltaItem(base, rec)
-	}
-	c.mu.Lock()
-	if rec != nil && c.ov.base != base {
-		// A compaction swapped the base meanwhile.
-		it = newDeltaItem(c.ov.base, rec)
-	}
-	if it != nil {
-		c.ov.put(it)
-	} else {
-		c.ov.remove(id)
-	}
-	if c.compacting {
-		c.changed = append(c.changed, id)
-	}
-	snap := c.startCompaction()
-	c.mu.Unlock()
-	if snap != nil {
-		go c.compact(snap)
-	}
-	return nil
 }
 
 // begin starts a write to a supplier of community: it checks the context
@@ -182,43 +60,41 @@ func (s *Store) PutSupplier(ctx context.Context, community string, r supplier.Re
 	if err := r.ValidateWrite(); err != nil {
 		return supplier.Detail{}, err
 	}
-	in := newSupplierRec(&r, nil) // a deep copy, dates normalised
-	in.contacts, in.addrs, in.addrIdx = nil, nil, nil
-	in.detail.CleanEmptyText()
+	// A deep copy in normal form; the contacts and addresses are kept.
+	in := supplier.Record{Detail: r.Detail.Clone(), Keywords: slices.Clip(slices.Clone(r.Keywords))}
+	in.Normalize()
 	c, err := s.begin(ctx, community)
 	if err != nil {
 		return supplier.Detail{}, err
 	}
 	defer c.wmu.Unlock()
-	old := c.current(r.ID)
-	if old != nil && old.detail.EqualContent(&in.detail) && slices.Equal(old.keywords, in.keywords) {
-		return old.detail, nil
+	old, exists := c.ix.Record(r.ID)
+	if exists && old.Detail.EqualContent(&in.Detail) && slices.Equal(old.Keywords, in.Keywords) {
+		return old.Detail, nil
 	}
 	now, err := c.stamp(s.suppliers.clock)
 	if err != nil {
 		return supplier.Detail{}, err
 	}
-	d := &in.detail
+	d := &in.Detail
 	var oldD *supplier.Detail
-	if old != nil {
-		oldD = &old.detail
-		in.contacts, in.addrs, in.addrIdx = old.contacts, old.addrs, old.addrIdx
+	if exists {
+		oldD = &old.Detail
+		in.Contacts, in.RemittanceAddresses = old.Contacts, old.RemittanceAddresses
 	}
 	d.StampWrite(oldD, now)
 	// An unchanged default contact or address keeps sharing the stored
 	// one's memory.
-	if old != nil {
-		if oc := old.detail.DefaultContact; oc != nil && d.DefaultContact != nil && d.DefaultContact.Equal(oc) {
+	if exists {
+		if oc := old.DefaultContact; oc != nil && d.DefaultContact != nil && d.DefaultContact.Equal(oc) {
 			d.DefaultContact = oc
 		}
-		if oa := old.detail.DefaultRemittanceAddress; oa != nil && d.DefaultRemittanceAddress != nil && d.DefaultRemittanceAddress.Equal(oa) {
+		if oa := old.DefaultRemittanceAddress; oa != nil && d.DefaultRemittanceAddress != nil && d.DefaultRemittanceAddress.Equal(oa) {
 			d.DefaultRemittanceAddress = oa
 		}
 	}
-	if err := c.replace(r.ID, &in); err != nil {
-		return supplier.Detail{}, err
-	}
-	return in.detail, nil
+	c.ix.Apply([]supplier.Record{in}, nil)
+	return in.Detail, nil
 }
 
 // DeleteSupplier implements supplier.Writer.
@@ -228,7 +104,7 @@ func (s *Store) DeleteSupplier(ctx context.Context, community string, id uuid.UU
 		return err
 	}
 	defer c.wmu.Unlock()
-	if c.current(id) == nil {
+	if _, ok := c.ix.Record(id); !ok {
 		return notFound(id)
 	}
 	// A delete stamps nothing the API shows, but pgstore's stamps the
@@ -237,7 +113,8 @@ func (s *Store) DeleteSupplier(ctx context.Context, community string, id uuid.UU
 	if _, err := c.stamp(s.suppliers.clock); err != nil {
 		return err
 	}
-	return c.replace(id, nil)
+	c.ix.Apply(nil, []uuid.UUID{id})
+	return nil
 }
 
 // PutContact implements supplier.Writer.
@@ -279,9 +156,9 @@ func (s *Store) DeleteRemittanceAddress(ctx context.Context, community string, s
 // children describes one list a supplier owns (its contacts or its
 // remittance addresses) to putChild and deleteChild.
 type children[T any] struct {
-	kind  string                                                   // for errors
-	of    func(*supplierRec) []T                                   // the stored list
-	with  func(rec *supplierRec, now time.Time, l []T) supplierRec // rec with l instead
+	kind  string                          // for errors
+	of    func(*supplier.Record) []T      // the stored list
+	with  func(r *supplier.Record, l []T) // sets the list of r to l
 	id    func(*T) uuid.UUID
 	same  func(a, b *T) bool               // equal but for dates (EqualContent)
 	stamp func(v, old *T, stamp time.Time) // StampWrite
@@ -290,18 +167,16 @@ type children[T any] struct {
 var (
 	contactsOf = children[supplier.Contact]{
 		kind:  "contact",
-		of:    func(r *supplierRec) []supplier.Contact { return r.contacts },
-		with:  func(r *supplierRec, now time.Time, l []supplier.Contact) supplierRec { return r.with(now, l, r.addrs) },
+		of:    func(r *supplier.Record) []supplier.Contact { return r.Contacts },
+		with:  func(r *supplier.Record, l []supplier.Contact) { r.Contacts = l },
 		id:    func(c *supplier.Contact) uuid.UUID { return c.ID },
 		same:  (*supplier.Contact).EqualContent,
 		stamp: (*supplier.Contact).StampWrite,
 	}
 	addressesOf = children[supplier.RemittanceAddress]{
-		kind: "remittance address",
-		of:   func(r *supplierRec) []supplier.RemittanceAddress { return r.addrs },
-		with: func(r *supplierRec, now time.Time, l []supplier.RemittanceAddress) supplierRec {
-			return r.with(now, r.contacts, l)
-		},
+		kind:  "remittance address",
+		of:    func(r *supplier.Record) []supplier.RemittanceAddress { return r.RemittanceAddresses },
+		with:  func(r *supplier.Record, l []supplier.RemittanceAddress) { r.RemittanceAddresses = l },
 		id:    func(a *supplier.RemittanceAddress) uuid.UUID { return a.ID },
 		same:  (*supplier.RemittanceAddress).EqualContent,
 		stamp: (*supplier.RemittanceAddress).StampWrite,
@@ -319,11 +194,11 @@ func putChild[T any](s *Store, ctx context.Context, community string, supplierID
 		return zero, err
 	}
 	defer c.wmu.Unlock()
-	old := c.current(supplierID)
-	if old == nil {
+	old, ok := c.ix.Record(supplierID)
+	if !ok {
 		return zero, notFound(supplierID)
 	}
-	list := k.of(old)
+	list := k.of(&old)
 	i := slices.IndexFunc(list, func(x T) bool { return k.id(&x) == k.id(&in) })
 	if i >= 0 && k.same(&list[i], &in) {
 		return list[i], nil
@@ -340,10 +215,9 @@ func putChild[T any](s *Store, ctx context.Context, community string, supplierID
 		k.stamp(&in, nil, now)
 		list = append(list, in)
 	}
-	rec := k.with(old, now, list)
-	if err := c.replace(supplierID, &rec); err != nil {
-		return zero, err
-	}
+	old.ModifiedDate = now
+	k.with(&old, list)
+	c.ix.Apply([]supplier.Record{old}, nil)
 	return in, nil
 }
 
@@ -355,11 +229,11 @@ func deleteChild[T any](s *Store, ctx context.Context, community string, supplie
 		return err
 	}
 	defer c.wmu.Unlock()
-	old := c.current(supplierID)
-	if old == nil {
+	old, ok := c.ix.Record(supplierID)
+	if !ok {
 		return notFound(supplierID)
 	}
-	list := k.of(old)
+	list := k.of(&old)
 	i := slices.IndexFunc(list, func(x T) bool { return k.id(&x) == id })
 	if i < 0 {
 		return fmt.Errorf("%w: %s %s of supplier %s", supplier.ErrNotFound, k.kind, id, supplierID)
@@ -368,14 +242,8 @@ func deleteChild[T any](s *Store, ctx context.Context, community string, supplie
 	if err != nil {
 		return err
 	}
-	rec := k.with(old, now, slices.Delete(slices.Clone(list), i, i+1))
-	return c.replace(supplierID, &rec)
-}
-
-// with returns a copy of rec modified at now with other contacts and
-// addresses (which it takes over), ordered as stored records are.
-func (rec *supplierRec) with(now time.Time, contacts []supplier.Contact, addrs []supplier.RemittanceAddress) supplierRec {
-	d := rec.detail
-	d.ModifiedDate = now
-	return finishRec(supplier.Record{Detail: d, Keywords: rec.keywords, Contacts: contacts, RemittanceAddresses: addrs})
+	old.ModifiedDate = now
+	k.with(&old, slices.Delete(slices.Clone(list), i, i+1))
+	c.ix.Apply([]supplier.Record{old}, nil)
+	return nil
 }

@@ -40,14 +40,30 @@ func benchIDs(b *testing.B, d *benchData) []uuid.UUID {
 	}
 }
 
+// The words of rewritten names and keywords (those of
+// suppliertest.Synthetic).
+var (
+	rewritePlaces = []string{"Harbour", "Kiwi", "Southern", "Pacific", "Totara", "Matai", "Rimu", "Coastal", "Summit", "Alpine",
+		"Northern", "Central", "Capital", "Urban", "Metro", "Island", "Golden", "Silver", "Bay", "River",
+		"Lake", "Valley", "Mountain", "Forest", "Ocean", "Sunrise", "Sunset", "Eastern", "Western", "Pioneer",
+		"Heritage", "Premier", "Quality", "Reliable", "Rapid", "Smart", "Apex", "Atlas", "Beacon", "Cedar",
+		"Delta", "Ember", "Falcon", "Granite", "Horizon", "Ironbark", "Jade", "Kauri", "Lumen", "Meridian",
+		"Nova", "Orchard", "Pinnacle", "Quartz", "Redwood", "Sterling", "Tui", "Unity", "Vista", "Willow"}
+	rewriteTrades = []string{"Plumbing", "Electrical", "Logistics", "Foods", "Print", "Security", "Cleaning", "Catering",
+		"Consulting", "Engineering", "Construction", "Landscaping", "Freight", "Stationery", "Furniture", "Hardware",
+		"Software", "Medical", "Laboratory", "Uniforms", "Signage", "Roofing", "Painting", "Glazing",
+		"Timber", "Steel", "Concrete", "Scaffolding", "Plant Hire", "Couriers", "Travel", "Events",
+		"Marketing", "Recruitment", "Legal", "Accounting", "Insurance", "Telecoms", "Data", "Energy"}
+)
+
 // rewrite replaces the supplier id with a new name and keywords.
 func rewrite(ctx context.Context, d *benchData, id uuid.UUID, i int) error {
 	old, err := d.store.Supplier(ctx, "bench", id)
 	if err != nil {
 		return err
 	}
-	r := supplier.Record{Detail: old, Keywords: []string{"written", benchTrades[i%len(benchTrades)]}}
-	r.Name = fmt.Sprintf("%s Rewritten %d", benchPlaces[i%len(benchPlaces)], i)
+	r := supplier.Record{Detail: old, Keywords: []string{"written", rewriteTrades[i%len(rewriteTrades)]}}
+	r.Name = fmt.Sprintf("%s Rewritten %d", rewritePlaces[i%len(rewritePlaces)], i)
 	_, err = d.store.PutSupplier(ctx, "bench", r)
 	return err
 }

@@ -1,7 +1,9 @@
 package memstore
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"testing"
 	"time"
 
@@ -26,8 +28,12 @@ func TestStampClock(t *testing.T) {
 	loaded.DefaultRemittanceAddress.ModifiedDate, loaded.DefaultRemittanceAddress.CreatedDate = future.Add(-time.Hour), future.Add(-time.Hour)
 	loaded.Contacts = []supplier.Contact{{ID: uuid.New(), Name: "Later", ModifiedDate: future, CreatedDate: future}}
 
-	s := New()
-	if err := s.AddCommunity(&datafile.Community{ID: "c", Name: "c", Region: datafile.NZ, Suppliers: []supplier.Record{loaded}}); err != nil {
+	file, err := json.Marshal(&datafile.File{Communities: []datafile.Community{{ID: "c", Name: "c", Region: datafile.NZ, Suppliers: []supplier.Record{loaded}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := LoadReader(bytes.NewReader(file))
+	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.PutCommunity(ctx, procure.Community{ID: "empty", Name: "e", Region: "NZ"}); err != nil {

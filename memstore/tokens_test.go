@@ -43,7 +43,7 @@ func tokenCommunities() []datafile.Community {
 
 func newTokenStore(tb testing.TB) *memstore.Store {
 	tb.Helper()
-	s, err := memstore.Load(&datafile.File{Communities: tokenCommunities()})
+	s, err := memstore.LoadReader((&datafile.File{Communities: tokenCommunities()}).Reader())
 	if err != nil {
 		tb.Fatalf("Load: %v", err)
 	}
@@ -113,7 +113,7 @@ func TestTokenScopesAreClipped(t *testing.T) {
 
 func TestTokenLoadCopiesScopes(t *testing.T) {
 	coms := tokenCommunities()
-	s, err := memstore.Load(&datafile.File{Communities: coms})
+	s, err := memstore.LoadReader((&datafile.File{Communities: coms}).Reader())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,12 +132,12 @@ func TestTokenLoadCopiesScopes(t *testing.T) {
 // tokens is added.
 func TestTokenDuplicate(t *testing.T) {
 	s := newTokenStore(t)
-	err := s.AddCommunity(&datafile.Community{ID: "east", Name: "East", Region: datafile.US, Tokens: []datafile.Token{
+	err := add(t, s, &datafile.File{Communities: []datafile.Community{{ID: "east", Name: "East", Region: datafile.US, Tokens: []datafile.Token{
 		{Token: "demo-east-token", Scopes: []string{auth.ScopeSuppliersRead}},
 		{Token: tokRead, Scopes: []string{auth.ScopeSuppliersRead}},
-	}})
+	}}}})
 	if err == nil {
-		t.Fatal("AddCommunity with a token of another community: no error")
+		t.Fatal("adding a community with a token of another community: no error")
 	}
 	if !strings.Contains(err.Error(), "tokens[1]") || strings.Contains(err.Error(), tokRead) {
 		t.Errorf("error %q: want it to name tokens[1] and not to show the token", err)

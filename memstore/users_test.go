@@ -13,9 +13,9 @@ import (
 // suite.
 func openUsers(t *testing.T, f *datafile.File) user.Store {
 	t.Helper()
-	s, err := memstore.Load(f)
+	s, err := memstore.LoadReader(f.Reader())
 	if err != nil {
-		t.Fatalf("memstore.Load: %v", err)
+		t.Fatalf("memstore.LoadReader: %v", err)
 	}
 	return s
 }

@@ -16,21 +16,22 @@ import (
 	"github.com/jackc/pgx/v5"
 	"golang.org/x/sync/singleflight"
 
-	"github.com/procurekit/procure/datafile"
-	"github.com/procurekit/procure/memstore"
+	"github.com/procurekit/procure/internal/supplierindex"
 	"github.com/procurekit/procure/supplier"
 )
 
 // The per-node supplier cache (WithSupplierCache).
 //
-// Each node keeps, per community, a memstore.Store holding the
-// community's suppliers with their contacts and addresses, and follows
-// the database's changes in commit order:
+// Each node keeps, per community, a supplier index (internal/supplierindex,
+// the engine memstore serves its reads with) holding the community's
+// suppliers with their contacts and addresses, and follows the database's
+// changes in commit order:
 //
 //   - Loading: one read-only repeatable-read transaction streams the
 //     community's suppliers, contacts and addresses (no statement
 //     timeout) together with its supplier_generation and last_modified
-//     (the high-water mark of stamps), and memstore builds its indexes.
+//     (the high-water mark of stamps), and supplierindex.New builds the
+//     index.
 //     A community of at most syncLoadMax suppliers is loaded by the read
 //     that first needs it; a larger one in the background, one load at a
 //     time, while reads go to the database.
@@ -41,7 +42,7 @@ import (
 //     it last applied (each with all its contacts and addresses; a
 //     contact or address write stamps its supplier), and the tombstones of
 //     deletes stamped above it (migration 0006); it applies the tombstones,
-//     then the suppliers in stamp order (memstore.ReplicateSuppliers), so
+//     then the suppliers in stamp order (supplierindex.Index.Apply), so
 //     a reader of the cache sees a prefix of the commit order, never a
 //     later change without an earlier one; the new mark is the snapshot's
 //     last_modified. Nothing committed is skipped: a write not in the
@@ -89,8 +90,8 @@ const (
 // sees it at its next read, and every other node within one second.
 //
 // The store loads every community in the background when it opens, one
-// at a time; the cache costs about as much memory as memstore does for
-// the same data (see the package doc).
+// at a time; the cache costs as much memory as memstore does for the same
+// suppliers: it is the same index.
 func WithSupplierCache() Option { return func(o *options) { o.cache = true } }
 
 // supplierCache is the cache of one Store; nil when the option is off
@@ -130,9 +131,9 @@ type cachedCom struct {
 }
 
 // comState is what a community's cache holds: immutable but for the
-// memstore, which syncs update in place.
+// index, which syncs update in place.
 type comState struct {
-	store    *memstore.Store
+	ix       *supplierindex.Index
 	gen      int64
 	mark     time.Time // the last_modified applied through (zero: none)
 	syncedAt time.Time // the local time just before the last sync's snapshot
@@ -193,9 +194,9 @@ func (c *supplierCache) wroteAll(communities []string) {
 	}
 }
 
-// reader returns the memstore that may serve a read of the community now,
-// or nil when the read must go to the database.
-func (c *supplierCache) reader(community string) *memstore.Store {
+// reader returns the index that may serve a read of the community now, or
+// nil when the read must go to the database.
+func (c *supplierCache) reader(community string) *supplierindex.Index {
 	if c == nil {
 		return nil
 	}
@@ -223,7 +224,7 @@ func (c *supplierCache) reader(community string) *memstore.Store {
 		return nil
 	}
 	c.served.Add(1)
-	return st.store
+	return st.ix
 }
 
 // ensure loads the community when it is not loaded: at once when it is
@@ -436,12 +437,12 @@ func (c *supplierCache) markStale(cc *cachedCom) {
 	}
 }
 
-// staleState is st marked stale, without its memstore: it is not served
+// staleState is st marked stale, without its index: it is not served
 // again, and its memory is free for the reload.
 func staleState(st *comState) *comState {
 	next := *st
 	next.stale = true
-	next.store = nil
+	next.ix = nil
 	return &next
 }
 
@@ -527,9 +528,10 @@ func (c *supplierCache) syncLocked(cc *cachedCom) error {
 		return errStale
 	}
 	attach(puts, contacts, addrs)
-	if err := st.store.ReplicateSuppliers(cc.id, puts, deleted); err != nil {
-		return err
+	for i := range puts {
+		puts[i].Normalize()
 	}
+	st.ix.Apply(puts, deleted)
 	next := *st
 	next.syncedAt = start
 	if mark != nil {
@@ -595,7 +597,7 @@ func (c *supplierCache) loadCom(cc *cachedCom) error {
 }
 
 // read reads the community in one read-only repeatable-read transaction,
-// without the statement timeout, and builds its memstore.
+// without the statement timeout, and builds its index.
 func (c *supplierCache) read(community string) (*comState, int, error) {
 	ctx := WithoutStatementTimeout(c.ctx)
 	conn, err := c.s.pool.Acquire(ctx)
@@ -653,12 +655,14 @@ func (c *supplierCache) read(community string) (*comState, int, error) {
 	if err := tx.Commit(ctx); err != nil {
 		return nil, 0, err
 	}
-	ms := memstore.New()
-	if err := ms.AddCommunity(&datafile.Community{ID: community, Name: community, Suppliers: recs}); err != nil {
+	for i := range recs {
+		recs[i].Normalize()
+	}
+	n := len(recs)
+	if st.ix, err = supplierindex.New(recs); err != nil {
 		return nil, 0, fmt.Errorf("supplier cache: %w", err)
 	}
-	st.store = ms
-	return st, len(recs), nil
+	return st, n, nil
 }
 
 // childRow is a contact or address read with its supplier's id.

@@ -40,8 +40,9 @@
 // 1,000,000 suppliers takes 1 to 2 ms of the database and of the node
 // (pgx decoding, round trips), 4.4x to 8x the cost of memstore in the
 // bench harness, and a broad prefix query costs what its matches do. With
-// the cache each node keeps every community's suppliers in a memstore.Store
-// that follows the database's changes in commit order (cache.go):
+// the cache each node keeps every community's suppliers in a supplier index
+// (internal/supplierindex, the engine of memstore's reads) that follows the
+// database's changes in commit order (cache.go):
 //
 //   - a sync reads, in one repeatable-read snapshot, the suppliers stamped
 //     above the high-water mark it last applied (with their contacts and

@@ -117,8 +117,11 @@ func orderBy(s paging.Sort, t, idCol string) (string, error) {
 // the page's rows by primary key. With a query, the same is done over the
 // search terms, which carry their supplier's sort keys.
 func (s *Store) ListSuppliers(ctx context.Context, community string, q supplier.ListQuery) (paging.Page[supplier.Summary], error) {
-	if ms := s.cache.reader(community); ms != nil {
-		return ms.ListSuppliers(ctx, community, q)
+	if ix := s.cache.reader(community); ix != nil {
+		if err := ctx.Err(); err != nil {
+			return paging.Page[supplier.Summary]{}, err
+		}
+		return ix.List(q, nil)
 	}
 	r, err := q.Page.Check(supplier.ListPaging)
 	if err != nil {
@@ -342,9 +345,12 @@ func prefixEnd(p string) (end string, ok bool) {
 // Supplier returns one supplier in full, or an error matching
 // supplier.ErrNotFound (supplier.Store).
 func (s *Store) Supplier(ctx context.Context, community string, id uuid.UUID) (supplier.Detail, error) {
-	if ms := s.cache.reader(community); ms != nil {
+	if ix := s.cache.reader(community); ix != nil {
+		if err := ctx.Err(); err != nil {
+			return supplier.Detail{}, err
+		}
 		// Shared with the cache's copy, read-only (supplier.Store).
-		return ms.Supplier(ctx, community, id)
+		return ix.Supplier(id)
 	}
 	r, found, err := loadRecord(ctx, s.pool, community, id)
 	if err != nil {
@@ -409,8 +415,11 @@ func scanRecord(row pgx.CollectableRow) (supplier.Record, error) {
 // ListContacts returns one page of the supplier's contacts, ordered by
 // name, or an error matching supplier.ErrNotFound (supplier.Store).
 func (s *Store) ListContacts(ctx context.Context, community string, supplierID uuid.UUID, p paging.Request) (paging.Page[supplier.Contact], error) {
-	if ms := s.cache.reader(community); ms != nil {
-		return ms.ListContacts(ctx, community, supplierID, p)
+	if ix := s.cache.reader(community); ix != nil {
+		if err := ctx.Err(); err != nil {
+			return paging.Page[supplier.Contact]{}, err
+		}
+		return ix.Contacts(supplierID, p)
 	}
 	p, err := p.Check(supplier.ContactPaging)
 	if err != nil {
@@ -432,8 +441,11 @@ func (s *Store) ListContacts(ctx context.Context, community string, supplierID u
 // addresses that match q, or an error matching supplier.ErrNotFound
 // (supplier.Store).
 func (s *Store) ListRemittanceAddresses(ctx context.Context, community string, supplierID uuid.UUID, q supplier.AddressQuery) (paging.Page[supplier.RemittanceAddress], error) {
-	if ms := s.cache.reader(community); ms != nil {
-		return ms.ListRemittanceAddresses(ctx, community, supplierID, q)
+	if ix := s.cache.reader(community); ix != nil {
+		if err := ctx.Err(); err != nil {
+			return paging.Page[supplier.RemittanceAddress]{}, err
+		}
+		return ix.RemittanceAddresses(supplierID, q)
 	}
 	r, err := q.Page.Check(supplier.AddressPaging)
 	if err != nil {

@@ -26,14 +26,14 @@ const (
 // disabled) and carol (B).
 func newService(tb testing.TB) (*user.Service, *memstore.Store) {
 	tb.Helper()
-	s, err := memstore.Load(&datafile.File{Communities: []datafile.Community{
+	s, err := memstore.LoadReader((&datafile.File{Communities: []datafile.Community{
 		{ID: commA, Region: datafile.DEMO, AutoRoles: []string{"EMPLOYEE", "REQUESTER"}, Users: []user.User{
 			{ID: "a-1", Username: "Alice", Email: "alice@example.com", Enabled: true, Roles: user.Codes("BUYER"),
 				Attributes: []user.Attribute{{Name: "costCentre", Value: "CC1"}}},
 			{ID: "a-2", Username: "bob", Enabled: false},
 		}},
 		{ID: commB, Region: datafile.NZ, Users: []user.User{{ID: "b-1", Username: "carol", Enabled: true}}},
-	}})
+	}}).Reader())
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -307,9 +307,9 @@ func TestServiceOptions(t *testing.T) {
 }
 
 func ExampleService() {
-	store, err := memstore.Load(&datafile.File{Communities: []datafile.Community{
+	store, err := memstore.LoadReader((&datafile.File{Communities: []datafile.Community{
 		{ID: "demo", Region: datafile.DEMO, AutoRoles: []string{"EMPLOYEE"}},
-	}})
+	}}).Reader())
 	if err != nil {
 		panic(err)
 	}

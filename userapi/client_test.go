@@ -62,7 +62,7 @@ func newServer(tb testing.TB, autoRoles ...string) *server {
 
 // startServer starts the server; the caller closes it.
 func startServer(autoRoles ...string) (*server, error) {
-	store, err := memstore.Load(&datafile.File{Communities: []datafile.Community{{
+	store, err := memstore.LoadReader((&datafile.File{Communities: []datafile.Community{{
 		ID: "demo", Region: datafile.DEMO, AutoRoles: autoRoles,
 		ServiceAccounts: []datafile.ServiceAccount{{ID: testAccount, Keys: []datafile.Key{{Key: testKey, Active: true}}}},
 		Users: []user.User{
@@ -70,7 +70,7 @@ func startServer(autoRoles ...string) (*server, error) {
 				Roles: user.Codes("BUYER", "APPROVER"), Attributes: []user.Attribute{{Name: "cc", Value: "1"}, {Name: "grade", Value: "7"}}},
 			{ID: "u-2", Username: "bob/ops+1@example.com", Enabled: false},
 		},
-	}}})
+	}}}).Reader())
 	if err != nil {
 		return nil, err
 	}

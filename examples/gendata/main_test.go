@@ -82,8 +82,8 @@ func TestOutputIsAValidDataFile(t *testing.T) {
 	if !json.Valid(raw) {
 		t.Fatal("output is not valid JSON")
 	}
-	if _, err := memstore.Load(f); err != nil {
-		t.Fatalf("memstore.Load: %v", err)
+	if _, err := memstore.LoadReader(f.Reader()); err != nil {
+		t.Fatalf("memstore.LoadReader: %v", err)
 	}
 	cfg := testConfig(7)
 	if got, want := len(f.Communities), cfg.Communities; got != want {
@@ -577,7 +577,7 @@ func TestAppendString(t *testing.T) {
 // in its own package).
 func TestStoreServesGeneratedData(t *testing.T) {
 	_, m, f := parsed(t)
-	st, err := memstore.Load(f)
+	st, err := memstore.LoadReader(f.Reader())
 	if err != nil {
 		t.Fatal(err)
 	}

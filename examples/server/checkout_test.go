@@ -38,7 +38,7 @@ func checkoutStore(tb testing.TB) *memstore.Store {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	s, err := memstore.Load(f)
+	s, err := memstore.LoadReader(f.Reader())
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -194,7 +194,7 @@ func TestCheckoutDemoAcknowledgementAcrossCommunities(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := memstore.Load(f)
+	s, err := memstore.LoadReader(f.Reader())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -335,7 +335,8 @@ type loaded struct {
 // streamed: into memstore by its Loader (the file is never in memory as a
 // whole, and the decoded suppliers become the store's records), into
 // PostgreSQL by pgstore's ImportStream, with progress and totals logged.
-// The demo data goes through a parsed datafile.File.
+// The built-in demo data is parsed (the banner shows its credentials) and
+// read into memstore by LoadReader, or imported into PostgreSQL.
 func openData(ctx context.Context, cfg config, log *slog.Logger) (loaded, backend, func(), error) {
 	if cfg.data != "" && cfg.postgres != "" {
 		return importData(ctx, cfg, log)
@@ -380,15 +381,15 @@ func (b *bannerLoader) Community(i int, c *datafile.Community, n int) error {
 	return nil
 }
 
-// openBackend returns the store holding data: in memory, or PostgreSQL
-// when cfg.postgres is set (the schema is migrated and data imported, which
-// changes nothing when the database already holds it). The returned func
-// releases the store.
+// openBackend returns the store holding the built-in demo data, data
+// parsed: in memory, or PostgreSQL when cfg.postgres is set (the schema is
+// migrated and data imported, which changes nothing when the database
+// already holds it). The returned func releases the store.
 func openBackend(ctx context.Context, cfg config, data *datafile.File, log *slog.Logger) (backend, func(), error) {
 	if cfg.postgres == "" {
-		store, err := memstore.Load(data)
+		store, err := memstore.LoadReader(bytes.NewReader(demoData))
 		if err != nil {
-			return nil, nil, fmt.Errorf("%s: %w", dataName(cfg.data), err)
+			return nil, nil, fmt.Errorf("%s: %w", dataName(""), err)
 		}
 		return store, func() {}, nil
 	}

@@ -35,7 +35,7 @@ func TestDemoDataLoads(t *testing.T) {
 	if err != nil {
 		t.Fatalf("demo.json: %v", err)
 	}
-	if _, err := memstore.Load(f); err != nil {
+	if _, err := memstore.LoadReader(f.Reader()); err != nil {
 		t.Fatalf("demo.json does not load: %v", err)
 	}
 }

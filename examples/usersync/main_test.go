@@ -49,10 +49,10 @@ func (a *api) count(method string) int {
 
 func newAPI(t *testing.T, autoRoles ...string) *api {
 	t.Helper()
-	store, err := memstore.Load(&datafile.File{Communities: []datafile.Community{{
+	store, err := memstore.LoadReader((&datafile.File{Communities: []datafile.Community{{
 		ID: community, Region: datafile.DEMO, AutoRoles: autoRoles,
 		ServiceAccounts: []datafile.ServiceAccount{{ID: testAccount, Keys: []datafile.Key{{Key: testKey, Active: true}}}},
-	}}})
+	}}}).Reader())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -105,7 +105,7 @@ func TestSCIMBackendFailures(t *testing.T) {
 		{"broken", errors.New("secret internal detail"), 500},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			store, err := memstore.Load(scimFixture())
+			store, err := memstore.LoadReader(scimFixture().Reader())
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -42,7 +42,7 @@ import (
 // reads under 20 ms at p99.
 func BenchmarkSCIMPatchWorstCase(b *testing.B) {
 	b.Run("memstore", func(b *testing.B) {
-		store, err := memstore.Load(scimFixture())
+		store, err := memstore.LoadReader(scimFixture().Reader())
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -65,7 +65,7 @@ func codesJSON(prefix string, n int) string {
 // Item 1 for POST and PUT: a list over the limit is refused before the
 // store is called, naming the list.
 func TestSCIMBodyListLimit(t *testing.T) {
-	store, err := memstore.Load(scimFixture())
+	store, err := memstore.LoadReader(scimFixture().Reader())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +119,7 @@ func codeStrings(n int) string {
 // refused before the store is called; one that reaches it only by merging
 // is refused as soon as the list passes it, and stores nothing.
 func TestSCIMPatchListLimit(t *testing.T) {
-	store, err := memstore.Load(scimFixture())
+	store, err := memstore.LoadReader(scimFixture().Reader())
 	if err != nil {
 		t.Fatal(err)
 	}

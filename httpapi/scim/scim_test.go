@@ -56,7 +56,7 @@ func scimFixture() *datafile.File {
 // holding scimFixture.
 func newSCIMServer(tb testing.TB) *scimServer {
 	tb.Helper()
-	store, err := memstore.Load(scimFixture())
+	store, err := memstore.LoadReader(scimFixture().Reader())
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -389,7 +389,7 @@ func TestSCIMAuthentication(t *testing.T) {
 // 127.0.0.1, outside the locked account's list: see above); here a
 // key whose account allows loopback gets in.
 func TestSCIMAllowlistAdmits(t *testing.T) {
-	store, err := memstore.Load(scimFixture())
+	store, err := memstore.LoadReader(scimFixture().Reader())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -41,7 +41,7 @@ func benchStore(b *testing.B, n int) (*memstore.Store, string) {
 		r.ModifiedDate = r.ModifiedDate.Add(time.Duration(i) * time.Minute)
 		c.Suppliers[i] = r
 	}
-	s, err := memstore.Load(&datafile.File{Communities: []datafile.Community{c}})
+	s, err := memstore.LoadReader((&datafile.File{Communities: []datafile.Community{c}}).Reader())
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -117,7 +117,7 @@ func BenchmarkRandomAccess(b *testing.B) {
 	const n = 100_000
 	store, _ := benchStore(b, n)
 	mux := http.NewServeMux()
-	httpapi.MountSuppliers(mux, httpapi.SupplierOptions{Store: store, Tokens: store, Logger: discard})
+	suppliers.Mount(mux, suppliers.Options{Store: store, Tokens: store, Logger: discard})
 	targets := func(f func(rng *rand.Rand) string) []*http.Request {
 		rng := rand.New(rand.NewPCG(7, 7))
 		reqs := make([]*http.Request, 4096)

@@ -7,7 +7,6 @@ import (
 	"net/http/httptest"
 	"strings"
 
-	"github.com/procurekit/procure/datafile"
 	"github.com/procurekit/procure/httpapi/suppliers"
 	"github.com/procurekit/procure/memstore"
 )
@@ -15,17 +14,13 @@ import (
 // Mount the supplier read API on your own mux, over the in-memory store
 // loaded from a data file. Any supplier.Store and auth.TokenStore will do.
 func ExampleMount() {
-	data, err := datafile.Parse(strings.NewReader(`{"communities": [{
+	store, err := memstore.LoadReader(strings.NewReader(`{"communities": [{
 		"id": "acme", "name": "Acme", "region": "AU",
 		"tokens": [{"token": "demo-acme-read-token", "scopes": ["suppliers:read"]}],
 		"suppliers": [{
 			"id": "5b0e3c2a-8f1d-4c6e-9a7b-1d2e3f4a5b6c", "name": "Café Müller",
 			"profileType": "COMPANY", "connectionState": "CONNECTED",
 			"modifiedDate": "2026-04-30T09:30:00Z", "createdDate": "2024-01-15T00:00:00Z"}]}]}`))
-	if err != nil {
-		log.Fatal(err)
-	}
-	store, err := memstore.Load(data)
 	if err != nil {
 		log.Fatal(err)
 	}

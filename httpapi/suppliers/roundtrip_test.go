@@ -7,7 +7,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/procurekit/procure/datafile"
 	"github.com/procurekit/procure/memstore"
 )
 
@@ -41,19 +40,8 @@ const emptyTextFile = `{"communities": [{
 
 // TestEmptyTextRoundTrips: a "" in the data file is a "" in every answer
 // of the supplier API, and an absent field stays absent (docs: "Values
-// round-trip exactly"), whichever reader loaded the file.
+// round-trip exactly").
 func TestEmptyTextRoundTrips(t *testing.T) {
-	parsed := func(t *testing.T) *memstore.Store {
-		f, err := datafile.Parse(strings.NewReader(emptyTextFile))
-		if err != nil {
-			t.Fatal(err)
-		}
-		s, err := memstore.Load(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s
-	}
 	streamed := func(t *testing.T) *memstore.Store {
 		s, err := memstore.LoadReader(strings.NewReader(emptyTextFile))
 		if err != nil {
@@ -62,7 +50,7 @@ func TestEmptyTextRoundTrips(t *testing.T) {
 		return s
 	}
 	const sid = "b1000000-0000-4000-8000-000000000001"
-	for name, load := range map[string]func(*testing.T) *memstore.Store{"Parse": parsed, "Stream": streamed} {
+	for name, load := range map[string]func(*testing.T) *memstore.Store{"Stream": streamed} {
 		t.Run(name, func(t *testing.T) {
 			s := load(t)
 			ts := newServer(t, s, s)

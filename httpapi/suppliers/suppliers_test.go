@@ -71,7 +71,7 @@ func loadTestStore(tb testing.TB) *memstore.Store {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	s, err := memstore.Load(f)
+	s, err := memstore.LoadReader(f.Reader())
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -41,7 +41,7 @@ type userServer struct {
 
 func newUserServer(tb testing.TB, change ...func(*users.Options)) *userServer {
 	tb.Helper()
-	store, err := memstore.Load(apitest.UserFixture())
+	store, err := memstore.LoadReader(apitest.UserFixture().Reader())
 	if err != nil {
 		tb.Fatal(err)
 	}

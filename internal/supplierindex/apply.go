@@ -1,59 +1,102 @@
-package memstore
+package supplierindex
 
 import (
+	"slices"
+
 	"github.com/google/uuid"
 
 	"github.com/procurekit/procure/supplier"
 )
 
-// ReplicateSuppliers applies to a community of the store changes that
-// were made, and stamped, in another store that this one mirrors (such as
-// pgstore's per-node cache, which follows the database's changes): the
-// suppliers of deleted are removed (an id the community does not hold is
-// skipped), then each record of put becomes its supplier's stored version
-// exactly as given - its dates and those of its default contact,
-// contacts and remittance addresses kept, nothing stamped, and its
-// contacts and addresses replacing the stored ones. Deletes come first, so
-// an id in both lists (deleted, then created again) ends as put has it.
+// Apply removes the suppliers of deleted (an id the index does not hold
+// is skipped), then makes each record of put its supplier's current
+// version exactly as given: its dates and those of its default contact,
+// contacts and remittance addresses kept, its contacts and addresses
+// replacing the stored ones. Deletes come first, so an id in both lists
+// (deleted, then created again) ends as put has it. The records must be
+// in normal form (supplier.Record's Normalize) and valid: the index does
+// not check them. It keeps their parts, shared (the caller must not
+// change them afterwards), but never writes into them, so a record may
+// share parts with one the index holds (a write keeping a supplier's
+// contacts, say). A record equal to the stored one, dates included,
+// changes nothing.
 //
-// The records are copied and put in normal form (supplier.Record's
-// Normalize), not validated: they come from a store that validated them.
-// A record equal to the stored one, dates included, changes nothing. The
-// community's modifiedDate high-water mark rises to the latest date
-// applied, so a later write through this store still stamps above it.
-//
-// It returns an error matching procure.ErrUnknownCommunity when the store
-// does not hold the community.
-func (s *Store) ReplicateSuppliers(community string, put []supplier.Record, deleted []uuid.UUID) error {
-	if err := s.needCommunity(community); err != nil {
-		return err
-	}
-	if len(put) == 0 && len(deleted) == 0 {
-		return nil
-	}
-	cs := s.suppliers.writable(community)
-	cs.wmu.Lock()
-	defer cs.wmu.Unlock()
+// Each change holds the index's lock exclusively only for its overlay
+// update (the binary searches that place a record run before); when the
+// overlay has grown enough, a compaction starts in the background.
+// Readers see each change whole, in order.
+func (x *Index) Apply(put []supplier.Record, deleted []uuid.UUID) {
 	for _, id := range deleted {
-		if cs.current(id) == nil {
-			continue
-		}
-		if err := cs.replace(id, nil); err != nil {
-			return err
-		}
+		x.replace(id, nil)
 	}
 	for i := range put {
 		rec := newSupplierRec(&put[i], nil)
-		id := rec.detail.ID
-		if old := cs.current(id); old != nil && sameRecord(old, &rec) {
+		if old := x.current(rec.detail.ID); old != nil && sameRecord(old, &rec) {
 			continue
 		}
-		if cs.hwSet {
-			cs.hw = max(cs.hw, recMaxModified(&rec))
-		}
-		if err := cs.replace(id, &rec); err != nil {
-			return err
-		}
+		x.replace(rec.detail.ID, &rec)
 	}
-	return nil
+}
+
+// replace makes rec the supplier id's current record, or removes the
+// supplier when rec is nil. The costly part, placing rec among the base's
+// ranks, is done before taking x.mu.
+func (x *Index) replace(id uuid.UUID, rec *supplierRec) {
+	x.mu.RLock()
+	base := x.ov.base
+	x.mu.RUnlock()
+	var it *deltaItem
+	if rec != nil {
+		it = newDeltaItem(base, rec)
+	}
+	x.mu.Lock()
+	if rec != nil && x.ov.base != base {
+		// A compaction swapped the base meanwhile.
+		it = newDeltaItem(x.ov.base, rec)
+	}
+	switch {
+	case it != nil:
+		x.ov.put(it)
+		x.maxMod = max(x.maxMod, recMaxModified(rec))
+	case x.ov.find(id) == nil:
+		x.mu.Unlock()
+		return
+	default:
+		x.ov.remove(id)
+	}
+	if x.compacting {
+		x.changed = append(x.changed, id)
+	}
+	snap := x.startCompaction()
+	x.mu.Unlock()
+	if snap != nil {
+		go x.compact(snap)
+	}
+}
+
+// recMaxModified is the latest modifiedDate of a record, its default
+// contact and address, contacts and addresses, in microseconds.
+func recMaxModified(rec *supplierRec) int64 {
+	m := rec.detail.ModifiedDate.UnixMicro()
+	if c := rec.detail.DefaultContact; c != nil {
+		m = max(m, c.ModifiedDate.UnixMicro())
+	}
+	if a := rec.detail.DefaultRemittanceAddress; a != nil {
+		m = max(m, a.ModifiedDate.UnixMicro())
+	}
+	for i := range rec.contacts {
+		m = max(m, rec.contacts[i].ModifiedDate.UnixMicro())
+	}
+	for i := range rec.addrs {
+		m = max(m, rec.addrs[i].ModifiedDate.UnixMicro())
+	}
+	return m
+}
+
+// sameRecord reports whether two stored records hold the same supplier,
+// dates included.
+func sameRecord(a, b *supplierRec) bool {
+	return a.detail.Equal(&b.detail) && slices.Equal(a.keywords, b.keywords) &&
+		slices.EqualFunc(a.contacts, b.contacts, func(x, y supplier.Contact) bool { return x.Equal(&y) }) &&
+		slices.EqualFunc(a.addrs, b.addrs, func(x, y supplier.RemittanceAddress) bool { return x.Equal(&y) })
 }

@@ -1,7 +1,6 @@
-package memstore_test
+package supplierindex_test
 
 import (
-	"context"
 	"errors"
 	"testing"
 	"time"
@@ -9,22 +8,16 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/uuid"
 
-	"github.com/procurekit/procure"
-	"github.com/procurekit/procure/memstore"
+	"github.com/procurekit/procure/internal/supplierindex"
 	"github.com/procurekit/procure/paging"
 	"github.com/procurekit/procure/supplier"
 )
 
-// ReplicateSuppliers stores records as given - dates kept, contacts and
-// addresses replaced - removes deleted ones (deletes first), skips ids it
-// does not hold, and a later write through the store stamps above every
-// date it applied.
-func TestReplicateSuppliers(t *testing.T) {
-	ctx := context.Background()
-	s := memstore.New()
-	if _, err := s.PutCommunity(ctx, procure.Community{ID: "c", Name: "C", Region: "NZ"}); err != nil {
-		t.Fatal(err)
-	}
+// Apply stores records as given - dates kept, contacts and addresses
+// replaced - removes deleted ones (deletes first), skips ids it does not
+// hold and records equal to the stored ones, and MaxModified follows every
+// date it has held.
+func TestApply(t *testing.T) {
 	day := func(d int) time.Time { return time.Date(2030, 1, d, 0, 0, 0, 0, time.UTC) }
 	rid := func(n byte) uuid.UUID { return uuid.UUID{15: n} }
 	rec := func(n byte, name string, modified time.Time, contacts ...string) supplier.Record {
@@ -35,55 +28,99 @@ func TestReplicateSuppliers(t *testing.T) {
 		}
 		return r
 	}
+	x, err := supplierindex.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !x.MaxModified().IsZero() {
+		t.Fatalf("MaxModified of an empty index = %v, want the zero time", x.MaxModified())
+	}
 	names := func() []string {
-		p, err := s.ListSuppliers(ctx, "c", supplier.ListQuery{Page: paging.Request{Size: 20}})
+		p, err := x.List(supplier.ListQuery{Page: paging.Request{Size: 20}}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		var out []string
-		for _, x := range p.Content {
-			out = append(out, x.Name+"@"+x.ModifiedDate.Format("02"))
+		for _, s := range p.Content {
+			out = append(out, s.Name+"@"+s.ModifiedDate.Format("02"))
 		}
 		return out
 	}
 
-	if err := s.ReplicateSuppliers("c", []supplier.Record{rec(1, "Alpha", day(5), "Ann", "Bob"), rec(2, "Beta", day(6))}, []uuid.UUID{rid(9)}); err != nil {
-		t.Fatal(err)
-	}
+	x.Apply([]supplier.Record{rec(1, "Alpha", day(5), "Ann", "Bob"), rec(2, "Beta", day(6))}, []uuid.UUID{rid(9)})
 	if diff := cmp.Diff([]string{"Alpha@05", "Beta@06"}, names()); diff != "" {
 		t.Fatalf("after the first apply (-want +got):\n%s", diff)
 	}
 	// Alpha replaced with one contact; Beta deleted; Gamma deleted then
 	// created again in one apply.
-	if err := s.ReplicateSuppliers("c", []supplier.Record{rec(1, "Alpha 2", day(7), "Cy"), rec(3, "Gamma", day(8))}, []uuid.UUID{rid(2), rid(3)}); err != nil {
-		t.Fatal(err)
-	}
+	x.Apply([]supplier.Record{rec(1, "Alpha 2", day(7), "Cy"), rec(3, "Gamma", day(8))}, []uuid.UUID{rid(2), rid(3)})
 	if diff := cmp.Diff([]string{"Alpha 2@07", "Gamma@08"}, names()); diff != "" {
 		t.Fatalf("after the second apply (-want +got):\n%s", diff)
 	}
-	cs, err := s.ListContacts(ctx, "c", rid(1), paging.Request{Size: 20})
+	cs, err := x.Contacts(rid(1), paging.Request{Size: 20})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(cs.Content) != 1 || cs.Content[0].Name != "Cy" || !cs.Content[0].ModifiedDate.Equal(day(7)) {
 		t.Fatalf("contacts of Alpha = %+v; want only Cy, modified on day 7", cs.Content)
 	}
-	if _, err := s.Supplier(ctx, "c", rid(2)); !errors.Is(err, supplier.ErrNotFound) {
+	if _, err := x.Supplier(rid(2)); !errors.Is(err, supplier.ErrNotFound) {
 		t.Fatalf("deleted Beta: Supplier = %v; want ErrNotFound", err)
 	}
-	// A write through the store stamps above the latest date applied
-	// (day 8 of 2030, later than the clock).
-	var w supplier.Record
-	w.ID, w.Name, w.ProfileType = rid(4), "Delta", supplier.ProfileCompany
-	d, err := s.PutSupplier(ctx, "c", w)
-	if err != nil {
-		t.Fatal(err)
+	if _, ok := x.Record(rid(2)); ok {
+		t.Fatal("deleted Beta: Record found it")
 	}
-	if !d.ModifiedDate.After(day(8)) {
-		t.Fatalf("a write after the apply stamped %v; want after %v", d.ModifiedDate, day(8))
+	r, ok := x.Record(rid(1))
+	if !ok || r.Name != "Alpha 2" || len(r.Contacts) != 1 {
+		t.Fatalf("Record(Alpha) = %+v, %v", r, ok)
 	}
+	// Deleted suppliers' dates count: day 8 is Gamma's, and a deleted
+	// supplier dated later still raises the mark.
+	x.Apply([]supplier.Record{rec(4, "Delta", day(20))}, nil)
+	x.Apply(nil, []uuid.UUID{rid(4)})
+	if got := x.MaxModified(); !got.Equal(day(20)) {
+		t.Fatalf("MaxModified = %v, want %v", got, day(20))
+	}
+	// An equal record changes nothing; a new date is a change.
+	size := x.OverlaySize()
+	x.Apply([]supplier.Record{rec(3, "Gamma", day(8))}, nil)
+	if got := x.OverlaySize(); got != size {
+		t.Fatalf("an equal record grew the overlay from %d to %d changes", size, got)
+	}
+	x.Apply([]supplier.Record{rec(3, "Gamma", day(9))}, nil)
+	if diff := cmp.Diff([]string{"Alpha 2@07", "Gamma@09"}, names()); diff != "" {
+		t.Fatalf("after re-dating Gamma (-want +got):\n%s", diff)
+	}
+}
 
-	if err := s.ReplicateSuppliers("nowhere", nil, nil); !errors.Is(err, procure.ErrUnknownCommunity) {
-		t.Fatalf("unknown community: %v; want ErrUnknownCommunity", err)
+// Build refuses records without an id or with one twice, naming the
+// record by the order it was added in.
+func TestBuildErrors(t *testing.T) {
+	day := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+	rec := func(id uuid.UUID) supplier.Record {
+		return supplier.Record{Detail: supplier.Detail{Summary: supplier.Summary{ID: id, Name: "n", ModifiedDate: day, CreatedDate: day}}}
+	}
+	a, b := uuid.UUID{15: 1}, uuid.UUID{15: 2}
+	for _, tt := range []struct {
+		name string
+		recs []supplier.Record
+		want string
+	}{
+		{"nil id", []supplier.Record{rec(a), rec(uuid.Nil)}, "suppliers[1].id: is required (a non-nil UUID)"},
+		{"repeated id", []supplier.Record{rec(a), rec(b), rec(a)}, "suppliers[2].id: duplicate supplier id " + a.String()},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var bld supplierindex.Builder
+			for i := range tt.recs {
+				bld.Add(&tt.recs[i])
+			}
+			if bld.Len() != len(tt.recs) {
+				t.Fatalf("Len = %d, want %d", bld.Len(), len(tt.recs))
+			}
+			_, err := bld.Build()
+			if err == nil || err.Error() != tt.want {
+				t.Fatalf("Build = %v, want %q", err, tt.want)
+			}
+		})
 	}
 }

@@ -1,4 +1,4 @@
-package memstore
+package supplierindex
 
 import (
 	"github.com/google/uuid"
@@ -6,11 +6,11 @@ import (
 
 // compactAt is the default overlay size that starts a compaction of a
 // community of n suppliers: an eighth of them, and at least 4,096
-// changes. A compaction costs O(n log n) on one core (about 15 s of CPU
-// at 1,000,000 suppliers), an overlay change some 700 bytes and, for the
-// lists that find the overlay's matches per request (a filter's first
-// request, query with modifiedSince sorted by name or createdDate), their
-// time: see the package documentation. Lists through a view or without
+// changes. A compaction costs O(n log n) on one core, an overlay change
+// memory and, for the lists that find the overlay's matches per request (a
+// filter's first request, query with modifiedSince sorted by name or
+// createdDate), their time: see the package documentation, and
+// bench/README.md for the figures. Lists through a view or without
 // filters cost O(log d) in the overlay's size d, so a larger overlay
 // costs them little and saves compactions.
 func compactAt(n int) int { return max(4096, n/8) }
@@ -24,20 +24,20 @@ type snapshot struct {
 }
 
 // startCompaction returns a snapshot when the overlay has grown past the
-// limit and no compaction runs; c.mu is held exclusively.
-func (c *comSuppliers) startCompaction() *snapshot {
-	limit := c.limit
+// limit and no compaction runs; x.mu is held exclusively.
+func (x *Index) startCompaction() *snapshot {
+	limit := x.limit
 	if limit == 0 {
-		limit = compactAt(c.ov.base.size())
+		limit = compactAt(x.ov.base.size())
 	}
-	if c.compacting || c.ov.size() < limit {
+	if x.compacting || x.ov.size() < limit {
 		return nil
 	}
-	c.compacting = true
-	c.changed = c.changed[:0]
-	snap := &snapshot{base: c.ov.base, dead: append([]uint64(nil), c.ov.dead...)}
-	snap.delta = make([]*supplierRec, 0, len(c.ov.byID))
-	for _, it := range c.ov.byID {
+	x.compacting = true
+	x.changed = x.changed[:0]
+	snap := &snapshot{base: x.ov.base, dead: append([]uint64(nil), x.ov.dead...)}
+	snap.delta = make([]*supplierRec, 0, len(x.ov.byID))
+	for _, it := range x.ov.byID {
 		snap.delta = append(snap.delta, it.rec)
 	}
 	return snap
@@ -51,7 +51,7 @@ const catchUpBatch = 16
 // compact builds a new base from snap off-lock (one goroutine, so that
 // reads keep the other cores), then brings a new overlay up to date with
 // the writes made meanwhile, and swaps both in.
-func (c *comSuppliers) compact(snap *snapshot) {
+func (x *Index) compact(snap *snapshot) {
 	live := make([]*supplierRec, 0, snap.base.size()+len(snap.delta))
 	for p := range snap.base.size() {
 		if len(snap.dead) == 0 || snap.dead[p>>6]&(1<<(uint(p)&63)) == 0 {
@@ -63,34 +63,34 @@ func (c *comSuppliers) compact(snap *snapshot) {
 	if err != nil {
 		// Cannot happen (the records are those of a valid set): keep
 		// the overlay and let a later write try again.
-		c.mu.Lock()
-		c.compacting = false
-		c.mu.Unlock()
+		x.mu.Lock()
+		x.compacting = false
+		x.mu.Unlock()
 		return
 	}
 	ov := newOverlay(base)
 	for {
-		c.mu.Lock()
-		ids := c.changed
+		x.mu.Lock()
+		ids := x.changed
 		if len(ids) <= catchUpBatch {
 			for _, id := range ids {
-				ov.sync(id, c.ov.find(id))
+				ov.sync(id, x.ov.find(id))
 			}
-			c.ov, c.changed, c.compacting = ov, nil, false
-			done := c.compacted
-			c.mu.Unlock()
+			x.ov, x.changed, x.compacting = ov, nil, false
+			done := x.compacted
+			x.mu.Unlock()
 			if done != nil {
 				done()
 			}
 			return
 		}
-		c.changed = nil
-		c.mu.Unlock()
+		x.changed = nil
+		x.mu.Unlock()
 		seen := make(map[uuid.UUID]bool, len(ids))
 		for _, id := range ids {
 			if !seen[id] {
 				seen[id] = true
-				ov.sync(id, c.current(id))
+				ov.sync(id, x.current(id))
 			}
 		}
 	}

@@ -1,4 +1,4 @@
-package memstore
+package supplierindex
 
 import (
 	"bytes"
@@ -14,9 +14,13 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/procurekit/procure/internal/wavelet"
 	"github.com/procurekit/procure/paging"
 	"github.com/procurekit/procure/supplier"
 )
+
+// span is a range of positions in a wavelet matrix or a sorted table.
+type span = wavelet.Span
 
 // The supplier orders a list may ask for. Each has an index (rank -> position)
 // and its inverse (position -> rank).
@@ -103,21 +107,12 @@ type supplierSet struct {
 	createdKeys, modKeys []int64
 	orders               [numOrders][]int32
 	ranks                [numOrders][]int32
-	modBy                [byCreatedDesc + 1]*wavelet
+	modBy                [byCreatedDesc + 1]*wavelet.Matrix
 	text                 textIndex
 	// maxMod is the largest modifiedDate of the suppliers, contacts and
 	// addresses, in microseconds: where a community's stamps start.
 	maxMod int64
 }
-
-// emptySet stands for a community with no suppliers.
-var emptySet = func() *supplierSet {
-	set, err := buildSupplierSet(nil)
-	if err != nil {
-		panic(err)
-	}
-	return set
-}()
 
 // rec is the record at position p.
 func (set *supplierSet) rec(p int) *supplierRec { return set.recs[p] }
@@ -169,7 +164,7 @@ func (t *strTable) prefixSpan(q string) span {
 	lo := sort.Search(len(keys), func(i int) bool { return keys[i] >= kmin })
 	hi := lo + sort.Search(len(keys)-lo, func(i int) bool { return keys[lo+i] > kmax })
 	if len(q) <= 8 {
-		return span{lo, hi}
+		return span{Lo: lo, Hi: hi}
 	}
 	n := hi - lo
 	first := lo + sort.Search(n, func(i int) bool { return string(t.at(lo+i)) >= q })
@@ -177,7 +172,7 @@ func (t *strTable) prefixSpan(q string) span {
 		b := t.at(first + i)
 		return len(b) < len(q) || string(b[:len(q)]) != q
 	})
-	return span{first, last}
+	return span{Lo: first, Hi: last}
 }
 
 // textIndex is the index of the list's query.
@@ -199,14 +194,14 @@ func (t *strTable) prefixSpan(q string) span {
 type textIndex struct {
 	terms strTable
 	owner []int32
-	by    [numOrders]*wavelet // ranks of owner[i] in each order
+	by    [numOrders]*wavelet.Matrix // ranks of owner[i] in each order
 	pairs strTable
-	pBy   [numOrders]*wavelet // ranks of each pair's owner
+	pBy   [numOrders]*wavelet.Matrix // ranks of each pair's owner
 }
 
 // termEntry is a term or a pair prefix with its owner, while building.
 // Sorting compares the 8-byte keys first, which settles most comparisons
-// without reading the strings (millions of them at 1M suppliers).
+// without reading the strings (millions of them in a large community).
 type termEntry struct {
 	key   uint64
 	s     string
@@ -230,25 +225,6 @@ func cmpEntry(a, b termEntry) int {
 // maxTermBytes is the longest searchable text the index stores (its length
 // is kept in 16 bits). Validated data stays far below: 255 characters.
 const maxTermBytes = math.MaxUint16
-
-// buildSupplierSet copies and indexes the suppliers of one community. The
-// records are copied in full, so later changes to src do not reach the
-// store. Dates are normalised (supplier.Record.Normalize).
-func buildSupplierSet(src []supplier.Record) (*supplierSet, error) {
-	if err := checkCount(len(src)); err != nil {
-		return nil, err
-	}
-	var recs recStore
-	for i := range src {
-		if src[i].ID == uuid.Nil {
-			return nil, fmt.Errorf("suppliers[%d].id: is required (a non-nil UUID)", i)
-		}
-	}
-	for i := range src {
-		recs.add(newSupplierRec(&src[i], nil))
-	}
-	return indexSuppliers(recs)
-}
 
 func checkCount(n int) error {
 	if n > math.MaxInt32/2 {
@@ -453,10 +429,10 @@ func indexRecsPar(src []*supplierRec, par int) (*supplierSet, error) {
 	}
 	for o := 0; o < numOrders; o++ {
 		jobs = append(jobs,
-			func() { set.text.by[o] = newWavelet(ranksOf(o, set.text.owner), n) },
-			func() { set.text.pBy[o] = newWavelet(ranksOf(o, pairOwner), n) })
+			func() { set.text.by[o] = wavelet.New(ranksOf(o, set.text.owner), n) },
+			func() { set.text.pBy[o] = wavelet.New(ranksOf(o, pairOwner), n) })
 		if o < len(set.modBy) {
-			jobs = append(jobs, func() { set.modBy[o] = newWavelet(ranksOf(o, set.orders[byModifiedAsc]), n) })
+			jobs = append(jobs, func() { set.modBy[o] = wavelet.New(ranksOf(o, set.orders[byModifiedAsc]), n) })
 		}
 	}
 	runAll(par, jobs)
@@ -560,21 +536,16 @@ func buildOrder(n int, key func(a, b int32) int, isNull func(a int32) bool, tie 
 	return asc, desc
 }
 
-// newSupplierRec makes the stored form of a record: it sorts the contacts
-// by name and the addresses by companyName, and precomputes the other
-// address orders. With in nil, it deep-copies src first and normalises the
-// copy; otherwise it takes src over as it is (datafile.Stream has
-// normalised it) and interns its repeated strings with in. Either way a
-// default contact or address equal to one of the supplier's own shares its
-// memory.
+// newSupplierRec makes the stored form of a record, sharing src's parts:
+// it sorts the contacts by name and the addresses by companyName, and
+// precomputes the other address orders. With in, it first makes src's
+// repeated strings share one copy with the other records of a load (in
+// place: src is a load's own). A default contact or address equal to one
+// of the supplier's own shares its memory.
 func newSupplierRec(src *supplier.Record, in *interner) supplierRec {
-	var r supplier.Record
-	if in == nil {
-		r = src.Clone()
-		r.Normalize()
-	} else {
-		r = *src
-		r.Keywords = slices.Clip(r.Keywords)
+	r := *src
+	r.Keywords = slices.Clip(r.Keywords)
+	if in != nil {
 		in.record(&r)
 	}
 	return finishRec(r)

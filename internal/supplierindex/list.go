@@ -1,88 +1,222 @@
-package memstore
+package supplierindex
 
 import (
+	"math"
 	"slices"
 	"sort"
 	"strings"
 	"sync"
 
+	"github.com/procurekit/procure/internal/wavelet"
 	"github.com/procurekit/procure/paging"
 	"github.com/procurekit/procure/supplier"
 )
 
+// noSince is the modifiedSince threshold of a list without modifiedSince:
+// every supplier is modified at or after it.
+const noSince = math.MinInt64
+
+// filter is a list's query as the index compares it.
+type filter struct {
+	// lq is the query's match key; empty: no query (a query whose key
+	// is empty, only combining marks, is a prefix of every text).
+	lq string
+	// th is modifiedSince in microseconds, rounded up (ceilMicros), or
+	// noSince.
+	th int64
+	o  int // the order
+}
+
+func filterOf(q supplier.ListQuery) filter {
+	f := filter{th: noSince, o: orderOf(q.Page.Sort)}
+	if q.Query != "" {
+		f.lq = matchKey(q.Query)
+	}
+	if !q.ModifiedSince.IsZero() {
+		f.th = ceilMicros(q.ModifiedSince)
+	}
+	return f
+}
+
+// matchKey is the form in which query and terms are compared.
+func matchKey(s string) string { return strings.ToLower(s) }
+
 // list returns the page q.Page (already checked) of the suppliers matching
-// q, and the number of matches. The items are appended to dst[:0] when it
-// has room for a page (see pageBuf), so a caller can reuse one buffer.
-func (set *supplierSet) list(q supplier.ListQuery, dst []supplier.Summary) ([]supplier.Summary, int) {
-	n := set.size()
+// q, and the number of matches: the one planner of every list. The items
+// are appended to dst[:0] when it has room for a page (see pageBuf), so a
+// caller can reuse one buffer.
+//
+// The plans, cheapest first: without filters, and with modifiedSince
+// alone sorted by modifiedDate, a page is a range of the merged order
+// (listAll, listSince). Otherwise the base's matches are described once
+// (matches); with no change in the overlay they are the page (a wavelet
+// walk, or a sort of few candidates); else through the filter's view when
+// it has one (listView), else merged with the overlay's matches found for
+// this request (listMerged).
+func (ov *overlay) list(q supplier.ListQuery, dst []supplier.Summary) ([]supplier.Summary, int) {
+	f := filterOf(q)
 	r := q.Page
-	o := orderOf(r.Sort)
-
-	// since: the suppliers modified at or after q.ModifiedSince are the
-	// ranks [since, n) of the modifiedDate-ascending index.
-	filterDate := !q.ModifiedSince.IsZero()
-	since, th := 0, int64(0)
-	if filterDate {
-		th = ceilMicros(q.ModifiedSince)
-		asc := set.orders[byModifiedAsc]
-		since = sort.Search(n, func(i int) bool { return set.mod[asc[i]] >= th })
+	switch {
+	case f.lq == "" && f.th == noSince:
+		return ov.listAll(dst, f.o, r)
+	case f.lq == "" && f.o >= byModifiedAsc:
+		return ov.listSince(dst, f.o, f.th, r)
 	}
-
-	if q.Query == "" {
-		if !filterDate {
-			lo, hi := paging.Window(n, r)
-			return set.page(dst, o, lo, hi, func(k int) int { return k }), n
-		}
-		total := n - since
-		lo, hi := paging.Window(total, r)
-		var rankAt func(k int) int
-		switch o {
-		case byModifiedAsc:
-			rankAt = func(k int) int { return since + k }
-		case byModifiedDesc:
-			// Newest first: the matches are the first total ranks.
-			rankAt = func(k int) int { return k }
-		default:
-			if set.gatherIsCheaper(total, o, lo, hi) {
-				return set.gather(dst, o, set.orders[byModifiedAsc][since:], nil, lo, hi), total
-			}
-			return set.walkPage(dst, set.modBy[o], nil, span{since, n}, span{}, o, lo, hi), total
-		}
-		return set.page(dst, o, lo, hi, rankAt), total
+	m := ov.base.matches(f)
+	if ov.empty() {
+		lo, hi := paging.Window(m.total, r)
+		return m.page(dst, lo, hi), m.total
 	}
+	if out, total, ok := ov.listView(dst, f, &m, r); ok {
+		return out, total
+	}
+	return ov.listMerged(dst, f, &m, r)
+}
 
+// matches describes the base suppliers matching a filter (not empty, and
+// not modifiedSince alone in a modifiedDate order): in order o, they are
+// the distinct values of span t of tw less span p of pw (a wavelet walk
+// over ranks in order o, see wavelet.DistinctWalk) that lie in [vlo, vhi),
+// skip of the walk's values lying below vlo; when filtered (query and
+// modifiedSince sorted by name or createdDate, which no matrix answers)
+// only those modified at or after th.
+type matches struct {
+	set      *supplierSet
+	o        int
+	total    int
+	tw, pw   *wavelet.Matrix
+	t, p     span
+	vlo, vhi int
+	skip     int
+	th       int64 // the filter's modifiedSince (noSince: none)
+	filtered bool
+	// walked is the number of the walk's values when filtered (the
+	// query's matches, of which total are modified since th).
+	walked int
+	// cands are the positions among which the matches are, with
+	// repeats and others: the gather plan's input. Those of a query are
+	// not all modified since th; those of modifiedSince alone are.
+	cands     []int32
+	candsDate bool // whether a candidate must be checked against th
+	// got are the ranks of the matches, sorted, once gathered (filtered).
+	got      []int32
+	gathered bool
+}
+
+// matches returns the base's side of the filtered list f.
+func (set *supplierSet) matches(f filter) matches {
+	n := set.size()
+	m := matches{set: set, o: f.o, vhi: n, th: f.th}
+	since := 0
+	if f.th != noSince {
+		since = sort.Search(n, func(i int) bool { return set.modKeys[i] >= f.th })
+	}
+	if f.lq == "" {
+		// modifiedSince in name or createdDate order.
+		m.tw, m.t = set.modBy[f.o], span{Lo: since, Hi: n}
+		m.total = n - since
+		m.cands = set.orders[byModifiedAsc][since:]
+		return m
+	}
 	x := &set.text
-	ql := strings.ToLower(q.Query)
-	ts, ps := x.terms.prefixSpan(ql), x.pairs.prefixSpan(ql)
-	matches := (ts.hi - ts.lo) - (ps.hi - ps.lo)
-	if !filterDate {
-		lo, hi := paging.Window(matches, r)
-		if set.gatherIsCheaper(ts.hi-ts.lo, o, lo, hi) {
-			return set.gather(dst, o, x.owner[ts.lo:ts.hi], nil, lo, hi), matches
-		}
-		return set.walkPage(dst, x.by[o], x.pBy[o], ts, ps, o, lo, hi), matches
+	ts, ps := x.terms.prefixSpan(f.lq), x.pairs.prefixSpan(f.lq)
+	m.tw, m.pw, m.t, m.p = x.by[f.o], x.pBy[f.o], ts, ps
+	m.cands = x.owner[ts.Lo:ts.Hi]
+	all := ts.Len() - ps.Len()
+	m.total = all
+	if f.th == noSince {
+		return m
 	}
-
-	// Both filters. Count: the matches whose modifiedDate-ascending rank
-	// is below since are the ones modified earlier.
-	before := distinctLess(x.by[byModifiedAsc], ts, x.pBy[byModifiedAsc], ps, since)
-	total := matches - before
-	lo, hi := paging.Window(total, r)
-	if lo >= hi {
-		return nil, total
-	}
-	if set.gatherIsCheaper(ts.hi-ts.lo, o, lo, hi) {
-		mod := set.mod
-		return set.gather(dst, o, x.owner[ts.lo:ts.hi], func(p int32) bool { return mod[p] >= th }, lo, hi), total
-	}
-	switch o {
+	// Both filters: the query's matches ranked below since in
+	// modifiedDate-ascending order are the ones modified earlier.
+	before := wavelet.DistinctLess(x.by[byModifiedAsc], ts, x.pBy[byModifiedAsc], ps, since)
+	m.total = all - before
+	m.candsDate = true
+	switch f.o {
 	case byModifiedAsc:
-		return set.walkPage(dst, x.by[o], x.pBy[o], ts, ps, o, before+lo, before+hi), total
+		m.vlo, m.skip = since, before
 	case byModifiedDesc:
-		// In newest-first order the recent matches come first.
-		return set.walkPage(dst, x.by[o], x.pBy[o], ts, ps, o, lo, hi), total
+		// Newest first: the recent matches come first.
+		m.vhi = n - since
+	default:
+		m.filtered, m.walked = true, all
 	}
-	return set.listBoth(dst, o, ts, ps, th, matches, total, lo, hi), total
+	return m
+}
+
+// walkable reports whether a walk lists exactly the matches.
+func (m *matches) walkable() bool { return !m.filtered }
+
+// count is the number of matches ranked below x.
+func (m *matches) count(x int) int {
+	if !m.walkable() {
+		m.gather()
+		i, _ := slices.BinarySearch(m.got, int32(x))
+		return i
+	}
+	c := wavelet.DistinctLess(m.tw, m.t, m.pw, m.p, min(x, m.vhi)) - m.skip
+	return max(0, min(c, m.total))
+}
+
+// each yields the ranks of the matches in increasing order from the k-th
+// on, until yield returns false.
+func (m *matches) each(k int, yield func(rank int) bool) {
+	if !m.walkable() {
+		m.gather()
+		for _, r := range m.got[min(k, len(m.got)):] {
+			if !yield(int(r)) {
+				return
+			}
+		}
+		return
+	}
+	left := m.total - k
+	if left <= 0 {
+		return
+	}
+	w := wavelet.DistinctWalk{T: m.tw, P: m.pw, Skip: m.skip + k, Yield: func(r int) bool {
+		left--
+		return yield(r) && left > 0
+	}}
+	w.Run(m.t, m.p)
+}
+
+// gather lists the ranks of the matches (filtered), once.
+func (m *matches) gather() {
+	if m.gathered {
+		return
+	}
+	m.gathered = true
+	set := m.set
+	rk := set.ranks[m.o]
+	for _, p := range m.cands {
+		if set.mod[p] >= m.th {
+			m.got = append(m.got, rk[p])
+		}
+	}
+	slices.Sort(m.got)
+	m.got = slices.Compact(m.got)
+}
+
+// page returns the matches [lo, hi) in order o, when the overlay changes
+// nothing: by a walk, or by a sort of the candidates when they are few.
+func (m *matches) page(dst []supplier.Summary, lo, hi int) []supplier.Summary {
+	if lo >= hi {
+		return nil
+	}
+	set := m.set
+	var keep func(p int32) bool
+	if m.candsDate {
+		mod, th := set.mod, m.th
+		keep = func(p int32) bool { return mod[p] >= th }
+	}
+	if set.gatherIsCheaper(len(m.cands), m.o, lo, hi) {
+		return set.gather(dst, m.o, m.cands, keep, lo, hi)
+	}
+	if !m.walkable() {
+		return set.listBoth(dst, m, lo, hi)
+	}
+	return set.walkPage(dst, m.tw, m.pw, m.t, m.p, m.o, m.skip+lo, m.skip+hi)
 }
 
 // gatherIsCheaper reports whether collecting and sorting m candidates
@@ -92,7 +226,7 @@ func (set *supplierSet) list(q supplier.ListQuery, dst []supplier.Summary) ([]su
 // candidate's rank and a sort of small integers. So a selective query (a
 // few dozen terms) gathers, and a broad one walks.
 func (set *supplierSet) gatherIsCheaper(m, o, lo, hi int) bool {
-	levels := len(set.text.by[o].levels)
+	levels := set.text.by[o].Levels()
 	return m <= 2*levels*(hi-lo+1)
 }
 
@@ -125,33 +259,20 @@ func (set *supplierSet) gather(dst []supplier.Summary, o int, candidates []int32
 	return out
 }
 
-// page returns the items of ranks rankAt(k), k in [lo, hi), of order o.
-func (set *supplierSet) page(dst []supplier.Summary, o, lo, hi int, rankAt func(k int) int) []supplier.Summary {
-	if lo >= hi {
-		return nil
-	}
-	idx := set.orders[o]
-	out := pageBuf(dst, hi-lo)
-	for k := lo; k < hi; k++ {
-		out = append(out, set.rec(int(idx[rankAt(k)])).detail.Summary)
-	}
-	return out
-}
-
 // walkPage returns the items of the distinct ranks lo to hi-1 (in
 // increasing order) that the wavelet walk over tw/pw and spans t/p
 // enumerates, in order o.
-func (set *supplierSet) walkPage(dst []supplier.Summary, tw, pw *wavelet, t, p span, o, lo, hi int) []supplier.Summary {
+func (set *supplierSet) walkPage(dst []supplier.Summary, tw, pw *wavelet.Matrix, t, p span, o, lo, hi int) []supplier.Summary {
 	if lo >= hi {
 		return nil
 	}
 	idx := set.orders[o]
 	out := pageBuf(dst, hi-lo)
-	w := distinctWalk{tw: tw, pw: pw, skip: lo, yield: func(rank int) bool {
+	w := wavelet.DistinctWalk{T: tw, P: pw, Skip: lo, Yield: func(rank int) bool {
 		out = append(out, set.rec(int(idx[rank])).detail.Summary)
 		return len(out) < hi-lo
 	}}
-	w.run(t, p)
+	w.Run(t, p)
 	return out
 }
 
@@ -159,59 +280,58 @@ func (set *supplierSet) walkPage(dst []supplier.Summary, tw, pw *wavelet, t, p s
 // one combination no single index answers. There are two plans:
 //
 //   - walk: enumerate the query's matches in order o (a depth-first walk
-//     of the wavelet matrices) and keep those modified since th, from the front or, for a page
-//     nearer the end, from the back. It touches about
-//     (items needed) * matches/total matches.
+//     of the wavelet matrices) and keep those modified since th, from the
+//     front or, for a page nearer the end, from the back. It touches about
+//     (items needed) * (query matches) / (matches).
 //   - gather: collect the ranks in order o of every term in the query's
 //     range modified since th, sort them and drop duplicates. It touches
 //     every term of the range.
 //
 // Both are exact; the estimate only picks the cheaper one.
-func (set *supplierSet) listBoth(dst []supplier.Summary, o int, ts, ps span, th int64, matches, total, lo, hi int) []supplier.Summary {
-	x := &set.text
+func (set *supplierSet) listBoth(dst []supplier.Summary, m *matches, lo, hi int) []supplier.Summary {
+	total, all, th := m.total, m.walked, m.th
 	fromBack := lo > total-hi
 	need := hi
 	if fromBack {
 		need = total - lo
 	}
-	steps := min(matches, int((int64(need)*int64(matches)+int64(total)-1)/int64(total)))
+	steps := min(all, int((int64(need)*int64(all)+int64(total)-1)/int64(total)))
 	// A step of the walk costs a few rank operations on each matrix
 	// (neighbouring items share most of their paths); gathering costs a
 	// few random reads per term and the sort.
 	const perStep = 16
 	walkCost := int64(steps) * perStep
-	gatherCost := int64(ts.hi-ts.lo)*3 + int64(total)*int64(log2(total)+1)
+	gatherCost := int64(len(m.cands))*3 + int64(total)*int64(log2(total)+1)
 
-	if walkCost <= gatherCost {
-		idx := set.orders[o]
-		out := pageBuf(dst, hi-lo)
-		// Enumerate the query's matches in order o (from the back for a
-		// page nearer the end) and keep those modified since th.
-		found := 0 // matches met so far, counted from the walk's start
-		first, last := lo, hi
-		if fromBack {
-			first, last = total-hi, total-lo
-		}
-		w := distinctWalk{tw: x.by[o], pw: x.pBy[o], rev: fromBack, yield: func(rank int) bool {
-			p := idx[rank]
-			if set.mod[p] < th {
-				return true
-			}
-			if found >= first {
-				out = append(out, set.rec(int(p)).detail.Summary)
-			}
-			found++
-			return found < last
-		}}
-		w.run(ts, ps)
-		if fromBack {
-			slices.Reverse(out)
-		}
-		return out
+	if walkCost > gatherCost {
+		mod := set.mod
+		return set.gather(dst, m.o, m.cands, func(p int32) bool { return mod[p] >= th }, lo, hi)
 	}
-
-	mod := set.mod
-	return set.gather(dst, o, x.owner[ts.lo:ts.hi], func(p int32) bool { return mod[p] >= th }, lo, hi)
+	idx := set.orders[m.o]
+	out := pageBuf(dst, hi-lo)
+	// Enumerate the query's matches in order o (from the back for a
+	// page nearer the end) and keep those modified since th.
+	found := 0 // matches met so far, counted from the walk's start
+	first, last := lo, hi
+	if fromBack {
+		first, last = total-hi, total-lo
+	}
+	w := wavelet.DistinctWalk{T: m.tw, P: m.pw, Rev: fromBack, Yield: func(rank int) bool {
+		p := idx[rank]
+		if set.mod[p] < th {
+			return true
+		}
+		if found >= first {
+			out = append(out, set.rec(int(p)).detail.Summary)
+		}
+		found++
+		return found < last
+	}}
+	w.Run(m.t, m.p)
+	if fromBack {
+		slices.Reverse(out)
+	}
+	return out
 }
 
 // rankBufs recycles the gather plan's buffers; very large ones are left to

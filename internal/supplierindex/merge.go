@@ -1,4 +1,4 @@
-package memstore
+package supplierindex
 
 import (
 	"cmp"
@@ -10,110 +10,6 @@ import (
 	"github.com/procurekit/procure/paging"
 	"github.com/procurekit/procure/supplier"
 )
-
-// baseMatches describes the base suppliers matching a filter, in one
-// order: how many there are, how many have a rank below x (cnt), and
-// their ranks in increasing order from the m-th match on (each).
-type baseMatches struct {
-	total int
-	cnt   func(x int) int
-	each  func(m int, yield func(rank int) bool)
-}
-
-// matches returns the base suppliers matching q (its Query lower-cased
-// in lq) in order o. Only query and modifiedSince together, sorted by
-// name or createdDate, has no index: their ranks are gathered and sorted
-// (as the base's own list may do).
-func (set *supplierSet) matches(lq string, q supplier.ListQuery, o int) baseMatches {
-	n := set.size()
-	filterDate := !q.ModifiedSince.IsZero()
-	since, th := 0, int64(0)
-	if filterDate {
-		th = ceilMicros(q.ModifiedSince)
-		asc := set.orders[byModifiedAsc]
-		since = sort.Search(n, func(i int) bool { return set.mod[asc[i]] >= th })
-	}
-	ranks := func(from, to int) func(m int, yield func(int) bool) {
-		return func(m int, yield func(int) bool) {
-			for r := from + m; r < to; r++ {
-				if !yield(r) {
-					return
-				}
-			}
-		}
-	}
-	clamp := func(v, hi int) int { return max(0, min(v, hi)) }
-	walk := func(tw, pw *wavelet, t, p span, limit int) func(m int, yield func(int) bool) {
-		return func(m int, yield func(int) bool) {
-			left := limit - m
-			if left <= 0 {
-				return
-			}
-			w := distinctWalk{tw: tw, pw: pw, skip: m, yield: func(r int) bool {
-				left--
-				return yield(r) && left > 0
-			}}
-			w.run(t, p)
-		}
-	}
-	if lq == "" {
-		total := n - since
-		switch {
-		case !filterDate:
-			return baseMatches{total: n, cnt: func(x int) int { return x }, each: ranks(0, n)}
-		case o == byModifiedAsc:
-			return baseMatches{total: total, cnt: func(x int) int { return clamp(x-since, total) }, each: ranks(since, n)}
-		case o == byModifiedDesc:
-			return baseMatches{total: total, cnt: func(x int) int { return clamp(x, total) }, each: ranks(0, total)}
-		}
-		w := set.modBy[o]
-		s := span{since, n}
-		return baseMatches{total: total, cnt: func(x int) int { return w.countLess(s, x) }, each: walk(w, nil, s, span{}, total)}
-	}
-	x := &set.text
-	ts, ps := x.terms.prefixSpan(lq), x.pairs.prefixSpan(lq)
-	matches := (ts.hi - ts.lo) - (ps.hi - ps.lo)
-	tw, pw := x.by[o], x.pBy[o]
-	if !filterDate {
-		return baseMatches{total: matches, cnt: func(v int) int { return distinctLess(tw, ts, pw, ps, v) }, each: walk(tw, pw, ts, ps, matches)}
-	}
-	before := distinctLess(x.by[byModifiedAsc], ts, x.pBy[byModifiedAsc], ps, since)
-	total := matches - before
-	switch o {
-	case byModifiedAsc:
-		return baseMatches{total: total,
-			cnt: func(v int) int { return clamp(distinctLess(tw, ts, pw, ps, v)-before, total) },
-			each: func(m int, yield func(int) bool) {
-				walk(tw, pw, ts, ps, matches)(before+m, yield)
-			}}
-	case byModifiedDesc:
-		return baseMatches{total: total,
-			cnt:  func(v int) int { return clamp(distinctLess(tw, ts, pw, ps, v), total) },
-			each: walk(tw, pw, ts, ps, total)}
-	}
-	// Gather: the ranks in order o of the matches, sorted.
-	rk := set.ranks[o]
-	var got []int32
-	for _, p := range x.owner[ts.lo:ts.hi] {
-		if set.mod[p] >= th {
-			got = append(got, rk[p])
-		}
-	}
-	slices.Sort(got)
-	got = slices.Compact(got)
-	return baseMatches{total: len(got),
-		cnt: func(v int) int {
-			i, _ := slices.BinarySearch(got, int32(v))
-			return i
-		},
-		each: func(m int, yield func(int) bool) {
-			for _, r := range got[min(m, len(got)):] {
-				if !yield(int(r)) {
-					return
-				}
-			}
-		}}
-}
 
 // mergeBufs recycles the filtered overlay lists of list.
 type mergeBufs struct {
@@ -131,110 +27,71 @@ type placedItem struct {
 
 var mergePool = sync.Pool{New: func() any { return new(mergeBufs) }}
 
-// list is supplierSet.list over the base with the overlay's changes: the
-// base's matches without the dead, merged by rank with the delta's.
+// listMerged is a filtered list without a view: the base's matches m
+// without the dead, merged by rank with the delta's matches, which are
+// found for this request.
 //
 // Both sides are in order o; a delta item goes before the base rank
-// it.at[o]. The page's first item is found by binary search on the delta
-// items (the merged position of delta item j is j plus the live base
-// matches ranked below it), so a page costs O(log n) base counts per
-// step plus the page, as in the base, plus, with a filter, a pass over
-// the overlay's items to select the matching ones.
-func (ov *overlay) list(q supplier.ListQuery, dst []supplier.Summary) ([]supplier.Summary, int) {
+// it.at[o]. A page near the front is merged from the first match
+// (front); otherwise its first item is found by binary search on the
+// delta's matches (the merged position of delta match j is j plus the
+// live base matches ranked below it), so a page costs O(log n) base
+// counts per step plus the page, plus the listing of the overlay's
+// matches.
+func (ov *overlay) listMerged(dst []supplier.Summary, flt filter, m *matches, r paging.Request) ([]supplier.Summary, int) {
 	base := ov.base
-	if ov.empty() {
-		return base.list(q, dst)
-	}
-	r := q.Page
-	o := orderOf(r.Sort)
+	o := flt.o
 	idx := base.orders[o]
-	filtered := q.Query != "" || !q.ModifiedSince.IsZero()
-
+	bufs := mergePool.Get().(*mergeBufs)
+	defer func() {
+		clear(bufs.delta)
+		clear(bufs.placed)
+		bufs.delta, bufs.dead, bufs.placed = bufs.delta[:0], bufs.dead[:0], bufs.placed[:0]
+		mergePool.Put(bufs)
+	}()
+	f := ov.filter(flt, bufs)
+	total := m.total - f.nDead + f.nDelta
+	lo, hi := paging.Window(total, r)
+	if lo >= hi {
+		return nil, total
+	}
+	if lo <= frontLimit {
+		return ov.front(dst, o, m, lo, hi, f.deltaIter(hi)), total
+	}
+	f.materialize()
 	var (
-		bm         baseMatches
-		nDelta     int
-		deltaAt    func(j int) *deltaItem
-		deltaEach  func(j int, yield func(*deltaItem) bool)
-		deadBefore func(x int) int
-		nDead      int
-		liveStart  func(i int) int // the match index of the i-th live base match
+		nDelta    int
+		deltaAt   func(j int) *deltaItem
+		deltaEach func(j int, yield func(*deltaItem) bool)
 	)
-	if !filtered {
-		return ov.listAll(dst, o, r)
-	}
-	{
-		lq := q.Query
-		if lq != "" {
-			lq = strings.ToLower(lq)
+	delta, dead := bufs.delta, bufs.dead
+	if f.all {
+		l := &ov.ord[o]
+		nDelta = l.Len()
+		deltaAt = func(j int) *deltaItem { return l.At(j).it }
+		deltaEach = func(j int, yield func(*deltaItem) bool) {
+			l.Each(j, func(e viewEntry) bool { return yield(e.it) })
 		}
-		th := int64(noSince)
-		if !q.ModifiedSince.IsZero() {
-			th = ceilMicros(q.ModifiedSince)
-		}
-		if lq == "" && o >= byModifiedAsc {
-			return ov.listSince(dst, o, th, r)
-		}
-		if out, total, ok := ov.listView(dst, lq, th, o, r); ok {
-			return out, total
-		}
-	}
-	var bufs *mergeBufs
-	{
-		lq := q.Query
-		if lq != "" {
-			lq = strings.ToLower(lq)
-		}
-		bm = base.matches(lq, q, o)
-		th := int64(0)
-		if !q.ModifiedSince.IsZero() {
-			th = ceilMicros(q.ModifiedSince)
-		}
-		bufs = mergePool.Get().(*mergeBufs)
-		defer func() {
-			clear(bufs.delta)
-			clear(bufs.placed)
-			bufs.delta, bufs.dead, bufs.placed = bufs.delta[:0], bufs.dead[:0], bufs.placed[:0]
-			mergePool.Put(bufs)
-		}()
-		f := ov.filter(lq, th, o, bufs)
-		total := bm.total - f.nDead + f.nDelta
-		lo, hi := paging.Window(total, r)
-		if lo >= hi {
-			return nil, total
-		}
-		if lo <= frontLimit {
-			return ov.front(dst, o, bm, lo, hi, f.deltaIter(hi)), total
-		}
-		f.materialize()
-		delta, dead := bufs.delta, bufs.dead
-		if f.all {
-			l := &ov.ord[o]
-			nDelta = l.n
-			deltaAt = func(j int) *deltaItem { return l.at(j).it }
-			deltaEach = func(j int, yield func(*deltaItem) bool) {
-				l.each(j, func(e viewEntry) bool { return yield(e.it) })
-			}
-		} else {
-			nDelta = len(delta)
-			deltaAt = func(j int) *deltaItem { return delta[j] }
-			deltaEach = func(j int, yield func(*deltaItem) bool) {
-				for _, it := range delta[j:] {
-					if !yield(it) {
-						return
-					}
+	} else {
+		nDelta = len(delta)
+		deltaAt = func(j int) *deltaItem { return delta[j] }
+		deltaEach = func(j int, yield func(*deltaItem) bool) {
+			for _, it := range delta[j:] {
+				if !yield(it) {
+					return
 				}
 			}
 		}
-		nDead = len(dead)
-		deadBefore = func(x int) int { return sort.SearchInts(dead, x) }
-		cnt := bm.cnt
-		liveStart = func(i int) int {
-			// Dead match k has cnt(dead[k]) - k live matches before it.
-			return i + sort.Search(len(dead), func(k int) bool { return cnt(dead[k])-k > i })
-		}
 	}
-	total := bm.total - nDead + nDelta
-	lo, hi := paging.Window(total, r)
+	nDead := len(dead)
+	deadBefore := func(x int) int { return sort.SearchInts(dead, x) }
+	// liveStart is the match index of the i-th live base match: dead
+	// match k has count(dead[k]) - k live matches before it.
+	liveStart := func(i int) int {
+		return i + sort.Search(len(dead), func(k int) bool { return m.count(dead[k])-k > i })
+	}
+	total = m.total - nDead + nDelta
+	lo, hi = paging.Window(total, r)
 	if lo >= hi {
 		return nil, total
 	}
@@ -243,7 +100,7 @@ func (ov *overlay) list(q supplier.ListQuery, dst []supplier.Summary) ([]supplie
 	if lo > 0 {
 		j = sort.Search(nDelta, func(j int) bool {
 			b := int(deltaAt(j).at[o])
-			return j+bm.cnt(b)-deadBefore(b) >= lo
+			return j+m.count(b)-deadBefore(b) >= lo
 		})
 	}
 	out := pageBuf(dst, hi-lo)
@@ -256,7 +113,7 @@ func (ov *overlay) list(q supplier.ListQuery, dst []supplier.Summary) ([]supplie
 		}
 	}
 	nextAt()
-	bm.each(liveStart(lo-j), func(rank int) bool {
+	m.each(liveStart(lo-j), func(rank int) bool {
 		for next != nil && int(next.at[o]) <= rank {
 			out = append(out, next.rec.detail.Summary)
 			j++
@@ -291,7 +148,7 @@ var deltaPlan = 0
 
 // front returns the merged items [lo, hi) by walking both sides from
 // their first match.
-func (ov *overlay) front(dst []supplier.Summary, o int, bm baseMatches, lo, hi int, next func() *deltaItem) []supplier.Summary {
+func (ov *overlay) front(dst []supplier.Summary, o int, m *matches, lo, hi int, next func() *deltaItem) []supplier.Summary {
 	base := ov.base
 	idx := base.orders[o]
 	out := pageBuf(dst, hi-lo)
@@ -307,7 +164,7 @@ func (ov *overlay) front(dst []supplier.Summary, o int, bm baseMatches, lo, hi i
 	// The delta's matches are walked alongside the base's, one ahead.
 	pending := next()
 	done := false
-	bm.each(0, func(rank int) bool {
+	m.each(0, func(rank int) bool {
 		for pending != nil && int(pending.at[o]) <= rank {
 			it := pending
 			pending = next()
@@ -350,24 +207,25 @@ type overlayFilter struct {
 	listed, deadListed bool
 }
 
-func (ov *overlay) filter(lq string, th int64, o int, bufs *mergeBufs) *overlayFilter {
-	f := &overlayFilter{ov: ov, lq: lq, th: th, o: o, bufs: bufs}
+func (ov *overlay) filter(flt filter, bufs *mergeBufs) *overlayFilter {
+	lq, th := flt.lq, flt.th
+	f := &overlayFilter{ov: ov, lq: lq, th: th, o: flt.o, bufs: bufs}
 	base := ov.base
 	switch {
 	case lq == "":
 		// modifiedSince only: the delta's suffix in modifiedDate order,
 		// the dead counted by their modifiedDate rank.
 		mods := &ov.ord[byModifiedAsc]
-		k := mods.first(func(e viewEntry) bool { return e.it.key.mod >= th })
-		f.nDelta = mods.n - k
+		k := mods.First(func(e viewEntry) bool { return e.it.key.mod >= th })
+		f.nDelta = mods.Len() - k
 		f.all = k == 0
 		if len(ov.deads) > 0 {
-			asc := base.orders[byModifiedAsc]
-			since := sort.Search(base.size(), func(i int) bool { return base.mod[asc[i]] >= th })
-			f.nDead = len(ov.deads) - ov.deadBy[byModifiedAsc].before(since)
+			keys := base.modKeys
+			since := sort.Search(base.size(), func(i int) bool { return keys[i] >= th })
+			f.nDead = len(ov.deads) - ov.deadBy[byModifiedAsc].Before(since)
 		}
 	default:
-		if th == 0 {
+		if th == noSince {
 			// query only: distinct matches are matching terms less
 			// matching pairs, in the overlay as in the base.
 			f.nDelta = countPrefix(&ov.terms, lq) - countPrefix(&ov.pairs, lq)
@@ -425,15 +283,15 @@ func (f *overlayFilter) listDelta() {
 	}
 	keep := func(e viewEntry) bool { b.delta = append(b.delta, e.it); return true }
 	mods := &ov.ord[byModifiedAsc]
-	k := mods.n - f.nDelta
+	k := mods.Len() - f.nDelta
 	switch {
 	case f.nDelta == 0:
 	case f.o == byModifiedAsc:
-		mods.each(k, keep)
+		mods.Each(k, keep)
 	case f.o == byModifiedDesc:
-		ov.ord[f.o].each(0, func(e viewEntry) bool { return keep(e) && len(b.delta) < f.nDelta })
+		ov.ord[f.o].Each(0, func(e viewEntry) bool { return keep(e) && len(b.delta) < f.nDelta })
 	default:
-		mods.each(k, keep)
+		mods.Each(k, keep)
 		slices.SortFunc(b.delta, byOrder)
 	}
 }
@@ -459,8 +317,8 @@ func (f *overlayFilter) listDead() {
 	} else {
 		// The dead modified since th are a suffix of deadByMod.
 		l := &ov.deadByMod
-		i := l.first(func(k int32) bool { return ov.deads[k].mod >= f.th })
-		l.each(i, func(k int32) bool {
+		i := l.First(func(k int32) bool { return ov.deads[k].mod >= f.th })
+		l.Each(i, func(k int32) bool {
 			b.dead = append(b.dead, int(rk[ov.deads[k].pos]))
 			return true
 		})
@@ -485,22 +343,22 @@ func (f *overlayFilter) deltaIter(hi int) func() *deltaItem {
 		return func() *deltaItem { return nil }
 	}
 	if f.all {
-		next := ov.ord[f.o].iter(0, nil)
+		next := ov.ord[f.o].Iter(0, nil)
 		return func() *deltaItem { return next().it }
 	}
-	if !f.listed && f.lq != "" && f.th == 0 && deltaPlan == 0 {
+	if !f.listed && f.lq != "" && f.th == noSince && deltaPlan == 0 {
 		return f.topDelta(hi)
 	}
-	d := ov.ord[f.o].n
+	d := ov.ord[f.o].Len()
 	// Only the date orders scan: there a query's matches are spread
 	// through the delta, while in name order a name prefix's matches
 	// sit together, maybe at the far end of a scan.
-	if !f.listed && f.lq != "" && f.th == 0 && (f.o >= byCreatedAsc || deltaPlan == 1) {
+	if !f.listed && f.lq != "" && f.th == noSince && (f.o >= byCreatedAsc || deltaPlan == 1) {
 		scan := min(d, (hi+1)*d/f.nDelta)
 		list := f.nDelta * (log2(f.nDelta) + 1)
 		if deltaPlan == 1 || deltaPlan == 0 && scan < list {
 			lq := f.lq
-			next := ov.ord[f.o].iter(0, func(e viewEntry) bool { return matchesTerms(e.it.terms, lq) })
+			next := ov.ord[f.o].Iter(0, func(e viewEntry) bool { return matchesTerms(e.it.terms, lq) })
 			return func() *deltaItem { return next().it }
 		}
 	}
@@ -568,7 +426,7 @@ func matchesTerms(terms []string, lq string) bool {
 // listAll is list without filters, written out without closures (this
 // is the most asked-for list: a page allocates nothing but its items).
 func (ov *overlay) listAll(dst []supplier.Summary, o int, r paging.Request) ([]supplier.Summary, int) {
-	total := ov.base.size() - len(ov.deads) + ov.ord[o].n
+	total := ov.base.size() - len(ov.deads) + ov.ord[o].Len()
 	lo, hi := paging.Window(total, r)
 	return ov.pageAll(dst, o, lo, hi), total
 }
@@ -582,15 +440,15 @@ func (ov *overlay) listSince(dst []supplier.Summary, o int, th int64, r paging.R
 	keys := base.modKeys
 	since := sort.Search(n, func(i int) bool { return keys[i] >= th })
 	mods := &ov.ord[byModifiedAsc]
-	k := mods.first(func(e viewEntry) bool { return e.it.key.mod >= th })
+	k := mods.First(func(e viewEntry) bool { return e.it.key.mod >= th })
 	deadBelow := 0
 	if len(ov.deads) > 0 {
-		deadBelow = ov.deadBy[byModifiedAsc].before(since)
+		deadBelow = ov.deadBy[byModifiedAsc].Before(since)
 	}
 	// The items modified before th: the delta's first k and the live
 	// base ranks below since.
 	before := k + since - deadBelow
-	total := n - len(ov.deads) + mods.n - before
+	total := n - len(ov.deads) + mods.Len() - before
 	lo, hi := paging.Window(total, r)
 	if o == byModifiedAsc {
 		lo, hi = lo+before, hi+before
@@ -605,13 +463,13 @@ func (ov *overlay) pageAll(dst []supplier.Summary, o, lo, hi int) []supplier.Sum
 	}
 	base := ov.base
 	n, l := base.size(), &ov.ord[o]
-	d, nDead := l.n, len(ov.deads)
+	d, nDead := l.Len(), len(ov.deads)
 	f := &ov.deadBy[o]
 	deadBefore := func(x int) int {
 		if nDead == 0 {
 			return 0
 		}
-		return f.before(x)
+		return f.Before(x)
 	}
 	// j: the delta items before the page; x: the base rank to go on from.
 	j := 0
@@ -619,12 +477,12 @@ func (ov *overlay) pageAll(dst []supplier.Summary, o, lo, hi int) []supplier.Sum
 		// The first j whose item is at lo or after: a search on the
 		// blocks' last items, then in the block.
 		after := func(j int, at int32) bool { return j+int(at)-deadBefore(int(at)) >= lo }
-		b := sort.Search(len(l.lasts), func(b int) bool {
-			return after(l.starts[b]+len(l.blocks[b])-1, l.lasts[b].at)
+		b := sort.Search(l.NumBlocks(), func(b int) bool {
+			return after(l.Start(b)+len(l.Block(b))-1, l.Last(b).at)
 		})
 		j = d
-		if b < len(l.blocks) {
-			blk, s := l.blocks[b], l.starts[b]
+		if b < l.NumBlocks() {
+			blk, s := l.Block(b), l.Start(b)
 			j = s + sort.Search(len(blk), func(i int) bool { return after(s+i, blk[i].at) })
 		}
 	}
@@ -634,14 +492,14 @@ func (ov *overlay) pageAll(dst []supplier.Summary, o, lo, hi int) []supplier.Sum
 	case x >= n-nDead:
 		x = n
 	default:
-		x = f.selectUnmarked(x)
+		x = f.SelectUnmarked(x)
 	}
 	idx := base.orders[o]
 	out := pageBuf(dst, hi-lo)
 	need := hi - lo
 	var next viewEntry // the next delta item (it nil: none)
 	if j < d {
-		next = l.at(j)
+		next = l.At(j)
 	}
 	for len(out) < need {
 		if next.it != nil && (x >= n || int(next.at) <= x) {
@@ -649,7 +507,7 @@ func (ov *overlay) pageAll(dst []supplier.Summary, o, lo, hi int) []supplier.Sum
 			j++
 			next = viewEntry{}
 			if j < d {
-				next = l.at(j)
+				next = l.At(j)
 			}
 			continue
 		}

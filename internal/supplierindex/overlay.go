@@ -1,15 +1,17 @@
-package memstore
+package supplierindex
 
 import (
 	"bytes"
 	"cmp"
-	"math/bits"
 	"slices"
 	"sort"
 	"strings"
 	"sync/atomic"
 
 	"github.com/google/uuid"
+
+	"github.com/procurekit/procure/internal/blist"
+	"github.com/procurekit/procure/internal/fenwick"
 )
 
 // This file holds what makes a community's suppliers writable without
@@ -188,39 +190,40 @@ type overlay struct {
 	deads []deadItem
 	// deadBy[o] counts the dead by rank in order o (allocated with the
 	// first dead supplier).
-	deadBy [numOrders]rankMarks
+	deadBy [numOrders]fenwick.Marks
 	byID   map[uuid.UUID]*deltaItem
 	// ord[o] holds the delta items in order o, each with its placed
 	// rank at[o] (read without following the item).
-	ord [numOrders]blist[viewEntry]
+	ord [numOrders]blist.List[viewEntry]
 	// terms and deadTerms index the searchable terms of the delta items
 	// and of the dead base suppliers.
-	terms, deadTerms blist[termRef]
+	terms, deadTerms blist.List[termRef]
 	// pairs and deadPairs hold their pairs (termPairs), so that a query's
 	// matches are counted, as in the base, with two searches each.
-	pairs, deadPairs blist[termRef]
+	pairs, deadPairs blist.List[termRef]
 	// deadByMod lists the dead (indexes into deads) by modifiedDate.
-	deadByMod blist[int32]
+	deadByMod blist.List[int32]
 	// views keeps the matches of filters asked for repeatedly
-	// (supplier_view.go).
+	// (view.go).
 	views views
 }
 
 func newOverlay(base *supplierSet) *overlay {
 	ov := &overlay{base: base, byID: make(map[uuid.UUID]*deltaItem)}
 	for o := range numOrders {
-		ov.ord[o].cmp = func(a, b viewEntry) int {
+		ov.ord[o].Init(func(a, b viewEntry) int {
 			if a.at != b.at {
 				return cmp.Compare(a.at, b.at)
 			}
 			return compareKeys(o, &a.it.key, &b.it.key)
-		}
+		})
 	}
-	ov.terms.cmp, ov.deadTerms.cmp = compareTermRefs, compareTermRefs
-	ov.pairs.cmp, ov.deadPairs.cmp = compareTermRefs, compareTermRefs
-	ov.deadByMod.cmp = func(a, b int32) int {
+	for _, l := range []*blist.List[termRef]{&ov.terms, &ov.deadTerms, &ov.pairs, &ov.deadPairs} {
+		l.Init(compareTermRefs)
+	}
+	ov.deadByMod.Init(func(a, b int32) int {
 		return cmp.Or(cmp.Compare(ov.deads[a].mod, ov.deads[b].mod), cmp.Compare(a, b))
-	}
+	})
 	return ov
 }
 
@@ -252,13 +255,13 @@ func (ov *overlay) put(it *deltaItem) {
 	ov.remove(it.key.id)
 	ov.byID[it.key.id] = it
 	for o := range numOrders {
-		ov.ord[o].insert(viewEntry{at: it.at[o], it: it})
+		ov.ord[o].Insert(viewEntry{at: it.at[o], it: it})
 	}
 	for _, t := range it.terms {
-		ov.terms.insert(newTermRef(t, it, 0))
+		ov.terms.Insert(newTermRef(t, it, 0))
 	}
 	for _, t := range it.pairs {
-		ov.pairs.insert(newTermRef(t, it, 0))
+		ov.pairs.Insert(newTermRef(t, it, 0))
 	}
 	ov.viewsPut(it)
 }
@@ -268,13 +271,13 @@ func (ov *overlay) remove(id uuid.UUID) {
 	if old, ok := ov.byID[id]; ok {
 		delete(ov.byID, id)
 		for o := range numOrders {
-			ov.ord[o].remove(viewEntry{at: old.at[o], it: old})
+			ov.ord[o].Remove(viewEntry{at: old.at[o], it: old})
 		}
 		for _, t := range old.terms {
-			ov.terms.remove(newTermRef(t, old, 0))
+			ov.terms.Remove(newTermRef(t, old, 0))
 		}
 		for _, t := range old.pairs {
-			ov.pairs.remove(newTermRef(t, old, 0))
+			ov.pairs.Remove(newTermRef(t, old, 0))
 		}
 		ov.viewsRemove(old)
 		return
@@ -287,221 +290,24 @@ func (ov *overlay) remove(id uuid.UUID) {
 	if ov.dead == nil {
 		ov.dead = make([]uint64, (n+63)/64)
 		for o := range numOrders {
-			ov.deadBy[o] = newRankMarks(n)
+			ov.deadBy[o] = fenwick.NewMarks(n)
 		}
 	}
 	ov.dead[p>>6] |= 1 << (uint(p) & 63)
 	for o := range numOrders {
-		ov.deadBy[o].add(int(ov.base.ranks[o][p]))
+		ov.deadBy[o].Add(int(ov.base.ranks[o][p]))
 	}
 	d := deadItem{pos: p, mod: ov.base.mod[p], terms: searchTerms(ov.base.rec(int(p)))}
 	d.pairs = termPairs(d.terms)
 	for _, t := range d.terms {
-		ov.deadTerms.insert(newTermRef(t, nil, int32(len(ov.deads))))
+		ov.deadTerms.Insert(newTermRef(t, nil, int32(len(ov.deads))))
 	}
 	for _, t := range d.pairs {
-		ov.deadPairs.insert(newTermRef(t, nil, int32(len(ov.deads))))
+		ov.deadPairs.Insert(newTermRef(t, nil, int32(len(ov.deads))))
 	}
 	ov.viewsDead(&d)
 	ov.deads = append(ov.deads, d)
-	ov.deadByMod.insert(int32(len(ov.deads) - 1))
-}
-
-// fenwick counts marks over [0, n) with prefix sums and selection.
-type fenwick []int32
-
-// add marks i.
-func (f fenwick) add(i int) {
-	for i++; i < len(f); i += i & -i {
-		f[i]++
-	}
-}
-
-// before is the number of marks below i.
-func (f fenwick) before(i int) int {
-	s := 0
-	for ; i > 0; i -= i & -i {
-		s += int(f[i])
-	}
-	return s
-}
-
-// rankMarks marks ranks [0, n): a bit per rank, and a fenwick tree of the
-// marks per 64 ranks, so that a count or a selection reads a small tree
-// and one word (rather than a tree of n counters, a cache miss per level
-// at 1,000,000 suppliers).
-type rankMarks struct {
-	words  []uint64
-	blocks fenwick
-	n      int
-}
-
-func newRankMarks(n int) rankMarks {
-	nw := (n + 63) / 64
-	return rankMarks{words: make([]uint64, nw), blocks: make(fenwick, nw+1), n: n}
-}
-
-// add marks i (not marked yet).
-func (m *rankMarks) add(i int) {
-	m.words[i>>6] |= 1 << (uint(i) & 63)
-	m.blocks.add(i >> 6)
-}
-
-// before is the number of marks below i.
-func (m *rankMarks) before(i int) int {
-	w := i >> 6
-	s := m.blocks.before(w)
-	if w < len(m.words) {
-		s += bits.OnesCount64(m.words[w] & (1<<(uint(i)&63) - 1))
-	}
-	return s
-}
-
-// selectUnmarked returns the k-th (from 0) unmarked rank, or n when
-// there are not that many.
-func (m *rankMarks) selectUnmarked(k int) int {
-	nw := len(m.words)
-	if nw == 0 || k < 0 {
-		return m.n
-	}
-	// The first word whose unmarked ranks, with those before, reach k+1.
-	pos, rem := 0, k+1
-	for step := 1 << (bits.Len(uint(nw)) - 1); step > 0; step >>= 1 {
-		if next := pos + step; next <= nw {
-			free := min(next*64, m.n) - pos*64 - int(m.blocks[next])
-			if free < rem {
-				pos, rem = next, rem-free
-			}
-		}
-	}
-	if pos >= nw {
-		return m.n
-	}
-	w := ^m.words[pos]
-	for ; rem > 1; rem-- {
-		w &= w - 1
-	}
-	return min(pos*64+bits.TrailingZeros64(w), m.n)
-}
-
-// blist is an ordered list in blocks: insert and remove cost a block's
-// move and the block starts (O(sqrt n)-ish for the sizes an overlay
-// reaches), at(i) O(log n), and a walk from any index O(1) per item.
-type blist[T comparable] struct {
-	cmp    func(a, b T) int
-	blocks [][]T
-	starts []int // starts[b]: the index of block b's first item
-	// lasts[b] is block b's last item: a search reads one array, not
-	// every block it probes.
-	lasts []T
-	n     int
-}
-
-const blistBlock = 256
-
-// fix recomputes starts from block from on (lasts is kept by the
-// callers, which know which blocks changed).
-func (l *blist[T]) fix(from int) {
-	l.starts = l.starts[:len(l.blocks)]
-	s := 0
-	if from > 0 {
-		s = l.starts[from-1] + len(l.blocks[from-1])
-	}
-	for b := from; b < len(l.blocks); b++ {
-		l.starts[b] = s
-		s += len(l.blocks[b])
-	}
-	l.n = s
-}
-
-// search returns the index of the first item not below v (cmp >= 0),
-// with its block and offset.
-func (l *blist[T]) search(v T) (i, b, off int) {
-	b = sort.Search(len(l.lasts), func(b int) bool { return l.cmp(l.lasts[b], v) >= 0 })
-	if b == len(l.blocks) {
-		return l.n, b, 0
-	}
-	blk := l.blocks[b]
-	off = sort.Search(len(blk), func(i int) bool { return l.cmp(blk[i], v) >= 0 })
-	return l.starts[b] + off, b, off
-}
-
-// first returns the index of the first item for which ok (monotone:
-// false then true) holds.
-func (l *blist[T]) first(ok func(T) bool) int {
-	b := sort.Search(len(l.lasts), func(b int) bool { return ok(l.lasts[b]) })
-	if b == len(l.blocks) {
-		return l.n
-	}
-	blk := l.blocks[b]
-	return l.starts[b] + sort.Search(len(blk), func(i int) bool { return ok(blk[i]) })
-}
-
-func (l *blist[T]) insert(v T) {
-	if len(l.blocks) == 0 {
-		l.blocks = append(l.blocks, []T{v})
-		l.starts = append(l.starts, 0)
-		l.lasts = append(l.lasts, v)
-		l.fix(0)
-		return
-	}
-	_, b, off := l.search(v)
-	if b == len(l.blocks) {
-		b = len(l.blocks) - 1
-		off = len(l.blocks[b])
-	}
-	blk := slices.Insert(l.blocks[b], off, v)
-	if len(blk) > 2*blistBlock {
-		half := slices.Clone(blk[blistBlock:])
-		blk = blk[:blistBlock:blistBlock]
-		l.blocks = slices.Insert(l.blocks, b+1, half)
-		l.lasts = slices.Insert(l.lasts, b+1, half[len(half)-1])
-		l.starts = append(l.starts, 0)
-	}
-	l.blocks[b] = blk
-	l.lasts[b] = blk[len(blk)-1]
-	l.fix(b)
-}
-
-// remove removes v (an item equal to it under cmp and ==).
-func (l *blist[T]) remove(v T) {
-	_, b, off := l.search(v)
-	if b == len(l.blocks) || l.blocks[b][off] != v {
-		return
-	}
-	blk := slices.Delete(l.blocks[b], off, off+1)
-	if len(blk) == 0 {
-		l.blocks = slices.Delete(l.blocks, b, b+1)
-		l.lasts = slices.Delete(l.lasts, b, b+1)
-		l.starts = l.starts[:len(l.blocks)]
-		l.fix(max(b-1, 0))
-		return
-	}
-	l.blocks[b] = blk
-	l.lasts[b] = blk[len(blk)-1]
-	l.fix(b)
-}
-
-// at is the i-th item.
-func (l *blist[T]) at(i int) T {
-	b := sort.Search(len(l.starts), func(b int) bool { return l.starts[b] > i }) - 1
-	return l.blocks[b][i-l.starts[b]]
-}
-
-// each calls yield with the items from the i-th on, in order, until it
-// returns false.
-func (l *blist[T]) each(i int, yield func(T) bool) {
-	if i >= l.n {
-		return
-	}
-	b := sort.Search(len(l.starts), func(b int) bool { return l.starts[b] > i }) - 1
-	for j := i - l.starts[b]; b < len(l.blocks); b, j = b+1, 0 {
-		for _, it := range l.blocks[b][j:] {
-			if !yield(it) {
-				return
-			}
-		}
-	}
+	ov.deadByMod.Insert(int32(len(ov.deads) - 1))
 }
 
 // termRef is a searchable term of a delta item or of a dead base
@@ -572,43 +378,18 @@ func (b *termBounds) within(t *termRef) bool {
 }
 
 // countPrefix is the number of entries of l whose term starts with lq.
-func countPrefix(l *blist[termRef], lq string) int {
+func countPrefix(l *blist.List[termRef], lq string) int {
 	b := boundsOf(lq)
-	lo := l.first(func(t termRef) bool { return b.notBefore(&t) })
-	hi := l.first(func(t termRef) bool { return b.notBefore(&t) && !b.within(&t) })
+	lo := l.First(func(t termRef) bool { return b.notBefore(&t) })
+	hi := l.First(func(t termRef) bool { return b.notBefore(&t) && !b.within(&t) })
 	return hi - lo
 }
 
-// iter returns an iterator over the items from the i-th on that keep
-// accepts (nil: all); it returns the zero T at the end.
-func (l *blist[T]) iter(i int, keep func(T) bool) func() T {
-	b, j := len(l.blocks), 0
-	if i < l.n {
-		b = sort.Search(len(l.starts), func(b int) bool { return l.starts[b] > i }) - 1
-		j = i - l.starts[b]
-	}
-	return func() T {
-		for b < len(l.blocks) {
-			blk := l.blocks[b]
-			for j < len(blk) {
-				v := blk[j]
-				j++
-				if keep == nil || keep(v) {
-					return v
-				}
-			}
-			b, j = b+1, 0
-		}
-		var zero T
-		return zero
-	}
-}
-
 // prefixRange returns the entries of l whose term starts with lq.
-func prefixRange(l *blist[termRef], lq string, yield func(termRef) bool) {
+func prefixRange(l *blist.List[termRef], lq string, yield func(termRef) bool) {
 	b := boundsOf(lq)
-	i := l.first(func(t termRef) bool { return b.notBefore(&t) })
-	l.each(i, func(t termRef) bool {
+	i := l.First(func(t termRef) bool { return b.notBefore(&t) })
+	l.Each(i, func(t termRef) bool {
 		return b.within(&t) && yield(t)
 	})
 }

@@ -1,7 +1,6 @@
-package memstore
+package supplierindex
 
 import (
-	"context"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -14,7 +13,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/uuid"
 
-	"github.com/procurekit/procure/datafile"
 	"github.com/procurekit/procure/paging"
 	"github.com/procurekit/procure/supplier"
 	"github.com/procurekit/procure/supplier/suppliertest"
@@ -84,10 +82,17 @@ func TestOverlayViewsLarge(t *testing.T) {
 	}
 }
 
+// applyOne makes r the current version of its supplier in x and model.
+func applyOne(x *Index, model map[uuid.UUID]supplier.Record, r supplier.Record) {
+	r.Normalize()
+	model[r.ID] = r
+	x.Apply([]supplier.Record{r}, nil)
+}
+
 func testOverlay(t *testing.T, limit, loadN, perRound int) {
-	ctx := context.Background()
 	rng := rand.New(rand.NewPCG(uint64(limit), 1))
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	model := map[uuid.UUID]supplier.Record{}
 	var loaded []supplier.Record
 	for i := range loadN {
 		r := ovRecord(rng, uuid.New())
@@ -97,81 +102,75 @@ func testOverlay(t *testing.T, limit, loadN, perRound int) {
 		if i%10 == 0 {
 			r.Contacts = []supplier.Contact{{ID: uuid.New(), Name: "c", ModifiedDate: r.ModifiedDate, CreatedDate: r.CreatedDate}}
 		}
+		r.Normalize()
+		model[r.ID] = r
 		loaded = append(loaded, r)
 	}
-	s := New()
-	if err := s.AddCommunity(&datafile.Community{ID: "c", Name: "c", Region: datafile.NZ, Suppliers: loaded}); err != nil {
+	x, err := New(slices.Clone(loaded))
+	if err != nil {
 		t.Fatal(err)
 	}
-	c := s.suppliers.get("c")
-	c.mu.Lock()
-	c.limit = limit
+	x.mu.Lock()
+	x.limit = limit
 	var compactions atomic.Int32
-	c.compacted = func() { compactions.Add(1) }
-	c.mu.Unlock()
+	x.compacted = func() { compactions.Add(1) }
+	x.mu.Unlock()
 
-	model := map[uuid.UUID]supplier.Record{}
 	var ids []uuid.UUID
 	for _, r := range loaded {
-		d, err := s.Supplier(ctx, "c", r.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		model[r.ID] = supplier.Record{Detail: d, Keywords: r.Keywords}
 		ids = append(ids, r.ID)
 	}
 	for i := range loadN * 2 / 5 {
 		ids = append(ids, uuid.NewSHA1(uuid.Nil, []byte{byte(limit), byte(i)}))
 	}
+	// Writes are dated after the load, some of them alike.
+	stamp := start.Add(24 * time.Hour)
+	next := func() time.Time {
+		stamp = stamp.Add(time.Duration(rng.IntN(2)) * time.Microsecond)
+		return stamp
+	}
 	for round := range 4 {
 		for range perRound {
 			id := ids[rng.IntN(len(ids))]
-			_, exists := model[id]
+			old, exists := model[id]
 			switch k := rng.IntN(10); {
 			case k < 6 || !exists:
 				r := ovRecord(rng, id)
-				d, err := s.PutSupplier(ctx, "c", r)
-				if err != nil {
-					t.Fatal(err)
+				r.ModifiedDate, r.CreatedDate = next(), start
+				if exists {
+					r.CreatedDate = old.CreatedDate
+					r.Contacts = old.Contacts
 				}
-				model[id] = supplier.Record{Detail: d, Keywords: r.Keywords}
+				applyOne(x, model, r)
 			case k < 8:
-				if _, err := s.PutContact(ctx, "c", id, supplier.Contact{ID: uuid.New(), Name: "x"}); err != nil {
-					t.Fatal(err)
-				}
-				d, err := s.Supplier(ctx, "c", id)
-				if err != nil {
-					t.Fatal(err)
-				}
-				m := model[id]
-				m.Detail = d
-				model[id] = m
+				r := old
+				r.ModifiedDate = next()
+				r.Contacts = append(slices.Clip(old.Contacts), supplier.Contact{ID: uuid.New(), Name: "x", ModifiedDate: r.ModifiedDate, CreatedDate: r.ModifiedDate})
+				applyOne(x, model, r)
 			default:
-				if err := s.DeleteSupplier(ctx, "c", id); err != nil {
-					t.Fatal(err)
-				}
+				x.Apply(nil, []uuid.UUID{id})
 				delete(model, id)
 			}
 		}
 		// Let a compaction started by the last writes finish, sometimes.
 		if round%2 == 1 {
-			waitCompaction(t, c)
+			waitCompaction(t, x)
 		}
-		checkAgainstModel(t, s, model)
+		checkAgainstModel(t, x, model)
 	}
-	waitCompaction(t, c)
-	checkAgainstModel(t, s, model)
+	waitCompaction(t, x)
+	checkAgainstModel(t, x, model)
 	if limit < 100 && compactions.Load() == 0 {
 		t.Errorf("no compaction ran with limit %d", limit)
 	}
 }
 
-func waitCompaction(t *testing.T, c *comSuppliers) {
+func waitCompaction(t *testing.T, x *Index) {
 	t.Helper()
 	for range 2000 {
-		c.mu.RLock()
-		busy := c.compacting
-		c.mu.RUnlock()
+		x.mu.RLock()
+		busy := x.compacting
+		x.mu.RUnlock()
 		if !busy {
 			return
 		}
@@ -180,9 +179,8 @@ func waitCompaction(t *testing.T, c *comSuppliers) {
 	t.Fatal("a compaction did not finish")
 }
 
-func checkAgainstModel(t *testing.T, s *Store, model map[uuid.UUID]supplier.Record) {
+func checkAgainstModel(t *testing.T, x *Index, model map[uuid.UUID]supplier.Record) {
 	t.Helper()
-	ctx := context.Background()
 	recs := make([]supplier.Record, 0, len(model))
 	var mods []time.Time
 	for _, r := range model {
@@ -202,7 +200,7 @@ func checkAgainstModel(t *testing.T, s *Store, model map[uuid.UUID]supplier.Reco
 					var got []uuid.UUID
 					for p := 0; p*size <= len(want); p++ {
 						q.Page.Page, q.Page.Size = p, size
-						page, err := s.ListSuppliers(ctx, "c", q)
+						page, err := x.List(q, nil)
 						if err != nil {
 							t.Fatal(err)
 						}
@@ -224,7 +222,7 @@ func checkAgainstModel(t *testing.T, s *Store, model map[uuid.UUID]supplier.Reco
 		}
 	}
 	for id, r := range model {
-		d, err := s.Supplier(ctx, "c", id)
+		d, err := x.Supplier(id)
 		if err != nil || !cmp.Equal(d, r.Detail) {
 			t.Fatalf("Supplier(%s): %v\n%s", id, err, cmp.Diff(r.Detail, d))
 		}
@@ -236,29 +234,26 @@ func checkAgainstModel(t *testing.T, s *Store, model map[uuid.UUID]supplier.Reco
 // as the total allows, no supplier twice), and the end state equals the
 // writes.
 func TestOverlayConcurrent(t *testing.T) {
-	ctx := context.Background()
 	rng := rand.New(rand.NewPCG(5, 5))
 	var loaded []supplier.Record
+	model := map[uuid.UUID]supplier.Record{}
 	for range 200 {
 		r := ovRecord(rng, uuid.New())
 		r.ModifiedDate = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 		r.CreatedDate = r.ModifiedDate
+		r.Normalize()
+		model[r.ID] = r
 		loaded = append(loaded, r)
 	}
-	s := New()
-	if err := s.AddCommunity(&datafile.Community{ID: "c", Name: "c", Region: datafile.NZ, Suppliers: loaded}); err != nil {
+	x, err := New(slices.Clone(loaded))
+	if err != nil {
 		t.Fatal(err)
 	}
-	c := s.suppliers.get("c")
-	c.mu.Lock()
-	c.limit = 20
-	c.mu.Unlock()
+	x.mu.Lock()
+	x.limit = 20
+	x.mu.Unlock()
 	var mu sync.Mutex // serialises a write with its model update
-	model := map[uuid.UUID]supplier.Record{}
-	for _, r := range loaded {
-		d, _ := s.Supplier(ctx, "c", r.ID)
-		model[r.ID] = supplier.Record{Detail: d, Keywords: r.Keywords}
-	}
+	stamp := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
 	var writers, readers sync.WaitGroup
 	for g := range 3 {
 		writers.Add(1)
@@ -272,15 +267,10 @@ func TestOverlayConcurrent(t *testing.T) {
 				}
 				r := ovRecord(rng, id)
 				mu.Lock()
-				d, err := s.PutSupplier(ctx, "c", r)
-				if err == nil {
-					model[id] = supplier.Record{Detail: d, Keywords: r.Keywords}
-				}
+				stamp = stamp.Add(time.Microsecond)
+				r.ModifiedDate, r.CreatedDate = stamp, stamp
+				applyOne(x, model, r)
 				mu.Unlock()
-				if err != nil {
-					t.Error(err)
-					return
-				}
 			}
 		}()
 	}
@@ -297,7 +287,7 @@ func TestOverlayConcurrent(t *testing.T) {
 				}
 				for _, q := range []supplier.ListQuery{{}, {Query: "k"}, {ModifiedSince: time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)}} {
 					q.Page = paging.Request{Size: 100, Sort: paging.Sort{Field: "name"}}
-					p, err := s.ListSuppliers(ctx, "c", q)
+					p, err := x.List(q, nil)
 					if err != nil {
 						t.Error(err)
 						return
@@ -319,49 +309,8 @@ func TestOverlayConcurrent(t *testing.T) {
 	writers.Wait()
 	close(stop)
 	readers.Wait()
-	waitCompaction(t, c)
-	checkAgainstModel(t, s, model)
-}
-
-// TestRankMarks checks counts and selections of marked ranks against a
-// plain slice, for sizes around the 64-rank words.
-func TestRankMarks(t *testing.T) {
-	rng := rand.New(rand.NewPCG(7, 7))
-	for _, n := range []int{1, 2, 63, 64, 65, 127, 128, 129, 1000, 4096} {
-		m := newRankMarks(n)
-		marked := make([]bool, n)
-		for round := range 4 {
-			for range n / 3 {
-				if i := rng.IntN(n); !marked[i] {
-					marked[i] = true
-					m.add(i)
-				}
-			}
-			var unmarked []int
-			before := 0
-			for i := 0; i <= n; i++ {
-				if got := m.before(i); got != before {
-					t.Fatalf("n=%d round %d: before(%d) = %d, want %d", n, round, i, got, before)
-				}
-				if i < n {
-					if marked[i] {
-						before++
-					} else {
-						unmarked = append(unmarked, i)
-					}
-				}
-			}
-			for k := 0; k <= len(unmarked)+1; k++ {
-				want := n
-				if k < len(unmarked) {
-					want = unmarked[k]
-				}
-				if got := m.selectUnmarked(k); got != want {
-					t.Fatalf("n=%d round %d: selectUnmarked(%d) = %d, want %d", n, round, k, got, want)
-				}
-			}
-		}
-	}
+	waitCompaction(t, x)
+	checkAgainstModel(t, x, model)
 }
 
 func TestCompareBytes(t *testing.T) {
@@ -369,5 +318,30 @@ func TestCompareBytes(t *testing.T) {
 		if got, want := compareBytes([]byte(c[0]), c[1]), strings.Compare(c[0], c[1]); got != want {
 			t.Errorf("compareBytes(%q, %q) = %d, want %d", c[0], c[1], got, want)
 		}
+	}
+}
+
+func TestCeilMicros(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		want int64
+	}{
+		{"whole microsecond", "2026-05-01T00:00:00.000001Z", 1777593600000001},
+		{"a nanosecond over rounds up", "2026-05-01T00:00:00.000001001Z", 1777593600000002},
+		{"a nanosecond under rounds up to it", "2026-05-01T00:00:00.000000999Z", 1777593600000001},
+		{"before 1970 rounds towards the future", "1969-12-31T23:59:59.9999995Z", 0},
+		{"another zone", "2026-05-01T12:00:00+12:00", 1777593600000000},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tm, err := time.Parse(time.RFC3339Nano, tt.in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := ceilMicros(tm); got != tt.want {
+				t.Errorf("ceilMicros(%s) = %d, want %d", tt.in, got, tt.want)
+			}
+		})
 	}
 }

@@ -1,13 +1,14 @@
-package memstore
+package supplierindex
 
 import (
 	"cmp"
 	"math"
 	"slices"
-	"sort"
 	"sync"
 	"sync/atomic"
 
+	"github.com/procurekit/procure/internal/blist"
+	"github.com/procurekit/procure/internal/wavelet"
 	"github.com/procurekit/procure/paging"
 	"github.com/procurekit/procure/supplier"
 )
@@ -36,9 +37,6 @@ const maxViews = 16
 // so that tests can build views at once, or never).
 var viewAdmit = 2
 
-// noSince is the threshold of a list without modifiedSince.
-const noSince = math.MinInt64
-
 // viewEntry is an entry of a view: a delta item (it) placed at base rank
 // at in the view's order, or a dead base supplier (it nil) of rank at.
 type viewEntry struct {
@@ -57,7 +55,7 @@ type filterView struct {
 	viewKey
 	// delta holds the matching delta items by (at, key in order o);
 	// dead the ranks in order o of the matching dead base suppliers.
-	delta, dead blist[viewEntry]
+	delta, dead blist.List[viewEntry]
 	ready       bool
 	hits        int
 	used        atomic.Uint64 // views.tick when last asked for
@@ -84,16 +82,24 @@ func (v *filterView) matchesDead(d *deadItem) bool {
 
 func newFilterView(k viewKey) *filterView {
 	v := &filterView{viewKey: k}
-	o := k.o
-	v.delta.cmp = func(a, b viewEntry) int {
+	v.delta.Init(deltaOrder(k.o))
+	v.dead.Init(cmpAt)
+	return v
+}
+
+// deltaOrder orders delta entries in order o: by the base rank they were
+// placed at, then by their keys.
+func deltaOrder(o int) func(a, b viewEntry) int {
+	return func(a, b viewEntry) int {
 		if c := cmp.Compare(a.at, b.at); c != 0 {
 			return c
 		}
 		return compareKeys(o, &a.it.key, &b.it.key)
 	}
-	v.dead.cmp = func(a, b viewEntry) int { return cmp.Compare(a.at, b.at) }
-	return v
 }
+
+// cmpAt orders entries by rank alone (dead ones: one per rank).
+func cmpAt(a, b viewEntry) int { return cmp.Compare(a.at, b.at) }
 
 // view returns the ready view of the filter (lq, th) in order o, building
 // it when this is the filter's viewAdmit-th request, or nil.
@@ -142,6 +148,7 @@ func (ov *overlay) view(lq string, th int64, o int) *filterView {
 // buildView lists the overlay's matches of v's filter.
 func (ov *overlay) buildView(v *filterView) {
 	o := v.o
+	cmpDelta := deltaOrder(o)
 	var delta []viewEntry
 	if v.lq != "" {
 		prefixRange(&ov.terms, v.lq, func(t termRef) bool {
@@ -150,27 +157,27 @@ func (ov *overlay) buildView(v *filterView) {
 			}
 			return true
 		})
-		slices.SortFunc(delta, v.delta.cmp)
+		slices.SortFunc(delta, cmpDelta)
 		// An item with several matching terms is listed once.
 		delta = slices.CompactFunc(delta, func(a, b viewEntry) bool { return a.it == b.it })
 	} else {
 		mods := &ov.ord[byModifiedAsc]
-		k := mods.first(func(e viewEntry) bool { return e.it.key.mod >= v.th })
+		k := mods.First(func(e viewEntry) bool { return e.it.key.mod >= v.th })
 		if k == 0 {
 			// Every delta item matches: they are in order already.
-			ov.ord[o].each(0, func(e viewEntry) bool {
+			ov.ord[o].Each(0, func(e viewEntry) bool {
 				delta = append(delta, e)
 				return true
 			})
 		} else {
-			mods.each(k, func(e viewEntry) bool {
+			mods.Each(k, func(e viewEntry) bool {
 				delta = append(delta, viewEntry{at: e.it.at[o], it: e.it})
 				return true
 			})
-			slices.SortFunc(delta, v.delta.cmp)
+			slices.SortFunc(delta, cmpDelta)
 		}
 	}
-	v.delta.fill(delta)
+	v.delta.Fill(delta)
 
 	rk := ov.base.ranks[o]
 	var dead []viewEntry
@@ -183,15 +190,15 @@ func (ov *overlay) buildView(v *filterView) {
 		})
 	} else {
 		l := &ov.deadByMod
-		i := l.first(func(k int32) bool { return ov.deads[k].mod >= v.th })
-		l.each(i, func(k int32) bool {
+		i := l.First(func(k int32) bool { return ov.deads[k].mod >= v.th })
+		l.Each(i, func(k int32) bool {
 			dead = append(dead, viewEntry{at: rk[ov.deads[k].pos]})
 			return true
 		})
 	}
-	slices.SortFunc(dead, v.dead.cmp)
+	slices.SortFunc(dead, cmpAt)
 	dead = slices.Compact(dead)
-	v.dead.fill(dead)
+	v.dead.Fill(dead)
 }
 
 // viewsPut and the two functions after it keep the ready views up to
@@ -199,7 +206,7 @@ func (ov *overlay) buildView(v *filterView) {
 func (ov *overlay) viewsPut(it *deltaItem) {
 	for _, v := range ov.views.m {
 		if v.ready && v.matchesItem(it) {
-			v.delta.insert(viewEntry{at: it.at[v.o], it: it})
+			v.delta.Insert(viewEntry{at: it.at[v.o], it: it})
 		}
 	}
 }
@@ -207,7 +214,7 @@ func (ov *overlay) viewsPut(it *deltaItem) {
 func (ov *overlay) viewsRemove(it *deltaItem) {
 	for _, v := range ov.views.m {
 		if v.ready && v.matchesItem(it) {
-			v.delta.remove(viewEntry{at: it.at[v.o], it: it})
+			v.delta.Remove(viewEntry{at: it.at[v.o], it: it})
 		}
 	}
 }
@@ -215,36 +222,9 @@ func (ov *overlay) viewsRemove(it *deltaItem) {
 func (ov *overlay) viewsDead(d *deadItem) {
 	for _, v := range ov.views.m {
 		if v.ready && v.matchesDead(d) {
-			v.dead.insert(viewEntry{at: ov.base.ranks[v.o][d.pos]})
+			v.dead.Insert(viewEntry{at: ov.base.ranks[v.o][d.pos]})
 		}
 	}
-}
-
-// fill makes l hold the sorted items, in blocks.
-func (l *blist[T]) fill(items []T) {
-	l.blocks, l.starts, l.lasts = nil, nil, nil
-	for len(items) > 0 {
-		k := min(len(items), blistBlock)
-		l.blocks = append(l.blocks, slices.Clip(slices.Clone(items[:k])))
-		l.starts = append(l.starts, 0)
-		l.lasts = append(l.lasts, items[k-1])
-		items = items[k:]
-	}
-	l.fix(0)
-}
-
-// blockOf is the block holding index i (< l.n).
-func (l *blist[T]) blockOf(i int) int {
-	lo, hi := 0, len(l.starts)-1
-	for lo < hi {
-		m := int(uint(lo+hi+1) >> 1)
-		if l.starts[m] <= i {
-			lo = m
-		} else {
-			hi = m - 1
-		}
-	}
-	return lo
 }
 
 // mergeWalk lists a page of a filtered list through a view: a depth-first
@@ -256,11 +236,11 @@ func (l *blist[T]) blockOf(i int) int {
 type mergeWalk struct {
 	ov     *overlay
 	idx    []int32
-	tw, pw *wavelet
+	tw, pw *wavelet.Matrix
 	nl     int
 	// the base's matches are the ranks [vlo, vhi) among the walk's.
 	vlo, vhi    int
-	delta, dead *blist[viewEntry]
+	delta, dead *blist.List[viewEntry]
 	skip, need  int
 	out         []supplier.Summary
 	done        bool
@@ -274,9 +254,9 @@ func (w *mergeWalk) emitDelta(lo, hi int) {
 		return
 	}
 	l := w.delta
-	for b := l.blockOf(lo); b < len(l.blocks) && lo < hi; b++ {
-		blk := l.blocks[b]
-		for _, e := range blk[lo-l.starts[b] : min(len(blk), hi-l.starts[b])] {
+	for b := l.BlockOf(lo); b < l.NumBlocks() && lo < hi; b++ {
+		blk, start := l.Block(b), l.Start(b)
+		for _, e := range blk[lo-start : min(len(blk), hi-start)] {
 			w.out = append(w.out, e.it.rec.detail.Summary)
 			lo++
 			if len(w.out) == w.need {
@@ -293,29 +273,29 @@ func (w *mergeWalk) emitDelta(lo, hi int) {
 type entries struct{ lo, hi, blo, bhi int }
 
 // entriesOf is the whole of l.
-func entriesOf(l *blist[viewEntry]) entries {
-	e := entries{hi: l.n}
-	if l.n > 0 {
-		e.bhi = len(l.blocks) - 1
+func entriesOf(l *blist.List[viewEntry]) entries {
+	e := entries{hi: l.Len()}
+	if l.Len() > 0 {
+		e.bhi = l.NumBlocks() - 1
 	}
 	return e
 }
 
 // split returns the entries of e placed below v and the others.
-func split(l *blist[viewEntry], e entries, v int32) (below, rest entries) {
+func split(l *blist.List[viewEntry], e entries, v int32) (below, rest entries) {
 	if e.lo >= e.hi {
 		return e, entries{lo: e.hi, hi: e.hi}
 	}
 	b, bh := e.blo, e.bhi
 	for b < bh {
 		m := int(uint(b+bh) >> 1)
-		if l.lasts[m].at >= v {
+		if l.Last(m).at >= v {
 			bh = m
 		} else {
 			b = m + 1
 		}
 	}
-	blk, s := l.blocks[b], l.starts[b]
+	blk, s := l.Block(b), l.Start(b)
 	i, j := max(e.lo-s, 0), min(e.hi-s, len(blk))
 	for i < j {
 		m := int(uint(i+j) >> 1)
@@ -349,7 +329,7 @@ func (w *mergeWalk) visit(l int, t, p span, v int, d, x entries) {
 	switch {
 	case end <= w.vlo || v >= w.vhi:
 	case v >= w.vlo && end <= w.vhi:
-		live = (t.hi - t.lo) - (p.hi - p.lo) - (xhi - xlo)
+		live = t.Len() - p.Len() - (xhi - xlo)
 	default:
 		known = false
 	}
@@ -366,7 +346,7 @@ func (w *mergeWalk) visit(l int, t, p span, v int, d, x entries) {
 			w.emitDelta(dlo, dhi)
 			return
 		}
-	} else if t.lo >= t.hi && nd == 0 {
+	} else if t.Lo >= t.Hi && nd == 0 {
 		return
 	}
 	if l == w.nl {
@@ -388,79 +368,43 @@ func (w *mergeWalk) visit(l int, t, p span, v int, d, x entries) {
 	d0, d1 := split(w.delta, d, int32(mid))
 	x0, x1 := split(w.dead, x, int32(mid))
 	var t0, t1, p0, p1 span
-	if t.lo < t.hi {
-		bv, z := &w.tw.levels[l], w.tw.zeros[l]
-		r1lo, r1hi := bv.rank1(t.lo), bv.rank1(t.hi)
-		t0, t1 = span{t.lo - r1lo, t.hi - r1hi}, span{z + r1lo, z + r1hi}
+	if t.Lo < t.Hi {
+		t0, t1 = w.tw.Split(l, t)
 	}
-	if p.lo < p.hi {
-		bv, z := &w.pw.levels[l], w.pw.zeros[l]
-		r1lo, r1hi := bv.rank1(p.lo), bv.rank1(p.hi)
-		p0, p1 = span{p.lo - r1lo, p.hi - r1hi}, span{z + r1lo, z + r1hi}
+	if p.Lo < p.Hi {
+		p0, p1 = w.pw.Split(l, p)
 	}
 	w.visit(l+1, t0, p0, v, d0, x0)
 	w.visit(l+1, t1, p1, mid, d1, x1)
 }
 
-// listView serves a filtered list through a view, or reports false when
-// the filter has none (yet) or no wavelet walk serves it: query with
-// modifiedSince sorted by name or createdDate.
-func (ov *overlay) listView(dst []supplier.Summary, lq string, th int64, o int, r paging.Request) ([]supplier.Summary, int, bool) {
-	base := ov.base
-	n := base.size()
-	since := 0
-	if th != noSince {
-		keys := base.modKeys
-		since = sort.Search(n, func(i int) bool { return keys[i] >= th })
+// listView serves the filtered list f, whose base matches are m, through
+// the filter's view, or reports false when it has none (yet) or no walk
+// serves it (query with modifiedSince sorted by name or createdDate).
+func (ov *overlay) listView(dst []supplier.Summary, f filter, m *matches, r paging.Request) ([]supplier.Summary, int, bool) {
+	if !m.walkable() {
+		return nil, 0, false
 	}
-	w := mergeWalk{ov: ov, idx: base.orders[o], vhi: n}
-	var t, p span
-	// baseTotal: the base's matches; baseSkip: the walk's matches before
-	// them (ranks below vlo).
-	var baseTotal, baseSkip int
-	switch {
-	case lq == "":
-		// modifiedSince in name or createdDate order.
-		w.tw, t = base.modBy[o], span{since, n}
-		baseTotal = n - since
-	default:
-		x := &base.text
-		ts, ps := x.terms.prefixSpan(lq), x.pairs.prefixSpan(lq)
-		w.tw, w.pw, t, p = x.by[o], x.pBy[o], ts, ps
-		switch {
-		case th == noSince:
-			baseTotal = (ts.hi - ts.lo) - (ps.hi - ps.lo)
-		case o == byModifiedAsc:
-			w.vlo = since
-			baseSkip = distinctLess(w.tw, ts, w.pw, ps, since)
-			baseTotal = (ts.hi - ts.lo) - (ps.hi - ps.lo) - baseSkip
-		case o == byModifiedDesc:
-			w.vhi = n - since
-			baseTotal = distinctLess(w.tw, ts, w.pw, ps, n-since)
-		default:
-			return nil, 0, false
-		}
-	}
-	v := ov.view(lq, th, o)
+	v := ov.view(f.lq, f.th, f.o)
 	if v == nil {
 		return nil, 0, false
 	}
-	w.delta, w.dead = &v.delta, &v.dead
-	total := baseTotal - v.dead.n + v.delta.n
+	w := mergeWalk{ov: ov, idx: ov.base.orders[f.o], tw: m.tw, pw: m.pw, vlo: m.vlo, vhi: m.vhi, delta: &v.delta, dead: &v.dead}
+	total := m.total - v.dead.Len() + v.delta.Len()
 	lo, hi := paging.Window(total, r)
 	if lo >= hi {
 		return nil, total, true
 	}
-	w.nl = len(w.tw.levels)
+	w.nl = w.tw.Levels()
 	w.skip, w.need = lo, hi-lo
 	w.out = pageBuf(dst, hi-lo)
 	if lo <= viewFrontLimit {
-		w.front(t, p, baseSkip)
+		w.front(m.t, m.p, m.skip)
 		return w.out, total, true
 	}
 	// Delta items placed past the walk's ranks (at n = 2^levels) follow it.
 	in, past := split(w.delta, entriesOf(w.delta), int32(min(1<<w.nl, math.MaxInt32)))
-	w.visit(0, t, p, 0, in, entriesOf(w.dead))
+	w.visit(0, m.t, m.p, 0, in, entriesOf(w.dead))
 	if !w.done {
 		w.emitDelta(past.lo, past.hi)
 	}
@@ -480,20 +424,20 @@ var viewFrontLimit = 40
 // items.
 func (w *mergeWalk) front(t, p span, baseSkip int) {
 	l := w.delta
-	b, k := 0, 0 // the next delta entry: l.blocks[b][k]
+	b, k := 0, 0 // the next delta entry: l.Block(b)[k]
 	nextAt := int32(math.MaxInt32)
-	if l.n > 0 {
-		nextAt = l.blocks[0][0].at
+	if l.Len() > 0 {
+		nextAt = l.Block(0)[0].at
 	}
 	// emit adds the next delta entry and moves past it.
 	emit := func() {
-		e := l.blocks[b][k]
-		if k++; k == len(l.blocks[b]) {
+		e := l.Block(b)[k]
+		if k++; k == len(l.Block(b)) {
 			b, k = b+1, 0
 		}
 		nextAt = math.MaxInt32
-		if b < len(l.blocks) {
-			nextAt = l.blocks[b][k].at
+		if b < l.NumBlocks() {
+			nextAt = l.Block(b)[k].at
 		}
 		if w.skip > 0 {
 			w.skip--
@@ -503,7 +447,7 @@ func (w *mergeWalk) front(t, p span, baseSkip int) {
 		w.done = len(w.out) == w.need
 	}
 	base := w.ov.base
-	dw := distinctWalk{tw: w.tw, pw: w.pw, skip: baseSkip, yield: func(rank int) bool {
+	dw := wavelet.DistinctWalk{T: w.tw, P: w.pw, Skip: baseSkip, Yield: func(rank int) bool {
 		if rank >= w.vhi {
 			return false
 		}
@@ -522,7 +466,7 @@ func (w *mergeWalk) front(t, p span, baseSkip int) {
 		}
 		return !w.done
 	}}
-	dw.run(t, p)
+	dw.Run(t, p)
 	for !w.done && nextAt != math.MaxInt32 {
 		emit()
 	}

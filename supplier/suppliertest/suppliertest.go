@@ -16,7 +16,7 @@
 //
 //	func TestSupplierStore(t *testing.T) {
 //		suppliertest.Run(t, func(t *testing.T, f *datafile.File) supplier.Store {
-//			s, err := memstore.Load(f)
+//			s, err := memstore.LoadReader(f.Reader())
 //			if err != nil {
 //				t.Fatal(err)
 //			}

@@ -5,7 +5,7 @@
 //
 //	func TestUserStore(t *testing.T) {
 //		usertest.Run(t, func(t *testing.T, f *datafile.File) user.Store {
-//			s, err := memstore.Load(f)
+//			s, err := memstore.LoadReader(f.Reader())
 //			if err != nil {
 //				t.Fatal(err)
 //			}

@@ -1,8 +1,7 @@
 // Command startup measures what examples/server does before it can serve:
-// loading a data file into memstore. By default it streams the file
-// (memstore.LoadFile: reading, decoding, validating and indexing in one
-// pass, on all cores); with -mode file it takes the two-step path that
-// -postgres needs, datafile.ReadFile then memstore.Load. It reports the
+// loading a data file into memstore, streamed (memstore.LoadFile: reading,
+// decoding, validating and indexing in one pass, on all cores). It reports
+// the
 // wall-clock and CPU seconds, the resident memory afterwards (VmRSS from
 // /proc/self/status, after a garbage collection has handed freed memory
 // back to the system), the peak (VmHWM), and the resident bytes per
@@ -60,7 +59,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	keep := fs.String("keep", "", "generate into this `file` and keep it (default: a temporary file, removed)")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of reading and loading to `file`")
 	memProfile := fs.String("memprofile", "", "write a heap profile after loading to `file`")
-	mode := fs.String("mode", "stream", "how to load: stream (memstore.LoadFile) or file (datafile.ReadFile, then memstore.Load)")
 	contacts := fs.Int("contacts", 0, "contacts of every generated supplier (0: gendata's realistic mix)")
 	addresses := fs.Int("addresses", 0, "remittance addresses of every generated supplier (0: gendata's realistic mix)")
 	if err := fs.Parse(args); err != nil {
@@ -68,9 +66,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
-	}
-	if *mode != "stream" && *mode != "file" {
-		return fmt.Errorf("-mode: must be stream or file (got %q)", *mode)
 	}
 	if *suppliers < 1 {
 		return fmt.Errorf("-suppliers: must be at least 1 (got %d)", *suppliers)
@@ -119,7 +114,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		defer pprof.StopCPUProfile()
 	}
 
-	m, err := measure(path, *mode)
+	m, err := measure(path)
 	if err != nil {
 		return err
 	}
@@ -145,19 +140,18 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 
 // measurement is the outcome of one load.
 type measurement struct {
-	mode                           string
 	fileBytes                      int64
 	suppliers, contacts, addresses int
 	users                          int
-	read, load                     time.Duration // read is everything when streaming
+	read                           time.Duration
 	cpu                            time.Duration // user + system
 	rssBefore, rssAfter, rssPeak   int64
 	heapAfter                      uint64
 	store                          *memstore.Store
 }
 
-func measure(path, mode string) (*measurement, error) {
-	m := &measurement{mode: mode}
+func measure(path string) (*measurement, error) {
+	m := &measurement{}
 	settle()
 	var err error
 	if m.rssBefore, err = procStatus("VmRSS"); err != nil {
@@ -165,34 +159,11 @@ func measure(path, mode string) (*measurement, error) {
 	}
 	cpu0 := cpuTime()
 	t0 := time.Now()
-	if mode == "stream" {
-		m.store = memstore.New()
-		err = datafile.StreamFile(path, &counting{Handler: m.store.Loader(), m: m})
-		if err != nil {
-			return nil, err
-		}
-		m.read = time.Since(t0)
-	} else {
-		f, err := datafile.ReadFile(path)
-		if err != nil {
-			return nil, err
-		}
-		m.read = time.Since(t0)
-		for _, c := range f.Communities {
-			m.users += len(c.Users)
-			for i := range c.Suppliers {
-				m.count(&c.Suppliers[i])
-			}
-		}
-		t1 := time.Now()
-		m.store, err = memstore.Load(f)
-		if err != nil {
-			return nil, err
-		}
-		m.load = time.Since(t1)
-		// f is dead from here: what the store kept of it stays
-		// reachable through the store, the rest is garbage.
+	m.store = memstore.New()
+	if err := datafile.StreamFile(path, &counting{Handler: m.store.Loader(), m: m}); err != nil {
+		return nil, err
 	}
+	m.read = time.Since(t0)
 	m.cpu = cpuTime() - cpu0
 	settle()
 	var ms runtime.MemStats
@@ -255,13 +226,8 @@ func (m *measurement) write(w io.Writer) {
 	mb := func(b int64) string { return fmt.Sprintf("%.0f MB", float64(b)/1e6) }
 	fmt.Fprintf(w, "data file:     %s, %d suppliers (%.2f contacts and %.2f remittance addresses each on average), %d users\n",
 		mb(m.fileBytes), m.suppliers, ratio(m.contacts, m.suppliers), ratio(m.addresses, m.suppliers), m.users)
-	if m.mode == "stream" {
-		fmt.Fprintf(w, "stream load:   %.1fs (memstore.LoadFile: read, parse, validate and index in one pass)\n", m.read.Seconds())
-	} else {
-		fmt.Fprintf(w, "read + parse:  %.1fs (datafile.ReadFile)\n", m.read.Seconds())
-		fmt.Fprintf(w, "load:          %.1fs (memstore.Load)\n", m.load.Seconds())
-	}
-	fmt.Fprintf(w, "total:         %.1fs wall, %.1fs CPU (user + system)\n", (m.read + m.load).Seconds(), m.cpu.Seconds())
+	fmt.Fprintf(w, "stream load:   %.1fs (memstore.LoadFile: read, parse, validate and index in one pass)\n", m.read.Seconds())
+	fmt.Fprintf(w, "total:         %.1fs wall, %.1fs CPU (user + system)\n", m.read.Seconds(), m.cpu.Seconds())
 	fmt.Fprintf(w, "resident:      %s after load and GC (%s before reading); peak %s\n", mb(m.rssAfter), mb(m.rssBefore), mb(m.rssPeak))
 	fmt.Fprintf(w, "per supplier:  %s resident (%s of live Go heap)\n", per(m.rssAfter-m.rssBefore), per(int64(m.heapAfter)))
 	fmt.Fprintf(w, "machine:       %d CPU cores, %s\n", runtime.NumCPU(), runtime.Version())

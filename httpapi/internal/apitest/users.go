@@ -59,10 +59,10 @@ const (
 // benchmarks, "bench" (auto-role EMPLOYEE), and its service account.
 func BenchUserStore(tb testing.TB) *memstore.Store {
 	tb.Helper()
-	store, err := memstore.Load(&datafile.File{Communities: []datafile.Community{{
+	store, err := memstore.LoadReader((&datafile.File{Communities: []datafile.Community{{
 		ID: "bench", Region: datafile.DEMO, AutoRoles: []string{"EMPLOYEE"},
 		ServiceAccounts: []datafile.ServiceAccount{{ID: BenchAccount, Keys: []datafile.Key{{Key: BenchKey, Active: true}}}},
-	}}})
+	}}}).Reader())
 	if err != nil {
 		tb.Fatal(err)
 	}

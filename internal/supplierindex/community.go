@@ -1,0 +1,267 @@
+package supplierindex
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/procurekit/procure/paging"
+	"github.com/procurekit/procure/supplier"
+)
+
+// Index is the supplier index of one community: an immutable indexed
+// base and the overlay of changes since it was built. It is safe for
+// concurrent use: a read holds its lock shared for the length of that
+// read, Apply holds it exclusively for the length of its overlay update.
+type Index struct {
+	// mu guards ov, whose overlay Apply mutates in place, and maxMod.
+	mu sync.RWMutex
+	ov *overlay
+	// maxMod is the largest modifiedDate, in microseconds, of every
+	// supplier, contact and address the index has held (deleted ones
+	// included), math.MinInt64 when none.
+	maxMod int64
+	// compaction state, guarded by mu: whether a compaction runs, and
+	// the suppliers written since it took its snapshot.
+	compacting bool
+	changed    []uuid.UUID
+	// limit is the overlay size that starts a compaction (0: the default,
+	// see compactAt); tests set it.
+	limit int
+	// compacted, when set, is called after each compaction (tests).
+	compacted func()
+}
+
+func newIndex(set *supplierSet) *Index {
+	return &Index{ov: newOverlay(set), maxMod: set.maxMod}
+}
+
+// Builder collects the records of a new Index one at a time, turning each
+// into its stored form as it is added, so that a load never holds a
+// community's records twice. The zero value is ready to use; a Builder
+// builds one Index.
+type Builder struct {
+	in   *interner
+	recs recStore
+}
+
+// Add takes r, in normal form (supplier.Record's Normalize), over: the
+// index keeps its parts (the caller must not change them afterwards),
+// makes its repeated strings share one copy with the other records of the
+// build (changing r in place), and sorts its contacts by name and its
+// addresses by companyName into slices of its own.
+func (b *Builder) Add(r *supplier.Record) {
+	if b.in == nil {
+		b.in = newInterner()
+	}
+	b.recs.add(newSupplierRec(r, b.in))
+}
+
+// Len is the number of records added.
+func (b *Builder) Len() int { return b.recs.n }
+
+// Build indexes the records added. Errors name a record by the order in
+// which it was added: a nil or repeated id, too many suppliers, or
+// searchable text beyond the index's limits.
+func (b *Builder) Build() (*Index, error) {
+	set, err := indexSuppliers(b.recs)
+	b.recs, b.in = recStore{}, nil
+	if err != nil {
+		return nil, err
+	}
+	return newIndex(set), nil
+}
+
+// New returns the index of recs, which it takes over as Builder.Add does.
+func New(recs []supplier.Record) (*Index, error) {
+	var b Builder
+	for i := range recs {
+		b.Add(&recs[i])
+	}
+	return b.Build()
+}
+
+// List returns one page of the suppliers that match q, with the number of
+// matches. q.Page is checked against supplier.ListPaging (its defaults
+// applied). When dst has room for the page, the items are written into
+// it (see supplier.Appender), so a caller that reuses dst allocates
+// nothing.
+//
+// Cost, for n suppliers: every total count is O(log n). Without filters a
+// page is index arithmetic, O(page size). With modifiedSince or query (or
+// both, sorted by modifiedDate) a page is O(log n) per item (a wavelet
+// matrix walk), or, when the matching terms are few, a sort of just
+// those. Only query and modifiedSince together, sorted by name or
+// createdDate, may cost more: then the cheaper of two exact plans is
+// chosen (see listBoth). The overlay adds what the package documentation
+// says.
+func (x *Index) List(q supplier.ListQuery, dst []supplier.Summary) (paging.Page[supplier.Summary], error) {
+	r, err := q.Page.Check(supplier.ListPaging)
+	if err != nil {
+		return paging.Page[supplier.Summary]{}, err
+	}
+	q.Page = r
+	x.mu.RLock()
+	items, total := x.ov.list(q, dst)
+	x.mu.RUnlock()
+	return paging.NewPage(items, total, r), nil
+}
+
+// Supplier returns one supplier in full, or an error matching
+// supplier.ErrNotFound. The pointers in the result are shared with the
+// index and must not be written through.
+func (x *Index) Supplier(id uuid.UUID) (supplier.Detail, error) {
+	rec := x.current(id)
+	if rec == nil {
+		return supplier.Detail{}, notFound(id)
+	}
+	return rec.detail, nil
+}
+
+// Contacts returns one page of a supplier's contacts in name order (p is
+// checked against supplier.ContactPaging), or an error matching
+// supplier.ErrNotFound; O(1) beyond finding the supplier. The items share
+// memory with the index: they are read-only, and the slice is clipped so
+// that appending to it copies.
+func (x *Index) Contacts(id uuid.UUID, p paging.Request) (paging.Page[supplier.Contact], error) {
+	r, err := p.Check(supplier.ContactPaging)
+	if err != nil {
+		return paging.Page[supplier.Contact]{}, err
+	}
+	rec := x.current(id)
+	if rec == nil {
+		return paging.Page[supplier.Contact]{}, notFound(id)
+	}
+	lo, hi := paging.Window(len(rec.contacts), r)
+	return paging.NewPage(rec.contacts[lo:hi:hi], len(rec.contacts), r), nil
+}
+
+// RemittanceAddresses returns one page of a supplier's remittance
+// addresses that match q (q.Page is checked against
+// supplier.AddressPaging), or an error matching supplier.ErrNotFound.
+// Sorted by modifiedDate it is O(log k + page size) for a supplier with k
+// addresses; sorted by companyName with modifiedSince it walks the
+// supplier's k addresses.
+func (x *Index) RemittanceAddresses(id uuid.UUID, q supplier.AddressQuery) (paging.Page[supplier.RemittanceAddress], error) {
+	r, err := q.Page.Check(supplier.AddressPaging)
+	if err != nil {
+		return paging.Page[supplier.RemittanceAddress]{}, err
+	}
+	rec := x.current(id)
+	if rec == nil {
+		return paging.Page[supplier.RemittanceAddress]{}, notFound(id)
+	}
+	items, total := rec.addresses(q.ModifiedSince, r)
+	return paging.NewPage(items, total, r), nil
+}
+
+// Record returns the current record of the supplier id: its detail,
+// keywords, contacts in name order and remittance addresses in
+// companyName order, all shared with the index (read-only). A writer
+// reads it to make the next version, which it hands to Apply.
+func (x *Index) Record(id uuid.UUID) (supplier.Record, bool) {
+	rec := x.current(id)
+	if rec == nil {
+		return supplier.Record{}, false
+	}
+	return supplier.Record{Detail: rec.detail, Keywords: rec.keywords, Contacts: rec.contacts, RemittanceAddresses: rec.addrs}, true
+}
+
+// MaxModified is the latest modifiedDate of every supplier, contact and
+// address the index has held, deleted ones included (the zero time when
+// it has held none): a store that stamps writes stamps above it.
+func (x *Index) MaxModified() time.Time {
+	x.mu.RLock()
+	m := x.maxMod
+	x.mu.RUnlock()
+	if m == math.MinInt64 {
+		return time.Time{}
+	}
+	return time.UnixMicro(m).UTC()
+}
+
+// OverlaySize is the number of changes the index's reads merge with its
+// base (tests and benchmarks).
+func (x *Index) OverlaySize() int {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	return x.ov.size()
+}
+
+// current returns the current record of the supplier id, or nil.
+func (x *Index) current(id uuid.UUID) *supplierRec {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	return x.ov.find(id)
+}
+
+func notFound(id uuid.UUID) error { return fmt.Errorf("%w: %s", supplier.ErrNotFound, id) }
+
+// addresses returns the page r of the record's addresses modified at or
+// after since (zero: all).
+func (rec *supplierRec) addresses(since time.Time, r paging.Request) ([]supplier.RemittanceAddress, int) {
+	k := len(rec.addrs)
+	desc := r.Sort.Desc
+	byDate := r.Sort.Field == "modifiedDate"
+	// at returns the index of the i-th address in the requested order.
+	order := addrByName
+	switch {
+	case byDate && desc:
+		order = addrByDateDesc
+	case byDate:
+		order = addrByDateAsc
+	case desc:
+		order = addrByNameDesc
+	}
+	at := func(i int) int { return rec.addrAt(order, i) }
+
+	if since.IsZero() {
+		lo, hi := paging.Window(k, r)
+		if order == addrByName {
+			return rec.addrs[lo:hi:hi], k
+		}
+		out := make([]supplier.RemittanceAddress, 0, hi-lo)
+		for i := lo; i < hi; i++ {
+			out = append(out, rec.addrs[at(i)])
+		}
+		return out, k
+	}
+
+	th := ceilMicros(since)
+	// first is the number of addresses modified before since: in
+	// ascending date order they come first.
+	first := sort.Search(k, func(i int) bool {
+		return rec.addrs[rec.addrAt(addrByDateAsc, i)].ModifiedDate.UnixMicro() >= th
+	})
+	total := k - first
+	lo, hi := paging.Window(total, r)
+	out := make([]supplier.RemittanceAddress, 0, hi-lo)
+	switch {
+	case byDate && !desc:
+		for i := lo; i < hi; i++ {
+			out = append(out, rec.addrs[at(first+i)])
+		}
+	case byDate && desc:
+		// Newest first: the matches are the first total of the order.
+		for i := lo; i < hi; i++ {
+			out = append(out, rec.addrs[at(i)])
+		}
+	default:
+		seen := 0
+		for i := 0; i < k && seen < hi; i++ {
+			a := &rec.addrs[at(i)]
+			if a.ModifiedDate.UnixMicro() < th {
+				continue
+			}
+			if seen >= lo {
+				out = append(out, *a)
+			}
+			seen++
+		}
+	}
+	return out, total
+}
