@@ -18,6 +18,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/procurekit/procure/internal/maintest"
 	"github.com/procurekit/procure/internal/pgtest"
 	"github.com/procurekit/procure/internal/syncbuf"
 )
@@ -26,6 +27,7 @@ import (
 const testToken = "fixture-connector-secret-42"
 
 func TestMain(m *testing.M) {
+	maintest.Run(main)
 	// Every connector these tests start finds the secret, as a deployed one
 	// would; tests of a missing secret unset it with t.Setenv.
 	os.Setenv(TokenEnv, testToken)

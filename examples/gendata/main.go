@@ -41,12 +41,18 @@ import (
 )
 
 func main() {
-	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
-		if !errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(os.Stderr, "gendata:", err)
-		}
-		os.Exit(2)
+	os.Exit(exitStatus(run(os.Args[1:], os.Stdout, os.Stderr), os.Stderr))
+}
+
+// exitStatus reports err (but for -h, whose usage is printed already)
+// and returns the exit status: 0 on success and for -h, 2 otherwise.
+func exitStatus(err error, stderr io.Writer) int {
+	switch {
+	case err == nil, errors.Is(err, flag.ErrHelp):
+		return 0
 	}
+	fmt.Fprintln(stderr, "gendata:", err)
+	return 2
 }
 
 // config is what the flags set.

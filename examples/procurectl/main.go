@@ -11,7 +11,7 @@
 //	procurectl key add -c acme-au erp
 //	procurectl import big.json
 //
-// Commands (each takes -h):
+// Commands (each takes -h, and a group lists its own: procurectl supplier -h):
 //
 //	community put [-name N] -region R [-auto-roles A,B] ID
 //	community get ID
@@ -79,6 +79,7 @@ import (
 	"sort"
 	"strings"
 	"syscall"
+	"text/tabwriter"
 	"time"
 )
 
@@ -158,6 +159,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		mainUsage(fs)
 		return exitUsage
 	}
+	if len(rest) >= 2 && isHelp(rest[1]) && groupUsage(stderr, rest[0]) {
+		return exitOK // procurectl supplier -h
+	}
 	cmd, rest, err := findCommand(rest)
 	if err != nil {
 		fmt.Fprintln(stderr, "procurectl:", err)
@@ -208,6 +212,39 @@ func findCommand(args []string) (*command, []string, error) {
 		}
 	}
 	return nil, nil, fmt.Errorf("%s: unknown subcommand %q (want %s)", args[0], args[1], strings.Join(names, ", "))
+}
+
+// isHelp reports whether arg asks for help, as the flag package reads it.
+func isHelp(arg string) bool {
+	switch arg {
+	case "-h", "-help", "--h", "--help":
+		return true
+	}
+	return false
+}
+
+// groupUsage prints the usage of a group of subcommands ("procurectl
+// supplier -h") and reports whether group is one; a command of its own
+// ("import") prints its usage itself.
+func groupUsage(w io.Writer, group string) bool {
+	var cmds []*command
+	for _, c := range commands {
+		if c.group == group && c.name != "" {
+			cmds = append(cmds, c)
+		}
+	}
+	if len(cmds) == 0 {
+		return false
+	}
+	fmt.Fprintf(w, "usage: procurectl %s SUBCOMMAND [flags] [args]\n\nSubcommands:\n", group)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	for _, c := range cmds {
+		first, _, _ := strings.Cut(c.summary, "\n")
+		fmt.Fprintf(tw, "  %s\t%s\n", c.name, first)
+	}
+	tw.Flush()
+	fmt.Fprintf(w, "\nRun procurectl %s SUBCOMMAND -h for a subcommand's flags.\n", group)
+	return true
 }
 
 // opts are every command's flags; each command declares the ones it

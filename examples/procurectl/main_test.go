@@ -19,6 +19,7 @@ import (
 	"github.com/procurekit/procure/auth"
 	"github.com/procurekit/procure/datafile"
 	"github.com/procurekit/procure/httpapi"
+	"github.com/procurekit/procure/internal/maintest"
 	"github.com/procurekit/procure/internal/pgtest"
 	"github.com/procurekit/procure/internal/syncbuf"
 	"github.com/procurekit/procure/memstore"
@@ -793,7 +794,36 @@ func TestImport(t *testing.T) {
 	})
 }
 
-func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
+func TestMain(m *testing.M) {
+	maintest.Run(main)
+	os.Exit(pgtest.Main(m))
+}
+
+// -h, on the command, a group of subcommands or a subcommand, prints the
+// usage on standard error and exits 0, through main as a shell runs it;
+// a command line that is wrong exits 2.
+func TestHelpExitStatus(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string // in standard error
+	}{
+		{[]string{"-h"}, 0, "usage: procurectl [-server URL]"},
+		{[]string{"--help"}, 0, "usage: procurectl [-server URL]"},
+		{[]string{"supplier", "-h"}, 0, "usage: procurectl supplier SUBCOMMAND [flags] [args]\n\nSubcommands:\n  put     Create or replace a supplier"},
+		{[]string{"token", "-help"}, 0, "  revoke  Revoke a bearer token"},
+		{[]string{"supplier", "list", "-h"}, 0, "usage: procurectl supplier list -c COMMUNITY [flags]"},
+		{[]string{"import", "-h"}, 0, "usage: procurectl import [flags] FILE|-"},
+		{[]string{"supplier"}, 2, "supplier: a subcommand is required: put, delete, get, list"},
+		{[]string{"supplier", "burn", "-h"}, 2, `supplier: unknown subcommand "burn"`},
+		{[]string{"-nope"}, 2, "flag provided but not defined: -nope"},
+	} {
+		r := maintest.Exec(t, tc.args, envToken+"=")
+		if r.Code != tc.code || !strings.Contains(r.Stderr, tc.want) || r.Stdout != "" {
+			t.Errorf("procurectl %s: exit %d, want %d; stderr must hold %q:\n%s\nstdout: %q", strings.Join(tc.args, " "), r.Code, tc.code, tc.want, r.Stderr, r.Stdout)
+		}
+	}
+}
 
 func TestRenderBar(t *testing.T) {
 	for _, tc := range []struct {

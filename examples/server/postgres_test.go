@@ -10,10 +10,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/procurekit/procure/internal/maintest"
 	"github.com/procurekit/procure/internal/pgtest"
 )
 
-func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
+func TestMain(m *testing.M) {
+	maintest.Run(main)
+	os.Exit(pgtest.Main(m))
+}
 
 // Issue 5: `-postgres DSN` serves the same API from PostgreSQL, with the
 // demo data imported at start; starting again on the same database
