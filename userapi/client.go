@@ -20,6 +20,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -359,4 +360,61 @@ func responseError(status int, body []byte) *Error {
 		msg += ": " + s
 	}
 	return &Error{Status: status, Message: msg}
+}
+
+// scimErrorSchema marks the error body of a SCIM endpoint (RFC 7644
+// section 3.12).
+const scimErrorSchema = "urn:ietf:params:scim:api:messages:2.0:Error"
+
+// usernameOf asks the SCIM endpoint beside the user API for the user with
+// that id (Resolve): its username, or found false when the endpoint
+// answers that no such user exists. An answer that is not the SCIM
+// endpoint's - a 404 without its error body, a 405 or a 501 - is
+// ErrNoIDLookup; any other failure an *Error with the status and the
+// SCIM detail.
+func (c *Client) usernameOf(ctx context.Context, id string) (username string, found bool, err error) {
+	path := "/scim/v2/Users/" + url.PathEscape(id)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.base+path, nil)
+	if err != nil {
+		return "", false, fmt.Errorf("userapi: %w", err)
+	}
+	h := req.Header
+	h["Authorization"] = []string{"Bearer " + c.key}
+	h["Accept"] = []string{"application/scim+json, application/json"}
+	if c.userAgent != "" {
+		h["User-Agent"] = []string{c.userAgent}
+	}
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		return "", false, err // a *url.Error; the key is only in a header
+	}
+	defer func() {
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxResponseBytes))
+		resp.Body.Close()
+	}()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, maxResponseBytes))
+	if err != nil {
+		return "", false, fmt.Errorf("userapi: GET %s: read response: %w", path, err)
+	}
+	var body struct {
+		Schemas  []string `json:"schemas"`
+		ID       string   `json:"id"`
+		UserName string   `json:"userName"`
+		Detail   string   `json:"detail"`
+	}
+	scim := json.Unmarshal(data, &body) == nil
+	isError := scim && slices.Contains(body.Schemas, scimErrorSchema)
+	switch {
+	case resp.StatusCode == http.StatusOK && scim && body.UserName != "":
+		return body.UserName, true, nil
+	case resp.StatusCode == http.StatusOK:
+		return "", false, fmt.Errorf("userapi: GET %s: the answer is not a SCIM user", path)
+	case resp.StatusCode == http.StatusNotFound && isError:
+		return "", false, nil
+	case resp.StatusCode == http.StatusNotFound, resp.StatusCode == http.StatusMethodNotAllowed, resp.StatusCode == http.StatusNotImplemented:
+		return "", false, ErrNoIDLookup
+	case isError && body.Detail != "":
+		return "", false, &Error{Status: resp.StatusCode, Message: "SCIM: " + body.Detail}
+	}
+	return "", false, responseError(resp.StatusCode, data)
 }

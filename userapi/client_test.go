@@ -42,6 +42,9 @@ type server struct {
 	// stripAutoRoles makes the server behave as one that does not
 	// announce its auto-roles (another implementation of the spec).
 	stripAutoRoles bool
+	// noSCIM makes the server one without the SCIM endpoint: a plain 404
+	// under /scim/.
+	noSCIM bool
 }
 
 func (s *server) writeCount() int {
@@ -79,16 +82,24 @@ func startServer(autoRoles ...string) (*server, error) {
 		Users: user.NewService(store), Accounts: store,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 	})
+	httpapi.MountSCIM(mux, httpapi.SCIMOptions{
+		Users: user.NewService(store), Accounts: store,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+	})
 	s := &server{store: store}
 	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
 		if r.Method == http.MethodPost || r.Method == http.MethodPut {
 			s.writes++
 		}
-		before, strip := s.before, s.stripAutoRoles
+		before, strip, noSCIM := s.before, s.stripAutoRoles, s.noSCIM
 		s.mu.Unlock()
 		if before != nil {
 			before(r)
+		}
+		if noSCIM && strings.HasPrefix(r.URL.Path, "/scim/") {
+			http.NotFound(w, r)
+			return
 		}
 		if strip {
 			w = stripHeader{w, httpapi.HeaderAutoRoles}

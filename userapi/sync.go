@@ -256,3 +256,43 @@ func (c *Client) storedRoles(desired []user.Code, announced []string) []user.Cod
 func without(names []string, drop string) []string {
 	return slices.DeleteFunc(names, func(n string) bool { return n == drop })
 }
+
+// ErrNoIDLookup: the server offers no lookup of a user by id (it has no
+// SCIM endpoint beside the user API), so Resolve cannot settle a plan.
+var ErrNoIDLookup = errors.New("userapi: the server cannot look a user up by id (no SCIM endpoint at /scim/v2)")
+
+// Resolve settles a plan that updates by id (Plan.ByID: the username was
+// not found and the desired user has an id), which Plan alone cannot: the
+// user API looks users up by username only. It asks the server whether
+// the id is a user's, through the SCIM endpoint beside the user API (GET
+// /scim/v2/Users/{id} with the same API key; docs: scim.md), and returns
+// the plan Apply carries out: Created when the id is unknown (in this
+// community), or an update of that user - a rename - with the fields that
+// differ, compared as Plan compares them. Any other plan is returned as
+// it is.
+//
+// A server without the SCIM endpoint is ErrNoIDLookup, with the plan
+// unchanged. Resolve writes nothing; a dry run calls it, Sync has no need
+// (Apply tries the update and creates when the id is unknown).
+func (c *Client) Resolve(ctx context.Context, p Plan) (Plan, error) {
+	if !p.byID || p.Input.ID == nil {
+		return p, nil
+	}
+	username, found, err := c.usernameOf(ctx, *p.Input.ID)
+	switch {
+	case err != nil:
+		return p, err
+	case !found:
+		return Plan{Outcome: Created, Changes: p.Input.Fields(), Input: p.Input}, nil
+	}
+	cur, announced, _, err := c.getForSync(ctx, username)
+	if IsNotFound(err) || err == nil && cur.ID != *p.Input.ID {
+		// Renamed or deleted between the two lookups: as unsettled as
+		// before.
+		return p, nil
+	}
+	if err != nil {
+		return p, err
+	}
+	return Plan{Outcome: Updated, Current: &cur, Changes: c.differences(p.Input, cur, announced), Input: p.Input}, nil
+}

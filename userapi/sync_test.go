@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -277,4 +278,81 @@ func ExampleClient_Sync() {
 	// updated GRACE true <nil>
 	// unchanged GRACE true <nil>
 	// updated grace false <nil>
+}
+
+// Resolve settles a plan that updates by id, which the user API cannot
+// look up, by asking the SCIM endpoint beside it: a known id is an update
+// (a rename) with the fields that differ, an unknown one a create; a
+// server without the endpoint says so and leaves the plan as it was.
+func TestResolve(t *testing.T) {
+	ctx := context.Background()
+	s := newServer(t)
+	c := newClient(t, s)
+
+	rename := user.Input{ID: new("u-1"), Username: new("alice.smith"), FirstName: new("Alice")}
+	p, err := c.Plan(ctx, rename)
+	if err != nil || !p.ByID() || p.Outcome != userapi.Updated || p.Current != nil {
+		t.Fatalf("Plan of a renamed user: %+v, %v; want an update by id, unsettled", p, err)
+	}
+	r, err := c.Resolve(ctx, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.ByID() || r.Outcome != userapi.Updated || r.Current == nil || r.Current.Username != "alice" || !cmp.Equal(r.Changes, []string{"username"}) {
+		t.Errorf("Resolve of a known id: outcome %v, current %+v, changes %v; want an update of alice, changing the username", r.Outcome, r.Current, r.Changes)
+	}
+	if s.writeCount() != 0 {
+		t.Errorf("Resolve wrote %d times", s.writeCount())
+	}
+	o, u, err := c.Apply(ctx, r)
+	if err != nil || o != userapi.Updated || u.ID != "u-1" || u.Username != "alice.smith" {
+		t.Errorf("Apply of the settled plan: %v, %+v, %v", o, u, err)
+	}
+
+	create := user.Input{ID: new("u-new"), Username: new("newbie"), Email: new("newbie@example.com")}
+	p, err = c.Plan(ctx, create)
+	if err != nil || !p.ByID() {
+		t.Fatalf("Plan of a new user with an id: %+v, %v", p, err)
+	}
+	r, err = c.Resolve(ctx, p)
+	if err != nil || r.Outcome != userapi.Created || r.ByID() || !cmp.Equal(r.Changes, []string{"id", "username", "email"}) {
+		t.Errorf("Resolve of an unknown id: %+v, %v; want a create of every field", r, err)
+	}
+	if o, u, err := c.Apply(ctx, r); err != nil || o != userapi.Created || u.ID != "u-new" {
+		t.Errorf("Apply of the settled create: %v, %+v, %v", o, u, err)
+	}
+
+	// A plan by username is settled already.
+	p, err = c.Plan(ctx, user.Input{Username: new("bob/ops+1@example.com"), Enabled: new(true)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, err := c.Resolve(ctx, p); err != nil || r.Outcome != p.Outcome || r.Current == nil || r.Current.ID != "u-2" {
+		t.Errorf("Resolve of a plan by username: %+v, %v; want it as it was", r, err)
+	}
+
+	// A server without the SCIM endpoint.
+	s.mu.Lock()
+	s.noSCIM = true
+	s.mu.Unlock()
+	p, err = c.Plan(ctx, user.Input{ID: new("u-9"), Username: new("zed")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, err := c.Resolve(ctx, p); !errors.Is(err, userapi.ErrNoIDLookup) || !r.ByID() || r.Outcome != userapi.Updated {
+		t.Errorf("Resolve without SCIM: %+v, %v; want ErrNoIDLookup and the plan unsettled", r, err)
+	}
+
+	// A failing endpoint is an *Error with its status: 5xx is retryable.
+	s.mu.Lock()
+	s.noSCIM = false
+	s.before = func(r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, "/scim/") {
+			panic(http.ErrAbortHandler)
+		}
+	}
+	s.mu.Unlock()
+	if _, err := c.Resolve(ctx, p); err == nil || errors.Is(err, userapi.ErrNoIDLookup) || !userapi.Retryable(err) {
+		t.Errorf("Resolve when the connection breaks: %v; want a retryable error", err)
+	}
 }

@@ -2,8 +2,9 @@
 // through the user synchronisation API (Interface B).
 //
 // It reads the export - CSV with a header row naming User fields, or JSON
-// Lines with one User object per line - checks every row locally first
-// (and syncs nothing if any row is wrong), then syncs the rows with
+// Lines with one User object per line - checks every row locally first,
+// reporting every problem of every row (and syncs nothing if any row is
+// wrong), then syncs the rows with
 // bounded concurrency: for each, the documented pre-check (get by
 // username) and then a create, an update, or nothing when the user
 // already matches (userapi.Client.Sync). It ends with a summary and exits
@@ -18,7 +19,9 @@
 //	-file PATH        the export; "-" reads standard input (then -format is required)
 //	-format F         csv or jsonl; by default from the file's extension (.csv, .jsonl, .ndjson)
 //	-concurrency N    users synced at once (default 8)
-//	-dry-run          report what would change, per user, without writing (the pre-check still runs)
+//	-dry-run          report what would change, per user, without writing (the pre-check still runs;
+//	                  a row with an id whose username is unknown is looked up by id on the server's
+//	                  SCIM endpoint, so the report says create, or update with the rename)
 //	-timeout D        timeout of each HTTP request (default 30s)
 //	-retries N        retries of a user after a network error or a 5xx/429 answer (default 4)
 //	-retry-wait D     wait before the first retry; it doubles each time, with jitter (default 500ms)

@@ -49,6 +49,13 @@ func (a *api) count(method string) int {
 
 func newAPI(t *testing.T, autoRoles ...string) *api {
 	t.Helper()
+	return newAPIWith(t, true, autoRoles...)
+}
+
+// newAPIWith is newAPI with the SCIM endpoint beside the user API, as
+// examples/server serves it, or without (another implementation).
+func newAPIWith(t *testing.T, withSCIM bool, autoRoles ...string) *api {
+	t.Helper()
 	store, err := memstore.LoadReader((&datafile.File{Communities: []datafile.Community{{
 		ID: community, Region: datafile.DEMO, AutoRoles: autoRoles,
 		ServiceAccounts: []datafile.ServiceAccount{{ID: testAccount, Keys: []datafile.Key{{Key: testKey, Active: true}}}},
@@ -58,6 +65,9 @@ func newAPI(t *testing.T, autoRoles ...string) *api {
 	}
 	mux := http.NewServeMux()
 	httpapi.MountUsers(mux, httpapi.UserOptions{Users: user.NewService(store), Accounts: store, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if withSCIM {
+		httpapi.MountSCIM(mux, httpapi.SCIMOptions{Users: user.NewService(store), Accounts: store, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	}
 	a := &api{store: store, counts: map[string]int{}}
 	a.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		a.mu.Lock()
@@ -159,32 +169,61 @@ func TestCreatesThenUnchangedThenUpdates(t *testing.T) {
 	}
 }
 
+// A dry run writes nothing and says, per user, what a run would do. A
+// row whose username is unknown but whose id is given is settled by
+// asking the server for the id (the SCIM endpoint): an update that
+// renames the user, or a create; a server without the endpoint leaves it
+// open.
 func TestDryRunWritesNothing(t *testing.T) {
-	a := newAPI(t)
-	if _, err := a.store.CreateUser(context.Background(), community, user.User{ID: "hr-1", Username: "ann@example.com", FirstName: "Old", Email: "ann@example.com", Enabled: true,
-		Roles: user.Codes("BUYER", "APPROVER"), BuyerGroups: user.Codes("BG-1"), Attributes: []user.Attribute{{Name: "costCentre", Value: "CC1"}, {Name: "grade", Value: "7"}}}); err != nil {
-		t.Fatal(err)
-	}
-	code, out, errOut := runSync(t, a, "-file", writeFile(t, "users.csv", exportCSV), "-dry-run")
-	if code != 0 {
-		t.Fatalf("exit %d: %s %s", code, out, errOut)
-	}
-	for _, want := range []string{
-		"users.csv:2: ann@example.com: would update (firstName)",
-		"users.csv:3: ben@example.com: would create (username, firstName, email, roles, buyerGroups, attributes)",
-		// An id with an unknown username: a rename, or a create if the id is unknown too.
-		"users.csv:4: cat@example.com: would update id hr-3 to this username, or create it if the id is unknown (username, firstName, email, enabled, roles, buyerGroups, attributes)",
-		"dry run, nothing written: would be created 1, updated 1, created or updated by id 1 (the pre-check cannot look ids up), unchanged 0, failed 0 (of 3 users)",
+	const export = exportCSV + "dan.new@example.com,hr-4,Dan,,,,,\n"
+	for _, tc := range []struct {
+		name     string
+		scim     bool
+		want     []string
+		requests int // GETs: a pre-check per row, and the id lookups
+	}{
+		{"with the server's lookup by id", true, []string{
+			"users.csv:2: ann@example.com: would update (firstName)",
+			"users.csv:3: ben@example.com: would create (username, firstName, email, roles, buyerGroups, attributes)",
+			"users.csv:4: cat@example.com: would create (id, username, firstName, email, enabled, roles, buyerGroups, attributes)",
+			`users.csv:5: dan.new@example.com: would update user hr-4, renaming "dan@example.com" (username, firstName)`,
+			"dry run, nothing written: would be created 2, updated 2, unchanged 0, failed 0 (of 4 users)",
+		}, 4 + 2 + 1}, // the pre-checks, two ids asked for, the renamed user read
+		{"without it", false, []string{
+			"users.csv:2: ann@example.com: would update (firstName)",
+			"users.csv:4: cat@example.com: would update id hr-3 to this username, or create it if the id is unknown (username, firstName, email, enabled, roles, buyerGroups, attributes)",
+			"users.csv:5: dan.new@example.com: would update id hr-4 to this username, or create it if the id is unknown (username, firstName, email, roles, buyerGroups, attributes)",
+			"dry run, nothing written: would be created 1, updated 1, created or updated by id 2 (the server has no lookup by id: no SCIM endpoint at /scim/v2), unchanged 0, failed 0 (of 4 users)",
+		}, 4 + 1}, // the pre-checks and the one lookup that found no endpoint
 	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("output lacks %q:\n%s", want, out)
-		}
-	}
-	if a.count(http.MethodPost)+a.count(http.MethodPut) != 0 {
-		t.Error("a dry run wrote")
-	}
-	if a.count(http.MethodGet) != 3 {
-		t.Errorf("%d pre-checks, want 3", a.count(http.MethodGet))
+		t.Run(tc.name, func(t *testing.T) {
+			a := newAPIWith(t, tc.scim)
+			for _, u := range []user.User{
+				{ID: "hr-1", Username: "ann@example.com", FirstName: "Old", Email: "ann@example.com", Enabled: true,
+					Roles: user.Codes("BUYER", "APPROVER"), BuyerGroups: user.Codes("BG-1"), Attributes: []user.Attribute{{Name: "costCentre", Value: "CC1"}, {Name: "grade", Value: "7"}}},
+				{ID: "hr-4", Username: "dan@example.com", FirstName: "Daniel", Enabled: true},
+			} {
+				if _, err := a.store.CreateUser(context.Background(), community, u); err != nil {
+					t.Fatal(err)
+				}
+			}
+			// One row at a time: the requests are then counted exactly.
+			code, out, errOut := runSync(t, a, "-file", writeFile(t, "users.csv", export), "-dry-run", "-concurrency", "1")
+			if code != 0 {
+				t.Fatalf("exit %d: %s %s", code, out, errOut)
+			}
+			for _, want := range tc.want {
+				if !strings.Contains(out, want) {
+					t.Errorf("output lacks %q:\n%s", want, out)
+				}
+			}
+			if a.count(http.MethodPost)+a.count(http.MethodPut) != 0 {
+				t.Error("a dry run wrote")
+			}
+			if got := a.count(http.MethodGet); got != tc.requests {
+				t.Errorf("%d GET requests, want %d", got, tc.requests)
+			}
+		})
 	}
 }
 
@@ -205,10 +244,13 @@ long@example.com,,,` + strings.Repeat("R", 256) + `,name=` + strings.Repeat("v",
 		"users.csv:3: username: is required",
 		`users.csv:4: enabled: must be true, false or empty (got "maybe")`,
 		`users.csv:4: attributes: must be name=value pairs separated by ";" (got "grade")`,
+		// Every problem of the row, not only its bad cells.
+		"users.csv:4: email: must be a valid email address",
+		`users.csv:4: roles[1].code: entries must be unique by code: "A" is already at roles[0]`,
 		`users.csv:5: username: "OK@EXAMPLE.COM" is also on line 2 (usernames compare case-insensitively)`,
 		"users.csv:6: roles[0].code: must be at most 255 characters",
 		"users.csv:6: attributes[0].value: must be at most 20 characters",
-		"users.csv has 6 problem(s); nothing was synced",
+		"users.csv has 8 problem(s); nothing was synced",
 	}
 	for _, w := range want {
 		if !strings.Contains(errOut, w) {
@@ -218,6 +260,55 @@ long@example.com,,,` + strings.Repeat("R", 256) + `,name=` + strings.Repeat("v",
 	if n := a.count(http.MethodGet) + a.count(http.MethodPost) + a.count(http.MethodPut); n != 0 {
 		t.Errorf("%d requests were sent for a file with bad rows", n)
 	}
+
+	t.Run("every problem of each row, in every format", func(t *testing.T) {
+		for _, tc := range []struct {
+			name, content string
+			want          []string // every line of standard error, in order
+		}{
+			{"u.csv", "username,email,enabled\n" +
+				"dup@example.com,not-an-email,yes\n" +
+				"DUP@example.com,also bad,\n" +
+				"short\n" +
+				"fine@example.com,,true\n", []string{
+				`u.csv:2: enabled: must be true, false or empty (got "yes")`,
+				"u.csv:2: email: must be a valid email address",
+				"u.csv:3: email: must be a valid email address",
+				`u.csv:3: username: "DUP@example.com" is also on line 2 (usernames compare case-insensitively)`,
+				"u.csv:4: malformed CSV: wrong number of fields: 1, the header has 3",
+				"usersync: u.csv has 5 problem(s); nothing was synced"}},
+			{"u.jsonl", `{"username": "a@example.com", "enabled": "yes", "roles": "BUYER", "email": "nope"}` + "\n" +
+				`{"username": "A@example.com", "id": 7}` + "\n" +
+				`{"username": "c@example.com", "organisationUnits": [{"code": "X"}], "organisationsUnits": [{"code": "Y"}]}` + "\n" +
+				`{"username": ` + "\n", []string{
+				"u.jsonl:1: enabled: has the wrong JSON type (string)",
+				"u.jsonl:1: roles: has the wrong JSON type (string)",
+				"u.jsonl:1: email: must be a valid email address",
+				"u.jsonl:2: id: has the wrong JSON type (number)",
+				`u.jsonl:2: username: "A@example.com" is also on line 1 (usernames compare case-insensitively)`,
+				"u.jsonl:3: organisationsUnits: must hold the same codes as organisationUnits",
+				"u.jsonl:4: malformed JSON",
+				"usersync: u.jsonl has 7 problem(s); nothing was synced"}},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				dir := t.TempDir()
+				file := filepath.Join(dir, tc.name)
+				if err := os.WriteFile(file, []byte(tc.content), 0o600); err != nil {
+					t.Fatal(err)
+				}
+				code, _, errOut := runSync(t, a, "-file", file)
+				lines := strings.Split(strings.TrimSuffix(strings.ReplaceAll(errOut, dir+string(filepath.Separator), ""), "\n"), "\n")
+				if code != 1 || len(lines) != len(tc.want) {
+					t.Fatalf("exit %d, %d lines; want 1 and %d:\n%s", code, len(lines), len(tc.want), strings.Join(lines, "\n"))
+				}
+				for i, w := range tc.want {
+					if !strings.HasPrefix(lines[i], w) {
+						t.Errorf("line %d: %q, want it to start with %q", i+1, lines[i], w)
+					}
+				}
+			})
+		}
+	})
 
 	t.Run("cell errors and rule errors of one row", func(t *testing.T) {
 		// A row whose cells decode is checked by the user rules.

@@ -102,8 +102,10 @@ func knownColumns() string {
 }
 
 // readCSV reads a CSV export. A malformed file or header stops the
-// reading; a bad cell is reported and the reading goes on, so that every
-// problem is listed at once.
+// reading; a row with too few or too many cells, or a bad cell, is
+// reported and the reading goes on, so that every problem is listed at
+// once. A row with a bad cell is kept without that cell's field, so that
+// check reports what else is wrong with it.
 func readCSV(r io.Reader, p *problems) []row {
 	cr := csv.NewReader(r)
 	cr.ReuseRecord = false
@@ -150,22 +152,23 @@ func readCSV(r io.Reader, p *problems) []row {
 		if errors.Is(err, io.EOF) {
 			return rows
 		}
+		if errors.Is(err, csv.ErrFieldCount) {
+			// The row is read; only its length is wrong.
+			p.add(csvLine(err, 0), "malformed CSV: wrong number of fields: %d, the header has %d", len(rec), len(header))
+			continue
+		}
 		if err != nil {
 			p.add(csvLine(err, 0), "malformed CSV: %v", csvCause(err))
 			return nil
 		}
 		line, _ := cr.FieldPos(0)
 		var in user.Input
-		ok := true
 		for i, cell := range rec {
 			if !setCell(&in, cols[i].name, cols[i].kind, cell) {
-				ok = false
 				p.add(line, "%s: %s", cols[i].name, cellRule(cols[i].kind, cell))
 			}
 		}
-		if ok {
-			rows = append(rows, row{line: line, in: in})
-		}
+		rows = append(rows, row{line: line, in: in})
 	}
 }
 
@@ -285,7 +288,15 @@ func readJSONL(r io.Reader, p *problems) []row {
 		}
 		in, err := user.ParseInput(b)
 		if err != nil {
-			p.addErr(line, err)
+			// Every field of the line on its own, so that each one of the
+			// wrong type is named; the others are checked as a row.
+			in, errs := parseFields(b, err)
+			for _, err := range errs {
+				p.addErr(line, err)
+			}
+			if in != nil {
+				rows = append(rows, row{line: line, in: *in})
+			}
 			continue
 		}
 		rows = append(rows, row{line: line, in: in})
@@ -296,8 +307,57 @@ func readJSONL(r io.Reader, p *problems) []row {
 	return rows
 }
 
+// parseFields decodes a JSON Lines row that user.ParseInput refused (with
+// err) one field at a time: it returns every field's error and, when the
+// line is a JSON object, the row of the fields that decode. A line that is
+// not a JSON object is err alone.
+func parseFields(line []byte, err error) (*user.Input, []error) {
+	dec := json.NewDecoder(bytes.NewReader(line))
+	if tok, terr := dec.Token(); terr != nil || tok != json.Delim('{') {
+		return nil, []error{err}
+	}
+	var errs []error
+	good := map[string]json.RawMessage{}
+	for dec.More() {
+		tok, terr := dec.Token()
+		var value json.RawMessage
+		if terr == nil {
+			terr = dec.Decode(&value)
+		}
+		if terr != nil {
+			return nil, []error{err} // malformed after all
+		}
+		name := tok.(string)
+		one, merr := json.Marshal(map[string]json.RawMessage{name: value})
+		if merr != nil {
+			return nil, []error{err}
+		}
+		if _, ferr := user.ParseInput(one); ferr != nil {
+			errs = append(errs, ferr)
+			continue
+		}
+		good[name] = value
+	}
+	rest, merr := json.Marshal(good)
+	if merr != nil {
+		return nil, []error{err}
+	}
+	in, rerr := user.ParseInput(rest)
+	if rerr != nil {
+		// The fields decode one by one but not together (both spellings
+		// of organisationUnits, different).
+		return nil, append(errs, rerr)
+	}
+	if len(errs) == 0 {
+		errs = append(errs, err) // refused whole, yet every field decodes: keep the reason
+	}
+	return &in, errs
+}
+
 // check normalises and validates every row as a create body (username
-// required, id optional) and reports usernames and ids that appear twice.
+// required, id optional) and reports usernames and ids that appear twice:
+// every problem of each row, a row that breaks a rule still compared with
+// the others by username and id.
 func check(rows []row, p *problems) {
 	names := map[string]int{}
 	ids := map[string]int{}
@@ -306,9 +366,13 @@ func check(rows []row, p *problems) {
 		in, err := r.in.Prepare(user.OpCreate)
 		if err != nil {
 			p.addErr(r.line, err)
+			in = r.in.Normalize()
+		} else {
+			r.in = in
+		}
+		if in.Username == nil || *in.Username == "" {
 			continue
 		}
-		r.in = in
 		key := user.UsernameKey(*in.Username)
 		if l, dup := names[key]; dup {
 			p.add(r.line, "username: %q is also on line %d (usernames compare case-insensitively)", *in.Username, l)

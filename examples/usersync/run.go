@@ -174,6 +174,9 @@ type syncer struct {
 	results []result
 	done    atomic.Int64
 	authErr atomic.Bool
+	// noLookup is set when a dry run found that the server cannot look a
+	// user up by id: its plans by id stay unsettled.
+	noLookup atomic.Bool
 }
 
 // run syncs every row, at most cfg.concurrency at once. A row's failure
@@ -212,6 +215,16 @@ func (s *syncer) one(ctx context.Context, r row) result {
 		var err error
 		if s.cfg.dryRun {
 			res.plan, err = s.client.Plan(ctx, r.in)
+			if err == nil && res.plan.ByID() && !s.noLookup.Load() {
+				// The username is unknown and the row has an id: ask the
+				// server whether the id is a user's, so that the report
+				// says create or update.
+				res.plan, err = s.client.Resolve(ctx, res.plan)
+				if errors.Is(err, userapi.ErrNoIDLookup) {
+					s.noLookup.Store(true)
+					err = nil
+				}
+			}
 			res.outcome = res.plan.Outcome
 		} else {
 			res.outcome, _, err = s.client.Sync(ctx, r.in)
@@ -312,9 +325,9 @@ func (s *syncer) report(w io.Writer, file string) int {
 		}
 		switch {
 		case s.cfg.dryRun && res.outcome == userapi.Updated && res.plan.ByID():
-			// The username is unknown and the row has an id: the API has
-			// no lookup by id, so only the write would tell a rename
-			// from a create. Count it as neither.
+			// The username is unknown and the row has an id, and the
+			// server has no lookup by id (Resolve): only the write would
+			// tell a rename from a create. Count it as neither.
 			either++
 		case res.outcome == userapi.Created:
 			created++
@@ -344,7 +357,7 @@ func (s *syncer) report(w io.Writer, file string) int {
 	}
 	eitherNote := ""
 	if either > 0 {
-		eitherNote = fmt.Sprintf(", created or updated by id %d (the pre-check cannot look ids up)", either)
+		eitherNote = fmt.Sprintf(", created or updated by id %d (the server has no lookup by id: no SCIM endpoint at /scim/v2)", either)
 	}
 	fmt.Fprintf(w, "%screated %d, updated %d%s, unchanged %d, failed %d (of %d users)\n", verb, created, updated, eitherNote, unchanged, failed, len(s.rows))
 	if s.authErr.Load() {
@@ -362,6 +375,8 @@ func describePlan(p userapi.Plan) string {
 		return "create"
 	case p.ByID():
 		return "update id " + *p.Input.ID + " to this username, or create it if the id is unknown"
+	case p.Current != nil && p.Input.Username != nil && p.Current.Username != *p.Input.Username:
+		return fmt.Sprintf("update user %s, renaming %q", p.Current.ID, p.Current.Username)
 	}
 	return "update"
 }
