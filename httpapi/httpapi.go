@@ -69,6 +69,13 @@ func IsUnavailable(err error) bool { return httpx.IsUnavailable(err) }
 // caller's community. Headers are never logged.
 func RequestLog(log *slog.Logger, next http.Handler) http.Handler { return httpx.RequestLog(log, next) }
 
+// LogCommunity records, for the RequestLog line of the request w answers,
+// the community its caller authenticated as. The APIs of this module do
+// it themselves; a route of the host's own that authenticates its callers
+// (examples/server's demo checkout) calls it so that its line names the
+// community too. It does nothing when RequestLog does not log the request.
+func LogCommunity(w http.ResponseWriter, community string) { httpx.NoteCommunity(w, community) }
+
 // The supplier read API, Interface A: package suppliers.
 
 // SupplierBasePath is suppliers.BasePath.

@@ -60,6 +60,8 @@ import (
 	"log/slog"
 	"mime"
 	"net/http"
+	"reflect"
+	"regexp"
 	"strconv"
 	"sync"
 	"time"
@@ -189,16 +191,16 @@ func (d *checkoutDemo) commitHandler(confirm bool) http.Handler {
 		}
 		var in commitRequest
 		if err := json.Unmarshal(body, &in); err != nil {
-			checkoutError(w, http.StatusBadRequest, httpapi.CodeMalformedRequest, "the body is not a cancel or confirm request: "+err.Error())
+			checkoutError(w, http.StatusBadRequest, httpapi.CodeMalformedRequest, "the body is not a cancel or confirm request: "+jsonProblem(err))
 			return
 		}
 		if err := budget.ValidateRequisitionID(in.RequisitionID); err != nil {
-			checkoutError(w, http.StatusBadRequest, httpapi.CodeInvalidField, err.Error())
+			checkoutError(w, http.StatusBadRequest, httpapi.CodeInvalidField, message(err))
 			return
 		}
 		g, err := d.gate(p.Community)
 		if err != nil {
-			d.cfg.Logger.ErrorContext(r.Context(), "checkout demo: gate", "err", err)
+			d.cfg.Logger.ErrorContext(r.Context(), "checkout demo: gate", "community", p.Community, "err", message(err))
 			checkoutError(w, http.StatusInternalServerError, httpapi.CodeInternal, "internal server error")
 			return
 		}
@@ -213,9 +215,9 @@ func (d *checkoutDemo) commitHandler(confirm bool) http.Handler {
 		case errors.Is(err, budget.ErrUnsupported):
 			checkoutError(w, http.StatusNotImplemented, httpapi.CodeNotImplemented, "the finance system keeps no holds")
 		case errors.Is(err, procure.ErrInvalid):
-			checkoutError(w, http.StatusBadRequest, httpapi.CodeInvalidField, err.Error())
+			checkoutError(w, http.StatusBadRequest, httpapi.CodeInvalidField, message(err))
 		default:
-			d.cfg.Logger.WarnContext(r.Context(), "checkout demo: cancel or confirm unavailable", "community", p.Community, "err", err)
+			d.cfg.Logger.WarnContext(r.Context(), "checkout demo: cancel or confirm unavailable", "community", p.Community, "err", message(err))
 			checkoutJSON(w, http.StatusServiceUnavailable, checkoutResponse{Decision: budget.Unavailable.String(), Message: budget.UnavailableMessage})
 		}
 	})
@@ -310,15 +312,17 @@ func (d *checkoutDemo) authenticate(w http.ResponseWriter, r *http.Request) (aut
 			return p, false
 		}
 		if httpapi.IsUnavailable(err) { // the database is down or timed out
-			d.cfg.Logger.WarnContext(r.Context(), "checkout demo: token lookup unavailable", "err", err)
+			d.cfg.Logger.WarnContext(r.Context(), "checkout demo: token lookup unavailable", "err", message(err))
 			w.Header().Set("Retry-After", strconv.Itoa(httpapi.RetryAfterSeconds))
 			checkoutError(w, http.StatusServiceUnavailable, httpapi.CodeUnavailable, "the service is temporarily unavailable: retry after "+strconv.Itoa(httpapi.RetryAfterSeconds)+" seconds")
 			return p, false
 		}
-		d.cfg.Logger.ErrorContext(r.Context(), "checkout demo: token lookup failed", "err", err)
+		d.cfg.Logger.ErrorContext(r.Context(), "checkout demo: token lookup failed", "err", message(err))
 		checkoutError(w, http.StatusInternalServerError, httpapi.CodeInternal, "internal server error")
 		return p, false
 	}
+	// The request's log line names the community, as the APIs' lines do.
+	httpapi.LogCommunity(w, p.Community)
 	return p, true
 }
 
@@ -353,24 +357,24 @@ func (d *checkoutDemo) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	var in checkoutRequest
 	if err := json.Unmarshal(body, &in); err != nil {
-		checkoutError(w, http.StatusBadRequest, httpapi.CodeMalformedRequest, "the body is not a checkout request: "+err.Error())
+		checkoutError(w, http.StatusBadRequest, httpapi.CodeMalformedRequest, "the body is not a checkout request: "+jsonProblem(err))
 		return
 	}
 	req, err := in.budgetRequest()
 	if err != nil {
-		checkoutError(w, http.StatusBadRequest, httpapi.CodeInvalidField, err.Error())
+		checkoutError(w, http.StatusBadRequest, httpapi.CodeInvalidField, message(err))
 		return
 	}
 
 	g, err := d.gate(p.Community)
 	if err != nil {
-		d.cfg.Logger.ErrorContext(r.Context(), "checkout demo: gate", "err", err)
+		d.cfg.Logger.ErrorContext(r.Context(), "checkout demo: gate", "community", p.Community, "err", message(err))
 		checkoutError(w, http.StatusInternalServerError, httpapi.CodeInternal, "internal server error")
 		return
 	}
 	dec, err := g.Checkout(r.Context(), req, in.Acknowledgement)
 	if err != nil { // the request broke a rule budgetRequest did not see
-		checkoutError(w, http.StatusBadRequest, httpapi.CodeInvalidField, err.Error())
+		checkoutError(w, http.StatusBadRequest, httpapi.CodeInvalidField, message(err))
 		return
 	}
 	out := checkoutResponse{
@@ -384,7 +388,7 @@ func (d *checkoutDemo) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if dec.Outcome == budget.Unavailable {
 		status = http.StatusServiceUnavailable
 		d.cfg.Logger.WarnContext(r.Context(), "checkout demo: account code check unavailable",
-			"community", p.Community, "lines", len(req.Lines), "err", dec.Cause)
+			"community", p.Community, "lines", len(req.Lines), "err", message(dec.Cause))
 	}
 	checkoutJSON(w, status, out)
 }
@@ -446,8 +450,73 @@ func boundedError(err error) error {
 	if !errors.As(err, &ve) || len(ve.Fields) <= httpapi.MaxErrorDetails {
 		return err
 	}
-	short := &procure.ValidationError{Source: ve.Source, Fields: ve.Fields[:httpapi.MaxErrorDetails]}
-	return fmt.Errorf("%w; and %d more", short, len(ve.Fields)-httpapi.MaxErrorDetails)
+	return &procure.ValidationError{Source: ve.Source, Fields: ve.Fields[:httpapi.MaxErrorDetails], Omitted: ve.Omitted + len(ve.Fields) - httpapi.MaxErrorDetails}
+}
+
+// message is err as the demo shows it, to a client or in its log: the
+// fields and rules of a validation error, and never the names of the Go
+// packages an error passed through ("budget: checkout: ...", "pgholds:
+// ..."), which tell a buyer or an operator nothing.
+func message(err error) string {
+	var ve *procure.ValidationError
+	if errors.As(err, &ve) {
+		return ve.Error()
+	}
+	return withoutPackages(err.Error())
+}
+
+// goPackage matches the prefix a Go package puts on its errors, at the
+// start of a message or of a wrapped one: the packages whose errors the
+// demo meets, and encoding/json's.
+var goPackage = regexp.MustCompile(`(^|: )(budget|pgholds|accountcodeapi|pgstore|memstore|httpapi|procure|auth|json): `)
+
+// withoutPackages drops the Go package prefixes from msg.
+func withoutPackages(msg string) string {
+	for {
+		next := goPackage.ReplaceAllString(msg, "$1")
+		if next == msg {
+			return msg
+		}
+		msg = next
+	}
+}
+
+// jsonProblem says what is wrong with a body that does not decode, in the
+// terms of its JSON (a field and the type it must have), never in Go's
+// ("cannot unmarshal string into Go struct field checkoutRequest.lines
+// of type []main.checkoutLine").
+func jsonProblem(err error) string {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syn):
+		return "not valid JSON: " + syn.Error()
+	case errors.As(err, &typ) && typ.Field != "":
+		return typ.Field + ": must be " + jsonType(typ.Type) + " (got " + typ.Value + ")"
+	case errors.As(err, &typ):
+		return "must be a JSON object (got " + typ.Value + ")"
+	}
+	return withoutPackages(err.Error())
+}
+
+// jsonType names the JSON type a Go type decodes from.
+func jsonType(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "an integer"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.Pointer:
+		return jsonType(t.Elem())
+	}
+	return "an object"
 }
 
 func checkoutError(w http.ResponseWriter, status int, code, message string) {

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -18,6 +19,7 @@ import (
 	"github.com/procurekit/procure/budget"
 	"github.com/procurekit/procure/datafile"
 	"github.com/procurekit/procure/httpapi"
+	"github.com/procurekit/procure/internal/syncbuf"
 	"github.com/procurekit/procure/memstore"
 )
 
@@ -310,6 +312,98 @@ func TestCheckoutDemoUnavailable(t *testing.T) {
 	}
 	if !strings.Contains(logs.String(), "refused") {
 		t.Errorf("the cause was not logged:\n%s", logs.String())
+	}
+	if m := goPackageInText.FindString(logs.String()); m != "" {
+		t.Errorf("the log names a Go package (%q):\n%s", m, logs.String())
+	}
+}
+
+// goPackageInText finds what a Go error shows of its packages and types:
+// "budget: ", "pgholds: ", "json: ", "Go struct field", "main.".
+var goPackageInText = regexp.MustCompile(`\b(budget|pgholds|accountcodeapi|pgstore|memstore|httpapi|json): |Go struct|\bmain\.|unmarshal`)
+
+// The demo's answers say what is wrong in the request's terms: its JSON
+// fields and the rules they broke, never a Go package, type or struct.
+func TestCheckoutDemoMessages(t *testing.T) {
+	url := checkoutServer(t, checkoutConfig{})
+	for _, tc := range []struct {
+		name, path, body string
+		code, message    string
+	}{
+		{"a field of the wrong type", checkoutPath, `{"lines": "x"}`, "MALFORMED_REQUEST", "the body is not a checkout request: lines: must be an array (got string)"},
+		{"a nested field of the wrong type", checkoutPath, `{"lines": [{"lineNumber": "1"}]}`, "MALFORMED_REQUEST", "the body is not a checkout request: lines.lineNumber: must be an integer (got string)"},
+		{"not an object", checkoutPath, `[1]`, "MALFORMED_REQUEST", "the body is not a checkout request: must be a JSON object (got array)"},
+		{"malformed", checkoutPath, `{"lines": [`, "MALFORMED_REQUEST", "the body is not a checkout request: not valid JSON: unexpected end of JSON input"},
+		{"a warning without a requisition", checkoutPath, `{"lines": [{"lineNumber": 1, "account": "6100-300", "amount": "60"}]}`, "INVALID_FIELD",
+			"requisitionId: is required to acknowledge warnings: the acknowledgement is bound to the requisition"},
+		{"an acknowledgement without a requisition", checkoutPath, `{"lines": [{"lineNumber": 1, "account": "6100-200", "amount": "1"}], "acknowledgement": "x"}`, "INVALID_FIELD",
+			"requisitionId: is required to acknowledge warnings: the acknowledgement is bound to the requisition"},
+		{"cancel of the wrong type", checkoutCancelPath, `{"requisitionId": 5}`, "MALFORMED_REQUEST", "the body is not a cancel or confirm request: requisitionId: must be a string (got number)"},
+		{"confirm without a requisition", checkoutConfirmPath, `{}`, "INVALID_FIELD", "requisitionId: is required"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := checkoutPost(t, strings.TrimSuffix(url, checkoutPath)+tc.path, "north-token", "application/json", tc.body)
+			if a.status != http.StatusBadRequest || a.body["code"] != tc.code || a.body["message"] != tc.message {
+				t.Errorf("%d %v; want 400 %s %q", a.status, a.body, tc.code, tc.message)
+			}
+			if m := goPackageInText.FindString(a.body["message"].(string)); m != "" {
+				t.Errorf("the message names Go (%q): %s", m, a.body["message"])
+			}
+		})
+	}
+}
+
+func TestWithoutPackages(t *testing.T) {
+	for in, want := range map[string]string{
+		"budget: checkout: requisitionId: is required":                "checkout: requisitionId: is required",
+		"budget: release: pgholds: audit: pgstore: statement timeout": "release: audit: statement timeout",
+		"checkout demo: gate":  "checkout demo: gate",
+		"budgetary: x":         "budgetary: x",
+		"a: json: cannot read": "a: cannot read",
+	} {
+		if got := withoutPackages(in); got != want {
+			t.Errorf("withoutPackages(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// The request log's line of a checkout names the caller's community, as
+// the APIs' lines do; a failed authentication names none.
+func TestCheckoutDemoRequestLog(t *testing.T) {
+	var logs syncbuf.Buffer
+	log := slog.New(slog.NewJSONHandler(&logs, nil))
+	s := checkoutStore(t)
+	mux := http.NewServeMux()
+	if err := mountCheckoutDemo(mux, checkoutConfig{Store: s, Tokens: s, Logger: log}); err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(httpapi.RequestLog(log, mux))
+	t.Cleanup(srv.Close)
+	checkoutPost(t, srv.URL+checkoutPath, "south-token", "application/json", checkoutBody("", "1 6100-200 1"))
+	checkoutPost(t, srv.URL+checkoutCancelPath, "north-token", "application/json", `{"requisitionId": "REQ-1001"}`)
+	checkoutPost(t, srv.URL+checkoutPath, "nope", "application/json", checkoutBody("", "1 6100-200 1"))
+	srv.Close() // every request has ended, and been logged
+	type line struct {
+		Msg, Route, Community string
+		Status                int
+	}
+	var got []line
+	for _, raw := range strings.Split(strings.TrimSpace(logs.String()), "\n") {
+		var l line
+		if err := json.Unmarshal([]byte(raw), &l); err != nil {
+			t.Fatalf("%v: %s", err, raw)
+		}
+		if l.Msg == "request" {
+			got = append(got, line{Route: l.Route, Community: l.Community, Status: l.Status})
+		}
+	}
+	want := []line{
+		{Route: checkoutPath, Community: "south", Status: 200},
+		{Route: checkoutCancelPath, Community: "north", Status: 200},
+		{Route: checkoutPath, Community: "", Status: 401},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("request lines (-want +got):\n%s", diff)
 	}
 }
 
