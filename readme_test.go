@@ -32,8 +32,10 @@ func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
 // after three spaces is an annotation). The embedding block makes a module
 // of its own, the Go program after it is its main.go, and the block after
 // that runs in the module (it must build it), as a reader would. A
-// connector started with -addr listens there (8091 is another free port);
-// one started on a port stops the one there before. `export HOLDS_DSN=...`
+// connector started with -addr listens there (8091 to 8094 are other free
+// ports); one started on a port where an earlier one still listens is an
+// error, as a reader who kept the earlier one running would meet it
+// ("address already in use"). `export HOLDS_DSN=...`
 // is given a throwaway PostgreSQL database instead (internal/pgtest), so
 // the test needs PostgreSQL, as the store tests do.
 func TestREADME(t *testing.T) {
@@ -70,7 +72,10 @@ func TestREADME(t *testing.T) {
 			t.Fatalf("go build ./%s: %v\n%s", dir, err, out)
 		}
 	}
-	ports := map[string]string{"8080": freePort(t), "8081": freePort(t), "8090": freePort(t), "8091": freePort(t)}
+	ports := map[string]string{}
+	for _, p := range []string{"8080", "8081", "8090", "8091", "8092", "8093", "8094"} {
+		ports[p] = freePort(t)
+	}
 	adminToken := "readme-admin-token"
 	if m := regexp.MustCompile(`PROCURE_ADMIN_TOKEN=([^\s"']+)`).FindStringSubmatch(string(readme)); m != nil {
 		adminToken = m[1]
@@ -328,12 +333,14 @@ func (sh *shell) run(t *testing.T, cmd string, want []string) {
 }
 
 // background starts cmd as a second terminal would, and waits until it
-// listens on port; a program started earlier on the same port is stopped
-// first.
+// listens on port. A program started earlier on the same port is a
+// walkthrough that collides with itself: an error (the earlier one is
+// stopped, so that the rest still runs).
 func (sh *shell) background(t *testing.T, cmd, port string) {
 	t.Helper()
 	sh.bg = slices.DeleteFunc(sh.bg, func(b *proc) bool {
 		if b.port == port {
+			t.Errorf("README: %s starts on a port where %v still listens: a reader who keeps the earlier one running gets \"address already in use\"", cmd, b.cmd.Args)
 			b.stop()
 			return true
 		}

@@ -1,6 +1,10 @@
 package main
 
 import (
+	"bytes"
+	"context"
+	"io"
+	"net"
 	"strings"
 	"testing"
 
@@ -24,5 +28,25 @@ func TestHelpExitStatus(t *testing.T) {
 		if r.Code != tc.code || !strings.Contains(r.Stderr, tc.want) {
 			t.Errorf("connector %s: exit %d, want %d; stderr must hold %q:\n%s", strings.Join(tc.args, " "), r.Code, tc.code, tc.want, r.Stderr)
 		}
+	}
+}
+
+// A port in use is refused with what to do about it (the walkthroughs
+// start several connectors, each on its own port), and exit status 1.
+func TestPortInUse(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	addr := l.Addr().String()
+	var stderr bytes.Buffer
+	err = run(context.Background(), []string{"-addr", addr, "-table", "testdata/budgets.csv"}, io.Discard, &stderr)
+	want := addr + " is in use (is another connector still running?): stop that one, or start this one with -addr and a free port: "
+	if err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Fatalf("run on a port in use: %v; want an error starting %q", err, want)
+	}
+	if code := exitCode(err, &stderr); code != 1 {
+		t.Errorf("exit status %d, want 1", code)
 	}
 }

@@ -298,7 +298,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 
 	ln, err := net.Listen("tcp", cfg.addr)
 	if err != nil {
-		return err
+		return listenError(cfg.addr, err)
 	}
 	srv := &http.Server{
 		Handler:           logRequests(log, mux),
@@ -535,4 +535,13 @@ func (m multiAudit) Record(ctx context.Context, e budget.AuditEntry) error {
 		}
 	}
 	return nil
+}
+
+// listenError says, for an address already in use, what to do: the
+// walkthroughs start several connectors, each on a port of its own.
+func listenError(addr string, err error) error {
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return fmt.Errorf("%s is in use (is another connector still running?): stop that one, or start this one with -addr and a free port: %w", addr, err)
+	}
+	return err
 }
