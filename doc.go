@@ -83,7 +83,8 @@
 // the operator's command over the admin API; examples/connector is the
 // customer-side connector of Interface C; examples/usersync syncs an HRIS
 // export; examples/gendata writes large realistic data files; bench holds
-// the load harness.
+// the load harness. internal/maintest runs a program's main, exit status
+// and all, from the program's own tests.
 //
 // # How a request flows
 //
