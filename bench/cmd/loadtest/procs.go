@@ -131,16 +131,21 @@ func (c *cleanup) run(w io.Writer) {
 // probe asks a server once; a connection error means it is not up yet.
 type probe func(ctx context.Context) (status int, body []byte, err error)
 
-// waitReady calls probe until the server answers 200. Any other answer
+// waitReady calls probe until the server answers 200. A 503 (the example
+// server answers it while its data loads) and connection errors are
+// retried until timeout, or until the process exits; any other answer
 // from a running server is an error at once (wrong credentials, missing
-// route); connection errors are retried until timeout, or until the
-// process exits.
+// route).
 func waitReady(ctx context.Context, p *proc, ask probe, timeout time.Duration) error {
 	var last error // the latest connection error, for the timeout's message
 	return pollProc(ctx, p, timeout, 200*time.Millisecond,
 		func(ctx context.Context) (bool, error) {
 			status, body, err := ask(ctx)
 			if last = err; err != nil {
+				return false, nil
+			}
+			if status == http.StatusServiceUnavailable {
+				last = fmt.Errorf("%s answers 503: %s", p.name, clip(body))
 				return false, nil
 			}
 			if status != http.StatusOK {

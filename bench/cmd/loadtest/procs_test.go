@@ -64,6 +64,8 @@ func TestWaitReady(t *testing.T) {
 		wantErr string
 	}{
 		{"up after two refusals", []int{0, 0, 200}, ""},
+		{"up after loading", []int{0, 503, 503, 200}, ""},
+		{"loading for ever", []int{503}, "srv not ready after 700ms (last error: srv answers 503: denied)"},
 		{"up with the wrong answer", []int{0, 401}, "srv is up but answers 401: denied"},
 		{"never up", []int{0}, "srv not ready after 700ms (last error: connection refused)"},
 	}
