@@ -82,6 +82,8 @@ type options struct {
 	readyTimeout     time.Duration
 	readyLog         string
 	writes           int
+	server           string // examples/server binary to run instead of one built from the tree
+	serverArgs       string // more arguments for the server, split at spaces
 }
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
@@ -110,6 +112,8 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.DurationVar(&o.readyTimeout, "ready-timeout", 10*time.Minute, "how long the server may take to load its data")
 	fs.StringVar(&o.readyLog, "ready-log", "", "after the server answers, also wait (within -ready-timeout) until its log contains this `text`, e.g. the line saying a background cache has loaded")
 	fs.IntVar(&o.writes, "writes", 0, "supplier writes per second through the admin API while the scenarios run (write while reading); 0 for none")
+	fs.StringVar(&o.server, "server", "", "run this examples/server `binary` instead of the one built from the tree (e.g. one built at another commit, for a before/after comparison)")
+	fs.StringVar(&o.serverArgs, "server-args", "", "more `arguments` for examples/server, separated by spaces (e.g. \"-admin-addr 127.0.0.1:0\", which turns its metrics on)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -286,9 +290,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 			return err
 		}
 	}
+	serverArgs = append(serverArgs, strings.Fields(o.serverArgs)...)
+	serverBin := filepath.Join(bin, "server")
+	if o.server != "" {
+		serverBin = o.server
+	}
 	logf("starting examples/server (%s) on %s", backend, realBase)
 	loadStart := time.Now()
-	srv, err := startProc("examples/server", filepath.Join(work, "server.log"), filepath.Join(bin, "server"),
+	srv, err := startProc("examples/server", filepath.Join(work, "server.log"), serverBin,
 		append([]string{"-addr", "127.0.0.1:" + strconv.Itoa(port)}, serverArgs...)...)
 	if err != nil {
 		return err
