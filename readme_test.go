@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -90,6 +91,7 @@ func TestREADME(t *testing.T) {
 	srv := start(t, server)
 	t.Cleanup(func() { cancel(); <-srv.done })
 	srv.waitPort(t, ports["8080"])
+	waitReadyz(t, "http://127.0.0.1:"+ports["8080"]+"/readyz") // it listens before its data has loaded
 
 	sh := newShell(t, root, bin)
 	work := t.TempDir() // where the embedding block makes its module
@@ -422,6 +424,22 @@ func start(t *testing.T, cmd *exec.Cmd) *proc {
 func (p *proc) stop() {
 	_ = p.cmd.Process.Kill()
 	<-p.done
+}
+
+// waitReadyz waits until url (a /readyz) answers 200.
+func waitReadyz(t *testing.T, url string) {
+	t.Helper()
+	for start := time.Now(); time.Since(start) < 30*time.Second; time.Sleep(50 * time.Millisecond) {
+		res, err := http.Get(url)
+		if err != nil {
+			continue
+		}
+		res.Body.Close()
+		if res.StatusCode == http.StatusOK {
+			return
+		}
+	}
+	t.Fatalf("%s never answered 200", url)
 }
 
 // waitPort waits until something listens on port, failing if the program

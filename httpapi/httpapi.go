@@ -4,6 +4,8 @@ import (
 	"log/slog"
 	"net/http"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/procurekit/procure/budget"
 	"github.com/procurekit/procure/httpapi/accountcode"
 	"github.com/procurekit/procure/httpapi/admin"
@@ -64,9 +66,10 @@ const MaxErrorDetails = httpx.MaxErrorDetails
 func IsUnavailable(err error) bool { return httpx.IsUnavailable(err) }
 
 // RequestLog wraps next (a mux with the APIs' routes) so that every
-// request is logged once, when it ends, at level Info: method, route (the
-// pattern's path, never the raw path or query), status, duration and the
-// caller's community. Headers are never logged.
+// request is logged once, when it ends, at level Info: its request id,
+// method, route (the pattern's path, never the raw path or query),
+// status, duration in milliseconds and the caller's community. Headers
+// are never logged. It is Observe with a Logger alone.
 func RequestLog(log *slog.Logger, next http.Handler) http.Handler { return httpx.RequestLog(log, next) }
 
 // LogCommunity records, for the RequestLog line of the request w answers,
@@ -75,6 +78,53 @@ func RequestLog(log *slog.Logger, next http.Handler) http.Handler { return httpx
 // (examples/server's demo checkout) calls it so that its line names the
 // community too. It does nothing when RequestLog does not log the request.
 func LogCommunity(w http.ResponseWriter, community string) { httpx.NoteCommunity(w, community) }
+
+// HeaderRequestID is the header of a request's id (docs: operations.md
+// "Request ids"), in every answer Observe wraps.
+const HeaderRequestID = httpx.HeaderRequestID
+
+// ObserveOptions say what Observe records.
+type ObserveOptions struct {
+	// Logger receives one line per request (see RequestLog); nil: none.
+	Logger *slog.Logger
+	// Metrics, when not nil, counts each request (NewRequestMetrics).
+	Metrics *RequestMetrics
+}
+
+// Observe wraps next (a mux with the APIs' routes, or any handler) so
+// that every request gets an id - the trace id of a well-formed W3C
+// traceparent header, else a well-formed X-Request-Id of the caller's,
+// else a new one - returned in the X-Request-Id header and written on
+// every log line about the request; is logged as RequestLog says; and
+// is counted in opts.Metrics (docs: operations.md).
+func Observe(next http.Handler, opts ObserveOptions) http.Handler {
+	return httpx.Observe(next, opts.Logger, opts.Metrics)
+}
+
+// Routed returns h, telling Observe that its requests belong to the API
+// named api: the api label of the request metrics of a host's own routes
+// (the API packages name theirs; a route nobody names is "other").
+func Routed(api string, h http.Handler) http.Handler { return httpx.Routed(api, h) }
+
+// RequestMetrics are the request metrics Observe records: the latency
+// histogram procure_http_request_duration_seconds by API (suppliers,
+// users, scim, admin, or other for a host's own routes), route pattern
+// and status class, whose _count counts requests, and the gauge
+// procure_http_requests_in_flight (docs: operations.md "Metrics").
+type RequestMetrics = httpx.Metrics
+
+// RequestDurationBuckets are the bounds, in seconds, of the request
+// latency histogram: from a tenth of a millisecond to ten seconds.
+var RequestDurationBuckets = httpx.DurationBuckets
+
+// NewRequestMetrics registers the request metrics on reg: a registry of
+// the caller's (prometheus.NewRegistry), never a global one that other
+// code shares. Register once per registry, however many listeners share
+// the metrics; a second registration fails with
+// prometheus.AlreadyRegisteredError.
+func NewRequestMetrics(reg prometheus.Registerer) (*RequestMetrics, error) {
+	return httpx.NewMetrics(reg)
+}
 
 // The supplier read API, Interface A: package suppliers.
 
@@ -153,6 +203,12 @@ type AdminOptions = admin.Options
 
 // AdminStore is admin.Store.
 type AdminStore = admin.Store
+
+// AdminGuard is admin.Guard.
+type AdminGuard = admin.Guard
+
+// NewAdminGuard calls admin.NewGuard.
+func NewAdminGuard(opts AdminOptions) *AdminGuard { return admin.NewGuard(opts) }
 
 // ImportFunc is admin.ImportFunc.
 type ImportFunc = admin.ImportFunc

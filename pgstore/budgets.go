@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/shopspring/decimal"
@@ -60,6 +61,7 @@ func (s *Store) BudgetLoader(community string) budget.TableLoader {
 // PutBudget implements budget.Writer. The amount is stored with its scale
 // ("125.50" stays 125.50), as memstore keeps it.
 func (s *Store) PutBudget(ctx context.Context, community, account string, amount decimal.Decimal) error {
+	defer s.timeWrite("PutBudget", time.Now())
 	account = strings.TrimSpace(account)
 	if err := budget.ValidateAccount(account); err != nil {
 		return err
@@ -85,6 +87,7 @@ func (s *Store) PutBudget(ctx context.Context, community, account string, amount
 
 // DeleteBudget implements budget.Writer.
 func (s *Store) DeleteBudget(ctx context.Context, community, account string) error {
+	defer s.timeWrite("DeleteBudget", time.Now())
 	if err := needCommunity(ctx, s.pool, community); err != nil {
 		return err
 	}

@@ -111,9 +111,13 @@ type supplierCache struct {
 
 	served atomic.Int64 // reads served from the cache (tests)
 
-	// initial is the communities the store held when it opened, which
-	// readiness waits for (ready.go); nil until they have been listed.
-	initial atomic.Pointer[[]string]
+	// Warming up (warmUp): warm is set once the cache has held every
+	// community the database holds, which readiness waits for
+	// (ready.go); listed once the database has answered, with the
+	// counts of the latest look.
+	started            time.Time
+	warm, listed       atomic.Bool
+	warmLoaded, warmOf atomic.Int64
 }
 
 // cachedCom is one community of the cache.
@@ -128,6 +132,12 @@ type cachedCom struct {
 	loading    atomic.Bool
 	large      atomic.Bool  // more than syncLoadMax suppliers at the last count
 	failedLoad atomic.Int64 // unix nanoseconds of the last failed load
+
+	// For the metrics (metrics.go): the suppliers the last load read
+	// and expected, and how far, in commit time, the database's newest
+	// stamp was ahead of the applied mark at the last poll.
+	loadRead, loadExpected atomic.Int64
+	lag                    atomic.Int64 // nanoseconds
 }
 
 // comState is what a community's cache holds: immutable but for the
@@ -142,7 +152,7 @@ type comState struct {
 
 func newSupplierCache(s *Store, log *slog.Logger) *supplierCache {
 	ctx, end := context.WithCancel(context.Background())
-	c := &supplierCache{s: s, log: log, ctx: ctx, end: end, coms: map[string]*cachedCom{}, load: make(chan struct{}, 1)}
+	c := &supplierCache{s: s, log: log, ctx: ctx, end: end, coms: map[string]*cachedCom{}, load: make(chan struct{}, 1), started: time.Now()}
 	c.wg.Go(c.poll)
 	return c
 }
@@ -274,90 +284,79 @@ func (c *supplierCache) background(cc *cachedCom) {
 }
 
 // poll checks every loaded community each pollInterval and syncs the
-// ones that changed; at start it loads every community.
+// ones that changed; until the cache is warm it also loads every
+// community the database holds (warmUp).
 func (c *supplierCache) poll() {
-	listed := c.listInitial()
 	tick := time.NewTicker(pollInterval)
 	defer tick.Stop()
 	for {
+		if !c.warm.Load() {
+			c.warmUp()
+		}
 		select {
 		case <-c.ctx.Done():
 			return
 		case <-tick.C:
-		}
-		if !listed {
-			// The database did not answer at start: list again, so that
-			// the start's loads (and readiness) do not wait for reads.
-			listed = c.listInitial()
 		}
 		c.pollOnce()
 	}
 }
 
-// listInitial queues a background load of every community the database
-// holds, and records them as the ones readiness waits for. It reports
-// whether the database answered.
-func (c *supplierCache) listInitial() bool {
+// warmUp lists the communities the database holds, queues a background
+// load of each one not loaded yet, and counts them; once every one has
+// been loaded, the cache is warm - for good (once the database holds
+// any community at all): a community that comes
+// later, or reloads after an import, is read from the database
+// meanwhile without making the store unready - and it logs "supplier
+// cache: ready", the line an operator, or a benchmark, waits for
+// before measuring the cache. A node that starts with an import (the
+// example server with -data) thus warms up with what it imported.
+func (c *supplierCache) warmUp() {
 	rows, err := c.s.pool.Query(c.ctx, `SELECT id FROM communities ORDER BY id`)
 	if err != nil {
-		return false
+		return
 	}
 	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
 	if err != nil {
-		return false
-	}
-	for _, id := range ids {
-		c.background(c.entry(id))
-	}
-	c.initial.Store(&ids)
-	c.wg.Go(func() { c.logReady(ids) })
-	return true
-}
-
-// startLoads reports how many of the communities the store held when it
-// opened have been loaded once, of how many; listed is false while they
-// are not known yet (the database has not answered).
-func (c *supplierCache) startLoads() (loaded, of int, listed bool) {
-	ids := c.initial.Load()
-	if ids == nil {
-		return 0, 0, false
-	}
-	for _, id := range *ids {
-		// A state, stale or not, is left by a completed load.
-		if c.entry(id).state.Load() != nil {
-			loaded++
-		}
-	}
-	return loaded, len(*ids), true
-}
-
-// logReady logs "supplier cache: ready" once every community of ids is
-// loaded (or the cache is closed first): the line an operator, or a
-// benchmark, waits for before measuring the cache.
-func (c *supplierCache) logReady(ids []string) {
-	if c.log == nil {
 		return
 	}
-	start := time.Now()
-	tick := time.NewTicker(100 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		ready := 0
-		for _, id := range ids {
-			if st := c.entry(id).state.Load(); st != nil && !st.stale {
-				ready++
-			}
-		}
-		if ready == len(ids) {
-			c.log.Info("supplier cache: ready", "communities", len(ids), "duration", time.Since(start).Round(time.Millisecond))
-			return
-		}
-		select {
-		case <-c.ctx.Done():
-			return
-		case <-tick.C:
+	loaded := 0
+	for _, id := range ids {
+		cc := c.entry(id)
+		// A state, stale or not, is left by a completed load.
+		if cc.state.Load() != nil {
+			loaded++
+		} else {
+			c.background(cc)
 		}
 	}
+	c.warmLoaded.Store(int64(loaded))
+	c.warmOf.Store(int64(len(ids)))
+	c.listed.Store(true)
+	// An empty database is no start: the first communities to come
+	// are waited for (ready.go answers ready meanwhile).
+	if loaded == len(ids) && len(ids) > 0 {
+		c.warm.Store(true)
+		if c.log != nil {
+			c.log.Info("supplier cache: ready", "communities", len(ids), "duration_ms", time.Since(c.started).Milliseconds())
+		}
+	}
+}
+
+// imported has a cache that is not yet warm look at the communities
+// again at once, after an import through the store: so that Ready,
+// asked next, counts what the import added.
+func (c *supplierCache) imported() {
+	if c != nil && !c.warm.Load() {
+		c.warmUp()
+	}
+}
+
+// warmth reports whether the cache is warm and, if not, how many of the
+// communities of the latest look were loaded, of how many; listed is
+// false while the database has not answered a look.
+func (c *supplierCache) warmth() (warm bool, loaded, of int64, listed bool) {
+	return c.warm.Load(), c.warmLoaded.Load(), c.warmOf.Load(), c.listed.Load()
 }
 
 // pollOnce is one round of the poller: one query for every community.
@@ -397,6 +396,9 @@ func (c *supplierCache) pollOnce() {
 		cc := c.entry(id)
 		h, ok := heads[id]
 		st := cc.state.Load()
+		if ok && st != nil && h.mark != nil {
+			cc.lag.Store(max(int64(h.mark.Sub(st.mark)), 0))
+		}
 		switch {
 		case !ok:
 			continue
@@ -578,7 +580,7 @@ func (c *supplierCache) loadCom(cc *cachedCom) error {
 	}
 	seq := cc.wseq.Load()
 	start := time.Now()
-	st, n, err := c.read(cc.id)
+	st, n, err := c.read(cc)
 	if err != nil {
 		cc.failedLoad.Store(time.Now().UnixNano())
 		if c.log != nil && c.ctx.Err() == nil {
@@ -591,14 +593,15 @@ func (c *supplierCache) loadCom(cc *cachedCom) error {
 	raise(&cc.applied, seq)
 	if c.log != nil && n > syncLoadMax {
 		c.log.Info("supplier cache: community loaded", "community", cc.id, "suppliers", n,
-			"duration", time.Since(start).Round(time.Millisecond))
+			"duration_ms", time.Since(start).Milliseconds())
 	}
 	return nil
 }
 
 // read reads the community in one read-only repeatable-read transaction,
 // without the statement timeout, and builds its index.
-func (c *supplierCache) read(community string) (*comState, int, error) {
+func (c *supplierCache) read(cc *cachedCom) (*comState, int, error) {
+	community := cc.id
 	ctx := WithoutStatementTimeout(c.ctx)
 	conn, err := c.s.pool.Acquire(ctx)
 	if err != nil {
@@ -612,9 +615,12 @@ func (c *supplierCache) read(community string) (*comState, int, error) {
 	defer func() { _ = tx.Rollback(ctx) }()
 	st := &comState{}
 	var mark *time.Time
-	if err := tx.QueryRow(ctx, `SELECT supplier_generation, last_modified FROM communities WHERE id = $1`, community).Scan(&st.gen, &mark); err != nil {
+	var expected int64
+	if err := tx.QueryRow(ctx, `SELECT supplier_generation, last_modified, supplier_count FROM communities WHERE id = $1`, community).Scan(&st.gen, &mark, &expected); err != nil {
 		return nil, 0, err
 	}
+	cc.loadRead.Store(0)
+	cc.loadExpected.Store(expected)
 	if mark != nil {
 		st.mark = mark.UTC()
 	}
@@ -623,7 +629,10 @@ func (c *supplierCache) read(community string) (*comState, int, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	recs, err := pgx.CollectRows(rows, scanRecord)
+	recs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (supplier.Record, error) {
+		cc.loadRead.Add(1)
+		return scanRecord(row)
+	})
 	if err != nil {
 		return nil, 0, err
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -20,6 +21,7 @@ var _ procure.CommunityStore = (*Store)(nil)
 // writes keep). Auto-roles are stored trimmed of white space, each once,
 // in their order, as memstore keeps them.
 func (s *Store) PutCommunity(ctx context.Context, c procure.Community) (procure.Community, error) {
+	defer s.timeWrite("PutCommunity", time.Now())
 	if err := c.Validate(procure.SourceBody); err != nil {
 		return procure.Community{}, err
 	}

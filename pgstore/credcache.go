@@ -4,6 +4,7 @@ import (
 	"errors"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/procurekit/procure/auth"
@@ -46,6 +47,8 @@ type credCache struct {
 	tokens   map[auth.Hash]credEntry[auth.Token]
 	accounts map[string]credEntry[auth.ServiceAccount]
 	byKey    map[auth.Hash]credEntry[auth.ServiceAccount]
+
+	hits, misses atomic.Int64 // lookups answered from the maps, and not
 }
 
 type credEntry[T any] struct {
@@ -90,8 +93,10 @@ func cachedLookup[K comparable, T any](c *credCache, m map[K]credEntry[T], k K, 
 	gen := c.gen
 	c.mu.Unlock()
 	if ok && start.Sub(e.at) < credTTL {
+		c.hits.Add(1)
 		return clone(e.v), e.err
 	}
+	c.misses.Add(1)
 	v, err := load()
 	if err != nil && !errors.Is(err, auth.ErrUnknown) {
 		return v, err

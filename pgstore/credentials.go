@@ -141,6 +141,7 @@ func fillTokenIDs(ctx context.Context, q dbConn) error {
 
 // AddToken implements auth.TokenWriter.
 func (s *Store) AddToken(ctx context.Context, t auth.Token) (auth.Token, error) {
+	defer s.timeWrite("AddToken", time.Now())
 	defer s.creds.invalidate() // after the commit: this node sees the write at its next lookup
 	if err := auth.ValidateToken(t); err != nil {
 		return auth.Token{}, err
@@ -183,6 +184,7 @@ func (s *Store) AddToken(ctx context.Context, t auth.Token) (auth.Token, error) 
 
 // RevokeToken implements auth.TokenWriter.
 func (s *Store) RevokeToken(ctx context.Context, community, id string) error {
+	defer s.timeWrite("RevokeToken", time.Now())
 	defer s.creds.invalidate() // after the commit: this node sees the write at its next lookup
 	if err := needCommunity(ctx, s.pool, community); err != nil {
 		return err
@@ -364,6 +366,7 @@ func accounts(ctx context.Context, q dbConn, community, id string) ([]auth.Servi
 
 // PutServiceAccount implements auth.KeyWriter.
 func (s *Store) PutServiceAccount(ctx context.Context, community, id string, allowedIPs []netip.Prefix) (auth.ServiceAccount, error) {
+	defer s.timeWrite("PutServiceAccount", time.Now())
 	defer s.creds.invalidate() // after the commit: this node sees the write at its next lookup
 	if err := auth.ValidateAccountID(id); err != nil {
 		return auth.ServiceAccount{}, err
@@ -422,6 +425,7 @@ const keyHashLock int32 = 0x6b657973 // "keys"
 
 // AddKey implements auth.KeyWriter.
 func (s *Store) AddKey(ctx context.Context, community, accountID string, k auth.Key) (auth.Key, error) {
+	defer s.timeWrite("AddKey", time.Now())
 	defer s.creds.invalidate() // after the commit: this node sees the write at its next lookup
 	if err := auth.ValidateKey(k); err != nil {
 		return auth.Key{}, err
@@ -485,6 +489,7 @@ func (s *Store) AddKey(ctx context.Context, community, accountID string, k auth.
 
 // SetKeyActive implements auth.KeyWriter.
 func (s *Store) SetKeyActive(ctx context.Context, community, accountID, keyID string, active bool) (auth.Key, error) {
+	defer s.timeWrite("SetKeyActive", time.Now())
 	defer s.creds.invalidate() // after the commit: this node sees the write at its next lookup
 	if err := needCommunity(ctx, s.pool, community); err != nil {
 		return auth.Key{}, err

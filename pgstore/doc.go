@@ -32,7 +32,7 @@
 //
 // Ready (procure.Readier) answers a readiness probe: the database
 // answers, its schema has this build's migrations, and the supplier
-// cache, when on, has loaded what the database held at Open (unless
+// cache, when on, has warmed up - held every community once (unless
 // WithReadyWhileCacheLoads); docs: operations.md "Health".
 //
 // Reads: from the database, or from a per-node cache (WithSupplierCache,

@@ -27,7 +27,9 @@ import (
 // same file twice changes nothing). It is ImportStream on a file already
 // parsed: see there. Import puts the date-times of f's suppliers in normal
 // form in place (supplier.Record.Normalize), as datafile.Parse does.
-func (s *Store) Import(ctx context.Context, f *datafile.File) error {
+func (s *Store) Import(ctx context.Context, f *datafile.File) (err error) {
+	_, done := s.startImport(nil, 0) // nothing to read: counted, not measured
+	defer func() { done(err) }()
 	defer s.creds.invalidate() // tokens and keys may have changed
 	if err := f.Validate(); err != nil {
 		return err
@@ -41,6 +43,11 @@ func (s *Store) Import(ctx context.Context, f *datafile.File) error {
 	ctx = WithoutStatementTimeout(ctx)
 	var touched []string
 	defer func() { s.cache.wroteAll(touched) }()
+	defer func() {
+		if err == nil {
+			s.cache.imported()
+		}
+	}()
 	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		im, err := newImporter(ctx, tx)
 		if err != nil {
@@ -71,6 +78,9 @@ type ImportOptions struct {
 	// file read so far, after each read (on the goroutine that reads the
 	// input, not the caller's; it should return quickly).
 	Progress func(bytesRead int64)
+	// Size is the file's size in bytes when known (0 otherwise), for
+	// the metric procure_import_size_bytes (WithMetrics).
+	Size int64
 }
 
 // ImportStream upserts the data file read from r (docs: limits.md "Data
@@ -117,17 +127,18 @@ func (s *Store) ImportStream(ctx context.Context, r io.Reader) (datafile.ImportC
 }
 
 // ImportStreamWith is ImportStream with options.
-func (s *Store) ImportStreamWith(ctx context.Context, r io.Reader, o ImportOptions) (datafile.ImportCounts, error) {
+func (s *Store) ImportStreamWith(ctx context.Context, r io.Reader, o ImportOptions) (counts datafile.ImportCounts, err error) {
 	defer s.creds.invalidate() // tokens and keys may have changed
+	r, done := s.startImport(r, o.Size)
+	defer func() { done(err) }()
 	if o.Progress != nil {
 		r = &progressReader{r: r, fn: o.Progress}
 	}
-	var counts datafile.ImportCounts
 	var touched []string
 	defer func() { s.cache.wroteAll(touched) }()
 	// A bulk import outlasts the statement timeout.
 	ctx = WithoutStatementTimeout(ctx)
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		im, err := newImporter(ctx, tx)
 		if err != nil {
 			return err
@@ -145,6 +156,7 @@ func (s *Store) ImportStreamWith(ctx context.Context, r io.Reader, o ImportOptio
 	if err != nil {
 		return nil, err
 	}
+	s.cache.imported()
 	return counts, nil
 }
 

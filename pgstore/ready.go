@@ -19,8 +19,8 @@ var _ procure.Readier = (*Store)(nil)
 const ReadyTimeout = time.Second
 
 // WithReadyWhileCacheLoads has Ready report the store ready while the
-// supplier cache (WithSupplierCache) is still loading the communities
-// the database held when the store opened: reads go to the database
+// supplier cache (WithSupplierCache) is still warming up, loading every
+// community the database holds: reads go to the database
 // until then, correct but slower (see the package doc's figures). Use it
 // when every node may start at once (a whole cluster restarted): without
 // it, no node is ready until its cache is loaded. Without the cache it
@@ -31,11 +31,13 @@ func WithReadyWhileCacheLoads() Option { return func(o *options) { o.readyEarly 
 // docs: operations.md "Health"): the database answers within ReadyTimeout,
 // its schema has this build's latest migration (a newer build's later
 // migrations only add, so a newer schema is fine), and, with the supplier
-// cache on and unless WithReadyWhileCacheLoads, every community the
-// database held when the store opened has been loaded once. Later loads -
-// a reload after an import, a new community - do not make the store
-// unready: reads go to the database meanwhile, as they do whenever the
-// cache falls behind. It costs one round trip.
+// cache on and unless WithReadyWhileCacheLoads, the cache has warmed up:
+// it has held, once, every community the database holds (those imported
+// through the store after Open included, so that a node that starts with
+// an import warms up with it). Once warm, later loads - a reload after an
+// import, a community created later - never make the store unready:
+// reads go to the database meanwhile, as they do whenever the cache
+// falls behind. It costs one round trip.
 func (s *Store) Ready(ctx context.Context) error {
 	want, err := latestMigration()
 	if err != nil {
@@ -52,10 +54,11 @@ func (s *Store) Ready(ctx context.Context) error {
 		return procure.NotReady("database schema lacks migration "+strconv.Itoa(want)+", this build's latest", nil)
 	}
 	if s.cache != nil && !s.readyEarly {
-		switch loaded, of, listed := s.cache.startLoads(); {
+		switch warm, loaded, of, listed := s.cache.warmth(); {
+		case warm, listed && of == 0: // an empty database has nothing to load
 		case !listed:
 			return procure.NotReady("supplier cache starting", nil)
-		case loaded < of:
+		default:
 			return procure.NotReady(fmt.Sprintf("supplier cache loading: %d of %d communities loaded", loaded, of), nil)
 		}
 	}

@@ -9,7 +9,9 @@ import (
 	"time"
 
 	"github.com/procurekit/procure"
+	"github.com/procurekit/procure/paging"
 	"github.com/procurekit/procure/pgstore"
+	"github.com/procurekit/procure/supplier"
 )
 
 // waitReady polls s.Ready until its answer satisfies ok, or fails tb
@@ -145,4 +147,26 @@ func TestReadyWaitsForCache(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitReady(t, cached, "ready", isReady)
+}
+
+// A store with the cache opened on an empty database is ready (there is
+// nothing to load); what it then imports is waited for: when Ready
+// next answers nil, every imported community is served from the cache.
+func TestReadyWarmsUpWithTheImport(t *testing.T) {
+	ctx := context.Background()
+	s, _ := openStore(t, nil, pgstore.WithSupplierCache())
+	waitReady(t, s, "ready", isReady)
+	if err := s.Import(ctx, fixture()); err != nil {
+		t.Fatal(err)
+	}
+	waitReady(t, s, "ready", isReady)
+	for _, c := range []string{"c1", "c2"} {
+		before := pgstore.CacheServed(s)
+		if _, err := s.ListSuppliers(ctx, c, supplier.ListQuery{Page: paging.Request{Size: 1}}); err != nil {
+			t.Fatal(err)
+		}
+		if pgstore.CacheServed(s) != before+1 {
+			t.Errorf("%s: the first read once ready went to the database; want the cache warm", c)
+		}
+	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/procurekit/procure/internal/pgmigrate"
 )
@@ -37,6 +38,8 @@ type Store struct {
 	creds    *credCache     // nil without WithCredentialCache (credcache.go)
 	// readyEarly: Ready does not wait for the cache (ready.go).
 	readyEarly bool
+	metrics    *storeMetrics // nil without WithMetrics (metrics.go)
+	imports    importStats   // (metrics.go)
 }
 
 // Option configures Open.
@@ -49,6 +52,7 @@ type options struct {
 	cache            bool
 	credCache        bool
 	readyEarly       bool
+	metrics          prometheus.Registerer
 }
 
 // WithLogger has Open log, at Info, each migration it applies (version,
@@ -221,6 +225,12 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*Store, error) {
 	if o.cache {
 		s.cache = newSupplierCache(s, o.log)
 	}
+	if o.metrics != nil {
+		if err := s.registerMetrics(o.metrics); err != nil {
+			s.Close()
+			return nil, fmt.Errorf("pgstore: metrics: %w", err)
+		}
+	}
 	return s, nil
 }
 
@@ -247,6 +257,7 @@ func newStore(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger) (*Store
 
 // Close closes the connections Open made. It waits for queries in flight.
 func (s *Store) Close() {
+	s.metrics.unregister()
 	s.cache.close()
 	if s.ownsPool {
 		s.pool.Close()
@@ -287,7 +298,7 @@ func applyMigrations(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger, 
 	}
 	// Logged once the transaction has committed: what is logged is done.
 	for _, d := range ran {
-		log.InfoContext(ctx, "migration applied", "version", d.Version, "name", d.Name, "duration", d.Took.Round(time.Millisecond))
+		log.InfoContext(ctx, "migration applied", "version", d.Version, "name", d.Name, "duration_ms", d.Took.Milliseconds())
 	}
 	if len(ms) > 0 {
 		log.InfoContext(ctx, "schema", "version", ms[len(ms)-1].Version, "migrations_applied", len(ran))

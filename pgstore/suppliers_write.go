@@ -286,6 +286,7 @@ func sameTerms(a, b *supplier.Record) bool {
 // that changed gets the write's modifiedDate, and keeps its createdDate
 // when its id is the stored one's.
 func (s *Store) PutSupplier(ctx context.Context, community string, r supplier.Record) (supplier.Detail, error) {
+	defer s.timeWrite("PutSupplier", time.Now())
 	if err := r.ValidateWrite(); err != nil {
 		return supplier.Detail{}, err
 	}
@@ -369,6 +370,7 @@ func writeError(op string, err error) error {
 // supplier is gone. The change feed of the caches gets a tombstone,
 // stamped as a write would be (cache.go).
 func (s *Store) DeleteSupplier(ctx context.Context, community string, id uuid.UUID) error {
+	defer s.timeWrite("DeleteSupplier", time.Now())
 	var lk communityLock
 	var keys *supplierKeys
 	first := beginWrite()
@@ -489,6 +491,7 @@ func queueLoadDoc[T any](b *pgx.Batch, table, community string, supplierID, id u
 // PutContact creates or replaces a contact of a supplier and stamps the
 // supplier too when it changes (supplier.Writer).
 func (s *Store) PutContact(ctx context.Context, community string, supplierID uuid.UUID, c supplier.Contact) (supplier.Contact, error) {
+	defer s.timeWrite("PutContact", time.Now())
 	if err := supplier.ValidateContact(&c); err != nil {
 		return supplier.Contact{}, err
 	}
@@ -500,12 +503,14 @@ func (s *Store) PutContact(ctx context.Context, community string, supplierID uui
 // DeleteContact removes a contact and stamps its supplier
 // (supplier.Writer).
 func (s *Store) DeleteContact(ctx context.Context, community string, supplierID, id uuid.UUID) error {
+	defer s.timeWrite("DeleteContact", time.Now())
 	return s.deleteChild(ctx, "supplier_contacts", "contact", community, supplierID, id)
 }
 
 // PutRemittanceAddress creates or replaces a remittance address of a
 // supplier and stamps the supplier too when it changes (supplier.Writer).
 func (s *Store) PutRemittanceAddress(ctx context.Context, community string, supplierID uuid.UUID, a supplier.RemittanceAddress) (supplier.RemittanceAddress, error) {
+	defer s.timeWrite("PutRemittanceAddress", time.Now())
 	if err := supplier.ValidateRemittanceAddress(&a); err != nil {
 		return supplier.RemittanceAddress{}, err
 	}
@@ -606,6 +611,7 @@ func putChild[T any](s *Store, ctx context.Context, community string, supplierID
 // DeleteRemittanceAddress removes a remittance address and stamps its
 // supplier (supplier.Writer).
 func (s *Store) DeleteRemittanceAddress(ctx context.Context, community string, supplierID, id uuid.UUID) error {
+	defer s.timeWrite("DeleteRemittanceAddress", time.Now())
 	return s.deleteChild(ctx, "remittance_addresses", "remittance address", community, supplierID, id)
 }
 

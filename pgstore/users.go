@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -119,6 +120,7 @@ func (s *Store) UserByID(ctx context.Context, community, id string) (user.User, 
 // community holds the id, and user.ErrDuplicateUsername when the community
 // holds the username case-insensitively.
 func (s *Store) CreateUser(ctx context.Context, community string, u user.User) (user.User, error) {
+	defer s.timeWrite("CreateUser", time.Now())
 	row, err := userRow(community, u)
 	if err != nil {
 		return user.User{}, fmt.Errorf("pgstore: create user: %w", err)
@@ -167,6 +169,7 @@ func userConflict(err error) error {
 // runs while the row lock and a pooled connection are held, so it must be
 // cheap (user.Service prepares the new user before the call).
 func (s *Store) UpdateUser(ctx context.Context, community, id string, apply func(*user.User) error) (user.User, error) {
+	defer s.timeWrite("UpdateUser", time.Now())
 	var stored user.User
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		cur, err := scanUser(tx.QueryRow(ctx, `SELECT `+userSelect+` FROM users WHERE community_id = $1 AND id = $2 FOR UPDATE`, community, id))

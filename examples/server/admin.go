@@ -71,6 +71,7 @@ func newAdminHandler(store backend, cfg config, log *slog.Logger) (http.Handler,
 		Import:         importFunc(store, log),
 		MaxImportBytes: cfg.maxImport,
 		Logger:         log,
+		Guard:          cfg.guard,
 	})
 	return mux, nil
 }

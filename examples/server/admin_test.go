@@ -262,7 +262,7 @@ func checkLog(t *testing.T, a *adminRun) {
 		method, _ := line["method"].(string)
 		route, _ := line["route"].(string)
 		routes[method+" "+route] = true
-		for _, k := range []string{"method", "route", "status", "duration", "community"} {
+		for _, k := range []string{"request_id", "method", "route", "status", "duration_ms", "community"} {
 			if _, ok := line[k]; !ok {
 				t.Errorf("a request line lacks %q: %s", k, sc.Text())
 			}

@@ -132,7 +132,7 @@ func importData(ctx context.Context, cfg config, log *slog.Logger) (loaded, back
 func importLogged(ctx context.Context, log *slog.Logger, pg *pgstore.Store, name string, r io.Reader, size int64) (datafile.ImportCounts, error) {
 	log.Info("import started", "file", name, "size_mb", size>>20)
 	pr := newProgressLog(ctx, log, r, "import progress", size, "file", name)
-	counts, err := pg.ImportStream(pgstore.WithoutStatementTimeout(ctx), pr)
+	counts, err := pg.ImportStreamWith(pgstore.WithoutStatementTimeout(ctx), pr, pgstore.ImportOptions{Size: size})
 	if err != nil {
 		log.Info("import failed", "file", name, "duration_ms", time.Since(pr.start).Milliseconds(), "err", err)
 		return nil, fmt.Errorf("%s: %w", name, err)

@@ -59,6 +59,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/procurekit/procure"
 	"github.com/procurekit/procure/auth"
 	"github.com/procurekit/procure/budget"
@@ -119,6 +121,13 @@ type config struct {
 	// it (it is then printed once).
 	adminToken     string
 	adminTokenMade bool
+
+	metricsOpen bool // serve /metrics without the admin token
+	// Set by run with the admin listener: the registry of the metrics,
+	// and the admin token's check, shared by the admin API, /metrics
+	// and /debug/pprof/.
+	registry *prometheus.Registry
+	guard    *httpapi.AdminGuard
 }
 
 // Server timeouts: generous for an API whose largest answer is one page of
@@ -147,6 +156,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&cfg.financeURL, "finance-url", "", "finance system `URL` the demo checkout asks over the XML exchange (e.g. http://127.0.0.1:8090/account-code-validation from examples/connector); empty uses the stored budget tables")
 	fs.StringVar(&cfg.adminAddr, "admin-addr", "", "listen `address` of the admin API (host:port; off when empty). Its token is PROCURE_ADMIN_TOKEN, or one generated and printed at start")
 	fs.StringVar(&cfg.logFormat, "log-format", "text", "log `format` on standard error: text or json")
+	fs.BoolVar(&cfg.metricsOpen, "metrics-open", false, "serve GET /metrics on the admin listener without the admin token, for a scraper on a private network (docs/operations.md); the admin API and /debug/pprof/ still need it")
 	fs.TextVar(&cfg.logLevel, "log-level", slog.LevelInfo, "log `level`: debug, info, warn or error")
 	fs.DurationVar(&cfg.shutdownDelay, "shutdown-delay", 0, "on SIGINT or SIGTERM, keep serving for this `duration` with /readyz answering 503 before closing the listeners, so that a load balancer stops sending new requests first (e.g. 5s; docs/operations.md)")
 	fs.Int64Var(&cfg.maxImport, "max-import-bytes", 64<<30, "largest data file the admin import accepts, in `bytes` (0: no bound)")
@@ -214,14 +224,29 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 		listeners = append(listeners, aln)
 	}
+	var metrics *httpapi.RequestMetrics
+	if cfg.adminAddr != "" {
+		// The metrics are served on the admin listener only: without
+		// it nothing would read them.
+		if cfg.registry, metrics, err = newMetrics(); err != nil {
+			closeAll(listeners)
+			return err
+		}
+		cfg.guard = httpapi.NewAdminGuard(httpapi.AdminOptions{Token: cfg.adminToken, Logger: log})
+	}
+	observe := func(h http.Handler) http.Handler {
+		return httpapi.Observe(h, httpapi.ObserveOptions{Logger: log, Metrics: metrics})
+	}
 	var store storeCheck
 	probes := health.New(log, health.Check{Name: "store", Check: store.ready})
 	public := newSwitch(starting())
-	servers := []*http.Server{newServer(httpapi.RequestLog(log, hostMux(probes, public)), log)}
+	servers := []*http.Server{newServer(observe(hostMux(probes, public)), log)}
 	var admin *handlerSwitch
 	if len(listeners) > 1 {
 		admin = newSwitch(starting())
-		servers = append(servers, newServer(httpapi.RequestLog(log, hostMux(probes, admin)), log))
+		mux := hostMux(probes, admin)
+		operatorRoutes(mux, cfg.guard, cfg.registry, cfg.metricsOpen)
+		servers = append(servers, newServer(observe(mux), log))
 	}
 	sv := startServing(servers, listeners)
 	beforeLoad(listeners)
@@ -414,6 +439,9 @@ func pgOptions(cfg config, log *slog.Logger) []pgstore.Option {
 	}
 	if cfg.readyEarly {
 		opts = append(opts, pgstore.WithReadyWhileCacheLoads())
+	}
+	if cfg.registry != nil {
+		opts = append(opts, pgstore.WithMetrics(cfg.registry))
 	}
 	return opts
 }

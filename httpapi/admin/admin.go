@@ -102,6 +102,11 @@ type Options struct {
 	// gateway in front that limits already).
 	FailedAuthBurst int
 	FailedAuthEvery time.Duration
+	// Guard, when not nil, checks the token instead of one made from
+	// Token and the fields above: the Guard that also protects the
+	// host's own routes on the admin listener (/metrics, /debug/pprof/),
+	// so that failed attempts on all of them count together.
+	Guard *Guard
 }
 
 // Mount registers the admin API (docs: admin.md) on mux under
@@ -135,26 +140,26 @@ func Handler(opts Options) http.Handler {
 // mount registers the admin routes on mux under base: BasePath
 // for Mount, nothing for Handler.
 func mount(mux *http.ServeMux, opts Options, base string) {
-	switch {
-	case opts.Store == nil:
+	if opts.Store == nil {
 		panic("admin: nil Options.Store")
-	case len(opts.Token) < MinTokenBytes:
-		panic("admin: Options.Token is " + strconv.Itoa(len(opts.Token)) + " bytes long; it must have at least " + strconv.Itoa(MinTokenBytes))
+	}
+	guard := opts.Guard
+	if guard == nil {
+		guard = NewGuard(opts)
 	}
 	log := opts.Logger
 	if log == nil {
 		log = slog.Default()
 	}
 	a := &adminAPI{
-		tokenHash: auth.HashSecret(opts.Token),
+		guard:     guard,
 		store:     opts.Store,
 		imp:       opts.Import,
 		maxImport: opts.MaxImportBytes,
 		idle:      cmp.Or(opts.ImportIdleTimeout, DefaultImportIdleTimeout),
 		log:       log,
-		fails:     newFailLimiter(opts, time.Now),
 	}
-	rt := httpx.Router{Mux: mux, Log: log}
+	rt := httpx.Router{Mux: mux, Log: log, API: "admin"}
 	rt.Handle(base+"/communities", map[string]http.Handler{
 		http.MethodGet: a.authed(a.listCommunities),
 	})
@@ -206,44 +211,25 @@ func mount(mux *http.ServeMux, opts Options, base string) {
 	rt.Handle(base+"/openapi.json", map[string]http.Handler{
 		http.MethodGet: httpx.DocumentAt(document, BasePath, cmp.Or(base, "/")),
 	})
-	mux.Handle(base+"/", httpx.NotFound())
+	rt.NotFound(base + "/")
 	if base != "" {
-		mux.Handle(base, httpx.NotFound())
+		rt.NotFound(base)
 	}
 }
 
 type adminAPI struct {
-	tokenHash auth.Hash
+	guard     *Guard
 	store     Store
 	imp       ImportFunc
 	maxImport int64
 	idle      time.Duration
 	log       *slog.Logger
-	fails     *failLimiter
 }
 
-var hdrAdminChallenge = []string{`Bearer realm="admin"`}
-
-// authed checks the admin token (hashes compared in constant time, so
-// neither the token nor its length leaks through timing) and runs h. A
-// client that failed too often is answered 429 before its token is looked
-// at (failLimiter).
+// authed checks the admin token (Guard) and runs h.
 func (a *adminAPI) authed(h func(w http.ResponseWriter, r *http.Request) error) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		hdr := w.Header()
-		hdr["Cache-Control"] = httpx.HdrNoStore
-		hdr["X-Content-Type-Options"] = httpx.HdrNoSniff
-		client := clientKey(r)
-		if wait := a.fails.blocked(client); wait > 0 {
-			tooManyAttempts(w, wait)
-			return
-		}
-		token, ok := auth.BearerToken(r.Header.Get("Authorization"))
-		if !ok || !auth.HashSecret(token).Equal(a.tokenHash) {
-			a.fails.failed(client)
-			a.log.InfoContext(r.Context(), "admin API authentication failed", "method", r.Method, "path", r.URL.Path, "client", r.RemoteAddr)
-			hdr["Www-Authenticate"] = hdrAdminChallenge
-			httpx.WriteError(w, r, a.log, auth.ErrUnauthenticated)
+		if !a.guard.check(w, r) {
 			return
 		}
 		httpx.NoteCommunity(w, r.PathValue("c"))

@@ -105,10 +105,11 @@ func (p *Probes) Shutdown() {
 // ShuttingDown reports whether Shutdown has been called.
 func (p *Probes) ShuttingDown() bool { return p.shutdown.Load() }
 
-// Mount registers GET /livez and GET /readyz (and HEAD) on mux.
+// Mount registers GET /livez and GET /readyz (and HEAD) on mux; the
+// request metrics count them under the API "health".
 func (p *Probes) Mount(mux *http.ServeMux) {
-	mux.Handle("GET "+LivePath, p.Live())
-	mux.Handle("GET "+ReadyPath, p.Ready())
+	mux.Handle("GET "+LivePath, httpx.Routed("health", p.Live()))
+	mux.Handle("GET "+ReadyPath, httpx.Routed("health", p.Ready()))
 }
 
 var (

@@ -180,8 +180,8 @@ func Mount(mux *http.ServeMux, opts Options) {
 	notFound := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		writeSCIMError(w, http.StatusNotFound, "", "no SCIM resource at "+r.URL.Path+" (this endpoint serves /Users and the discovery documents)")
 	})
-	mux.Handle(base+"/", httpx.Routed(notFound))
-	mux.Handle(base, httpx.Routed(notFound))
+	mux.Handle(base+"/", httpx.Routed("scim", notFound))
+	mux.Handle(base, httpx.Routed("scim", notFound))
 }
 
 // Handler returns the SCIM 2.0 endpoint as an http.Handler serving
@@ -216,11 +216,11 @@ func (a *scimAPI) handle(mux *http.ServeMux, path string, methods map[string]htt
 		if m == http.MethodGet {
 			allowed = append(allowed, http.MethodHead)
 		}
-		mux.Handle(m+" "+path, httpx.Routed(a.recoverer(h)))
+		mux.Handle(m+" "+path, httpx.Routed("scim", a.recoverer(h)))
 	}
 	sort.Strings(allowed)
 	allow := strings.Join(allowed, ", ")
-	mux.Handle(path, httpx.Routed(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	mux.Handle(path, httpx.Routed("scim", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Allow", allow)
 		writeSCIMError(w, http.StatusNotImplemented, "", "method "+r.Method+" is not supported on this path; supported: "+allow)
 	})))
@@ -238,7 +238,7 @@ func (a *scimAPI) recoverer(next http.Handler) http.Handler {
 			if v == http.ErrAbortHandler {
 				panic(v)
 			}
-			a.log.ErrorContext(r.Context(), "panic serving SCIM request", "method", r.Method, "path", r.URL.Path, "panic", v)
+			a.log.ErrorContext(r.Context(), "panic serving SCIM request", "request_id", httpx.RequestID(w), "method", r.Method, "path", r.URL.Path, "panic", v)
 			writeSCIMError(w, http.StatusInternalServerError, "", "internal server error")
 		}()
 		next.ServeHTTP(w, r)
@@ -271,7 +271,7 @@ func (a *scimAPI) authed(h func(w http.ResponseWriter, r *http.Request, communit
 			return
 		}
 		if errors.Is(err, auth.ErrUnauthenticated) {
-			a.log.InfoContext(r.Context(), "SCIM authentication failed",
+			a.log.InfoContext(r.Context(), "SCIM authentication failed", "request_id", httpx.RequestID(w),
 				"reason", err.Error(), "client", client.String(), "method", r.Method, "path", r.URL.Path)
 			hdr.Set("WWW-Authenticate", `Bearer realm="scim"`)
 		}
@@ -284,9 +284,9 @@ func (a *scimAPI) writeError(w http.ResponseWriter, r *http.Request, err error) 
 	status, scimType, detail := scimClassify(err)
 	switch status {
 	case http.StatusInternalServerError:
-		a.log.ErrorContext(r.Context(), "SCIM request failed", "method", r.Method, "path", r.URL.Path, "err", err)
+		a.log.ErrorContext(r.Context(), "SCIM request failed", "request_id", httpx.RequestID(w), "method", r.Method, "path", r.URL.Path, "err", err)
 	case http.StatusServiceUnavailable:
-		a.log.WarnContext(r.Context(), "backend unavailable", "method", r.Method, "path", r.URL.Path, "err", err)
+		a.log.WarnContext(r.Context(), "backend unavailable", "request_id", httpx.RequestID(w), "method", r.Method, "path", r.URL.Path, "err", err)
 		w.Header().Set("Retry-After", strconv.Itoa(httpx.RetryAfterSeconds))
 	}
 	writeSCIMError(w, status, scimType, detail)

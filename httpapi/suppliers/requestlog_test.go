@@ -13,9 +13,10 @@ import (
 	"github.com/procurekit/procure/internal/syncbuf"
 )
 
-// TestRequestLog: one line per request with method, route (the pattern's
-// path: the method is its own attribute), status
-// and community; never the token, the raw path or a query value.
+// TestRequestLog: one line per request with its request id (also in the
+// X-Request-Id header), method, route (the pattern's path: the method
+// is its own attribute), status, duration in milliseconds and
+// community; never the token, the raw path or a query value.
 func TestRequestLog(t *testing.T) {
 	store := loadTestStore(t)
 	mux := http.NewServeMux()
@@ -53,8 +54,11 @@ func TestRequestLog(t *testing.T) {
 			if got["method"] != "GET" || got["route"] != tt.route || got["status"] != float64(tt.status) || got["community"] != tt.community {
 				t.Errorf("log line %s, want route %q status %d community %q", lines[0], tt.route, tt.status, tt.community)
 			}
-			if _, ok := got["duration"]; !ok {
-				t.Error("no duration in the log line")
+			if ms, ok := got["duration_ms"].(float64); !ok || ms < 0 {
+				t.Errorf("duration_ms %v in the log line; want milliseconds", got["duration_ms"])
+			}
+			if id := rec.Header().Get("X-Request-Id"); len(id) != 32 || got["request_id"] != id {
+				t.Errorf("request_id %v in the log line, X-Request-Id %q; want one generated id in both", got["request_id"], id)
 			}
 			for _, secret := range []string{tt.token, "secretquery", acmeOffice} {
 				if strings.Contains(lines[0], secret) {

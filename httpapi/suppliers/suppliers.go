@@ -101,7 +101,7 @@ func mount(mux *http.ServeMux, opts Options, base string) {
 		summaries: supplierjson.NewSummaryMemo(),
 		details:   supplierjson.NewDetailMemo(),
 	}
-	rt := httpx.Router{Mux: mux, Log: log}
+	rt := httpx.Router{Mux: mux, Log: log, API: "suppliers"}
 	rt.Handle(base+"/suppliers", map[string]http.Handler{
 		http.MethodGet: api.authed(api.listSuppliers),
 	})
@@ -119,9 +119,9 @@ func mount(mux *http.ServeMux, opts Options, base string) {
 	})
 	// Everything else under the base path is a JSON 404, including the
 	// base path itself (which the mux would otherwise redirect to base+"/").
-	mux.Handle(base+"/", httpx.NotFound())
+	rt.NotFound(base + "/")
 	if base != "" {
-		mux.Handle(base, httpx.NotFound())
+		rt.NotFound(base)
 	}
 }
 

@@ -131,7 +131,7 @@ func mount(mux *http.ServeMux, opts Options) {
 		auth:  auth.ServiceKey{Accounts: opts.Accounts, TrustedProxies: opts.TrustedProxies},
 		log:   log,
 	}
-	rt := httpx.Router{Mux: mux, Log: log}
+	rt := httpx.Router{Mux: mux, Log: log, API: "users"}
 	const base = BasePath
 	rt.Handle(base+"/users/username/{username}", map[string]http.Handler{
 		http.MethodGet: api.authed(api.getUser),
@@ -143,8 +143,8 @@ func mount(mux *http.ServeMux, opts Options) {
 	rt.Handle(base+"/openapi.json", map[string]http.Handler{
 		http.MethodGet: httpx.DocumentAt(document, "/", "/"),
 	})
-	mux.Handle(base+"/", httpx.NotFound())
-	mux.Handle(base, httpx.NotFound())
+	rt.NotFound(base + "/")
+	rt.NotFound(base)
 }
 
 // userAPI serves the three operations of Interface B.
@@ -177,7 +177,7 @@ func (a *userAPI) authed(h func(w http.ResponseWriter, r *http.Request, communit
 		}
 		if errors.Is(err, auth.ErrUnauthenticated) {
 			// The reason goes to the log only; the client sees the one 401.
-			a.log.InfoContext(r.Context(), "user API authentication failed",
+			a.log.InfoContext(r.Context(), "user API authentication failed", "request_id", httpx.RequestID(w),
 				"reason", err.Error(), "client", client.String(), "method", r.Method, "path", r.URL.Path)
 			hdr["Www-Authenticate"] = hdrServiceKey
 		}

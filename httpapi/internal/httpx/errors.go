@@ -215,12 +215,12 @@ func WriteError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err er
 		// request's context) while the store worked: not a server fault,
 		// and nobody reads the answer. It is logged at Info, and the
 		// request log shows a 503.
-		log.InfoContext(r.Context(), "request abandoned by the client", "method", r.Method, "path", r.URL.Path)
+		log.InfoContext(r.Context(), "request abandoned by the client", "request_id", RequestID(w), "method", r.Method, "path", r.URL.Path)
 		status, code, message = http.StatusServiceUnavailable, CodeUnavailable, "the request was canceled"
 	case status == http.StatusInternalServerError:
-		log.ErrorContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path, "err", err)
+		log.ErrorContext(r.Context(), "request failed", "request_id", RequestID(w), "method", r.Method, "path", r.URL.Path, "err", err)
 	case status == http.StatusServiceUnavailable:
-		log.WarnContext(r.Context(), "backend unavailable", "method", r.Method, "path", r.URL.Path, "err", err)
+		log.WarnContext(r.Context(), "backend unavailable", "request_id", RequestID(w), "method", r.Method, "path", r.URL.Path, "err", err)
 	}
 	if status == http.StatusServiceUnavailable {
 		w.Header().Set("Retry-After", strconv.Itoa(RetryAfterSeconds))

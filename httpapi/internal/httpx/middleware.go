@@ -20,7 +20,7 @@ func recoverer(log *slog.Logger, next http.Handler) http.Handler {
 			if v == http.ErrAbortHandler {
 				panic(v)
 			}
-			log.ErrorContext(r.Context(), "panic serving request", "method", r.Method, "path", r.URL.Path, "panic", v)
+			log.ErrorContext(r.Context(), "panic serving request", "request_id", RequestID(w), "method", r.Method, "path", r.URL.Path, "panic", v)
 			WriteJSON(w, http.StatusInternalServerError, ErrorBody{Code: CodeInternal, Message: "internal server error"})
 		}()
 		next.ServeHTTP(w, r)
@@ -61,10 +61,12 @@ func NotFound() http.Handler {
 }
 
 // Router registers an API's routes on a mux, each handler behind a
-// recoverer that logs a panic to Log and answers it 500.
+// recoverer that logs a panic to Log and answers it 500. API names the
+// API in the request metrics ("suppliers").
 type Router struct {
 	Mux *http.ServeMux
 	Log *slog.Logger
+	API string
 }
 
 // Handle registers the handler of each method on path, and the 405
@@ -73,15 +75,20 @@ func (rt Router) Handle(path string, methods map[string]http.Handler) {
 	names := make([]string, 0, len(methods))
 	for m, h := range methods {
 		names = append(names, m)
-		rt.Mux.Handle(m+" "+path, Routed(recoverer(rt.Log, h)))
+		rt.Mux.Handle(m+" "+path, Routed(rt.API, recoverer(rt.Log, h)))
 	}
-	rt.Mux.Handle(path, Routed(methodNotAllowed(names...)))
+	rt.Mux.Handle(path, Routed(rt.API, methodNotAllowed(names...)))
 }
 
-// Routed tells RequestLog the route h serves (noteRoute).
-func Routed(h http.Handler) http.Handler {
+// NotFound registers the JSON 404 of the API's unknown paths at path.
+func (rt Router) NotFound(path string) {
+	rt.Mux.Handle(path, Routed(rt.API, NotFound()))
+}
+
+// Routed tells RequestLog the API and the route h serves (noteRoute).
+func Routed(api string, h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		noteRoute(w, r)
+		noteRoute(w, r, api)
 		h.ServeHTTP(w, r)
 	})
 }

@@ -1,6 +1,7 @@
 package httpx
 
 import (
+	"cmp"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -8,53 +9,89 @@ import (
 )
 
 // RequestLog wraps next (a mux with this package's routes) so that every
-// request is logged once, when it ends, at level Info: method, route
-// (the path of the pattern the request matched, e.g.
+// request is logged once, when it ends, at level Info: its request id,
+// method, route (the path of the pattern the request matched, e.g.
 // "/public/community/suppliers/{id}"; never the raw path or query, which
-// may hold personal data or a secret), status, duration and
-// the community the caller authenticated as (empty when authentication
-// failed). Headers are never logged.
+// may hold personal data or a secret), status, duration in milliseconds
+// and the community the caller authenticated as (empty when
+// authentication failed). Headers are never logged. It is Observe with
+// a logger alone.
+func RequestLog(log *slog.Logger, next http.Handler) http.Handler {
+	return Observe(next, log, nil)
+}
+
+// Observe wraps next so that every request gets an id (requestID),
+// returned in the X-Request-Id header; is logged as RequestLog says when
+// log is not nil; and is counted in m when m is not nil.
 //
 // The request is not cloned to carry what handlers learn (its community,
-// the route behind a prefix): they tell the response writer RequestLog
-// gives them, found through any wrapper's Unwrap (a wrapper between
-// RequestLog and the API without Unwrap, such as http.TimeoutHandler's,
-// hides them: the line then has no community). A clone per request
-// (WithContext) cost a request more than the rest of the line
-// (BenchmarkRequestLog; bench/README.md).
-func RequestLog(log *slog.Logger, next http.Handler) http.Handler {
+// the route behind a prefix, the API): they tell the response writer
+// Observe gives them, found through any wrapper's Unwrap (a wrapper
+// between Observe and the API without Unwrap, such as
+// http.TimeoutHandler's, hides them: the line then has no community). A
+// clone per request (WithContext) cost a request more than the rest of
+// the line (BenchmarkRequestLog; bench/README.md).
+func Observe(next http.Handler, log *slog.Logger, m *Metrics) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
+		id := requestID(r)
+		w.Header()[HeaderRequestID] = []string{id}
+		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK, id: id}
+		if m != nil {
+			m.inFlight.Inc()
+			defer m.inFlight.Dec()
+		}
 		next.ServeHTTP(sw, r)
+		end := time.Now()
+		pattern := r.Pattern
+		if sw.route != "" {
+			pattern = sw.route // set by a handler behind a prefix
+		}
+		if m != nil {
+			route := pattern
+			if route == "" {
+				route = noRoute
+			}
+			m.observe(cmp.Or(sw.api, otherAPI), route, sw.status, end.Sub(start).Seconds())
+		}
+		if log == nil {
+			return
+		}
 		ctx := r.Context()
 		h := log.Handler()
 		if !h.Enabled(ctx, slog.LevelInfo) {
 			return
 		}
-		route := r.Pattern
-		if sw.route != "" {
-			route = sw.route // set by a handler behind a prefix
-		}
-		route = patternPath(route)
+		route := patternPath(pattern)
 		if route == "" {
-			route = "(no route)"
+			route = noRoute
 		}
 		// The record is built here rather than by log.LogAttrs, which
 		// would read the clock again and walk the stack for a source
 		// position that is always this function.
-		end := time.Now()
 		rec := slog.NewRecord(end, slog.LevelInfo, "request", 0)
 		rec.AddAttrs(
+			slog.String("request_id", id),
 			slog.String("method", r.Method),
 			slog.String("route", route),
 			slog.Int("status", sw.status),
-			slog.Duration("duration", end.Sub(start)),
+			slog.Float64("duration_ms", Milliseconds(end.Sub(start))),
 			slog.String("community", sw.community),
 		)
 		_ = h.Handle(ctx, rec) // a handler's write error has nowhere to go
 	})
 }
+
+// noRoute is the route of a request no pattern matched; otherAPI the API
+// of a route none of the API packages serves (a host's own).
+const (
+	noRoute  = "(no route)"
+	otherAPI = "other"
+)
+
+// Milliseconds is d in milliseconds, to the microsecond: how the logs
+// give durations (docs: operations.md "Logs").
+func Milliseconds(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 // logged returns the writer RequestLog gave the request, looking through
 // wrappers that offer Unwrap (as http.ResponseController does), or nil
@@ -82,12 +119,22 @@ func patternPath(pattern string) string {
 	return pattern
 }
 
-// noteRoute records for RequestLog the route r matched on an API's own
-// mux, when that mux is behind a prefix (an API's Handler);
-// under Mount the outer request's pattern says it already.
-func noteRoute(w http.ResponseWriter, r *http.Request) {
-	if sw := logged(w); sw != nil && sw.prefix != "" {
-		sw.route = sw.prefix + patternPath(r.Pattern)
+// noteRoute records for RequestLog the API serving r and, when its mux
+// is behind a prefix (an API's Handler), the route r matched there with
+// the prefix put back; under Mount the outer request's pattern says it
+// already.
+func noteRoute(w http.ResponseWriter, r *http.Request, api string) {
+	sw := logged(w)
+	if sw == nil {
+		return
+	}
+	sw.api = api
+	if sw.prefix != "" {
+		if method, path, found := strings.Cut(r.Pattern, " "); found {
+			sw.route = method + " " + sw.prefix + path
+		} else {
+			sw.route = sw.prefix + r.Pattern
+		}
 	}
 }
 
@@ -108,15 +155,17 @@ func notePrefix(w http.ResponseWriter, r *http.Request) {
 }
 
 // statusWriter remembers the status a handler wrote, and what the
-// handlers tell RequestLog about the request: the caller's community; and,
+// handlers tell RequestLog about the request: the API serving it, the
+// caller's community; and,
 // for an API served by its Handler behind a prefix-stripping router, the
 // prefix and the route as the API's own mux matched it with the prefix
 // put back.
 type statusWriter struct {
 	http.ResponseWriter
-	status                   int
-	wrote                    bool
-	community, prefix, route string
+	status                        int
+	wrote                         bool
+	id                            string // the request id
+	community, prefix, route, api string
 }
 
 func (w *statusWriter) WriteHeader(code int) {

@@ -1,0 +1,79 @@
+package httpx
+
+import (
+	"sync"
+	"sync/atomic"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// Metrics are the request metrics of the APIs (docs: operations.md
+// "Metrics"): a latency histogram by API, route pattern and status
+// class, whose _count is the request count, and the requests in flight.
+// RequestLog records them when given.
+type Metrics struct {
+	inFlight prometheus.Gauge
+	duration *prometheus.HistogramVec
+
+	// observers keeps the histogram of each label set: a route has a
+	// handful, and a lookup here costs less than the vector's.
+	observers sync.Map // observerKey -> prometheus.Observer
+	kept      atomic.Int32
+}
+
+// maxObservers bounds the observers kept: label sets past it (a
+// router whose prefixes vary per request) are looked up each time.
+const maxObservers = 1000
+
+type observerKey struct {
+	api, route string
+	class      int
+}
+
+// DurationBuckets are the bounds, in seconds, of the request latency
+// histogram: from a tenth of a millisecond (a page from memory) to ten
+// seconds (an import's longest statement).
+var DurationBuckets = []float64{.0001, .00025, .0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10}
+
+// NewMetrics registers the request metrics on reg.
+func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
+	m := &Metrics{
+		inFlight: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "procure_http_requests_in_flight",
+			Help: "Requests being served.",
+		}),
+		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "procure_http_request_duration_seconds",
+			Help:    "Time from a request's arrival at the request log to its handler's return, by API, route pattern (as the mux matched it, \"(no route)\" for none) and status class; its _count counts requests.",
+			Buckets: DurationBuckets,
+		}, []string{"api", "route", "status_class"}),
+	}
+	for _, c := range []prometheus.Collector{m.inFlight, m.duration} {
+		if err := reg.Register(c); err != nil {
+			return nil, err
+		}
+	}
+	return m, nil
+}
+
+var classes = [...]string{"1xx", "2xx", "3xx", "4xx", "5xx"}
+
+// observe records one request.
+func (m *Metrics) observe(api, route string, status int, seconds float64) {
+	class := status / 100
+	if class < 1 || class > 5 {
+		class = 5
+	}
+	k := observerKey{api, route, class}
+	if o, ok := m.observers.Load(k); ok {
+		o.(prometheus.Observer).Observe(seconds)
+		return
+	}
+	o := m.duration.WithLabelValues(api, route, classes[class-1])
+	if m.kept.Load() < maxObservers {
+		if _, loaded := m.observers.LoadOrStore(k, o); !loaded {
+			m.kept.Add(1)
+		}
+	}
+	o.Observe(seconds)
+}

@@ -1,0 +1,210 @@
+package pgstore
+
+import (
+	"io"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// WithMetrics registers the store's metrics on reg when Open succeeds,
+// and unregisters them at Close (docs: operations.md "Metrics"): the
+// connection pool (pgxpool.Stat), the latency of every write method,
+// the supplier cache of each community (loaded, age, sync lag, load
+// progress), the credential cache's hits and misses, and the progress
+// of data-file imports. Everything but the write latency is read when
+// reg is gathered, from counters the store keeps anyway, so the option
+// costs a request nothing. reg is the caller's own registry (never
+// prometheus.DefaultRegisterer unless the caller chooses it); two
+// stores on one registry need prometheus.WrapRegistererWith to tell
+// them apart, or Open fails with prometheus.AlreadyRegisteredError.
+func WithMetrics(reg prometheus.Registerer) Option { return func(o *options) { o.metrics = reg } }
+
+// storeMetrics are the metrics of one Store; nil without WithMetrics
+// (its methods then do nothing).
+type storeMetrics struct {
+	reg    prometheus.Registerer
+	cs     []prometheus.Collector
+	writes *prometheus.HistogramVec
+}
+
+// importStats are the counters of the store's imports, kept whether or
+// not metrics are on.
+type importStats struct {
+	running     atomic.Int64
+	read, size  atomic.Int64 // of the latest import to start
+	ok, failed  atomic.Int64
+	lastStarted atomic.Int64 // unix nanoseconds
+}
+
+// WriteBuckets are the bounds, in seconds, of the write latency
+// histogram.
+var WriteBuckets = []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5}
+
+// registerMetrics registers s's metrics on reg.
+func (s *Store) registerMetrics(reg prometheus.Registerer) error {
+	m := &storeMetrics{reg: reg}
+	m.writes = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name:    "procure_store_write_duration_seconds",
+		Help:    "Time a write method of the PostgreSQL store took, from its call to its return (its transaction committed or failed), by method.",
+		Buckets: WriteBuckets,
+	}, []string{"op"})
+	for _, c := range []prometheus.Collector{m.writes, &collector{s: s}} {
+		if err := reg.Register(c); err != nil {
+			m.unregister()
+			return err
+		}
+		m.cs = append(m.cs, c)
+	}
+	s.metrics = m
+	return nil
+}
+
+func (m *storeMetrics) unregister() {
+	if m == nil {
+		return
+	}
+	for _, c := range m.cs {
+		m.reg.Unregister(c)
+	}
+}
+
+// timeWrite records a write method's latency: defer s.timeWrite("PutSupplier", time.Now()).
+func (s *Store) timeWrite(op string, start time.Time) {
+	if s.metrics != nil {
+		s.metrics.writes.WithLabelValues(op).Observe(time.Since(start).Seconds())
+	}
+}
+
+// collector reads the store's state when the registry is gathered.
+type collector struct{ s *Store }
+
+func desc(name, help string, labels ...string) *prometheus.Desc {
+	return prometheus.NewDesc(name, help, labels, nil)
+}
+
+var (
+	descPoolConns    = desc("procure_pg_pool_connections", "Connections of the store's pool, by state: acquired (in use), idle, constructing.", "state")
+	descPoolMax      = desc("procure_pg_pool_max_connections", "The most connections the pool opens.")
+	descPoolAcquires = desc("procure_pg_pool_acquires_total", "Connections acquired from the pool.")
+	descPoolEmpty    = desc("procure_pg_pool_empty_acquires_total", "Acquires that waited because the pool had no idle connection.")
+	descPoolWait     = desc("procure_pg_pool_acquire_wait_seconds_total", "Time acquires spent waiting for a connection because none was idle.")
+	descPoolCanceled = desc("procure_pg_pool_canceled_acquires_total", "Acquires canceled by their context while waiting.")
+
+	descCacheLoaded   = desc("procure_supplier_cache_loaded", "1 when the community's suppliers are served from this node's cache, 0 while it loads or reloads (reads go to the database).", "community")
+	descCacheAge      = desc("procure_supplier_cache_age_seconds", "Age of the snapshot the community's cache last synced from: what a read from the cache may miss. Reads go to the database past 0.9 s.", "community")
+	descCacheLag      = desc("procure_supplier_cache_sync_lag_seconds", "At the last poll, how far the database's newest commit stamp of the community was ahead of what the cache had applied (0: caught up).", "community")
+	descCacheRead     = desc("procure_supplier_cache_load_read_suppliers", "Suppliers the community's latest cache load has read so far.", "community")
+	descCacheExpected = desc("procure_supplier_cache_load_expected_suppliers", "Suppliers the community held when its latest cache load began.", "community")
+	descCacheLoading  = desc("procure_supplier_cache_loading", "1 while a background load of the community's cache runs.", "community")
+
+	descCredLookups = desc("procure_credential_cache_lookups_total", "Credential lookups (tokens, service accounts, keys) answered from the node's credential cache (hit) or the database (miss).", "result")
+
+	descImportRunning = desc("procure_import_running", "Data-file imports running.")
+	descImportRead    = desc("procure_import_read_bytes", "Bytes the latest import to start has read of its file.")
+	descImportSize    = desc("procure_import_size_bytes", "Size of the latest import's file, when its caller said (0: unknown).")
+	descImportStarted = desc("procure_import_last_start_timestamp_seconds", "When the latest import started (Unix time; 0: none yet).")
+	descImports       = desc("procure_imports_total", "Data-file imports finished, by result: ok or failed.", "result")
+)
+
+func (c *collector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{descPoolConns, descPoolMax, descPoolAcquires, descPoolEmpty, descPoolWait, descPoolCanceled,
+		descCacheLoaded, descCacheAge, descCacheLag, descCacheRead, descCacheExpected, descCacheLoading,
+		descCredLookups, descImportRunning, descImportRead, descImportSize, descImportStarted, descImports} {
+		ch <- d
+	}
+}
+
+func (c *collector) Collect(ch chan<- prometheus.Metric) {
+	s := c.s
+	gauge := func(d *prometheus.Desc, v float64, labels ...string) {
+		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, labels...)
+	}
+	counter := func(d *prometheus.Desc, v float64, labels ...string) {
+		ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, v, labels...)
+	}
+
+	st := s.pool.Stat()
+	gauge(descPoolConns, float64(st.AcquiredConns()), "acquired")
+	gauge(descPoolConns, float64(st.IdleConns()), "idle")
+	gauge(descPoolConns, float64(st.ConstructingConns()), "constructing")
+	gauge(descPoolMax, float64(st.MaxConns()))
+	counter(descPoolAcquires, float64(st.AcquireCount()))
+	counter(descPoolEmpty, float64(st.EmptyAcquireCount()))
+	counter(descPoolWait, st.EmptyAcquireWaitTime().Seconds())
+	counter(descPoolCanceled, float64(st.CanceledAcquireCount()))
+
+	if cache := s.cache; cache != nil {
+		now := time.Now()
+		cache.mu.RLock()
+		coms := make([]*cachedCom, 0, len(cache.coms))
+		for _, cc := range cache.coms {
+			coms = append(coms, cc)
+		}
+		cache.mu.RUnlock()
+		for _, cc := range coms {
+			loaded := 0.0
+			if st := cc.state.Load(); st != nil && !st.stale {
+				loaded = 1
+				gauge(descCacheAge, now.Sub(st.syncedAt).Seconds(), cc.id)
+			}
+			gauge(descCacheLoaded, loaded, cc.id)
+			gauge(descCacheLag, time.Duration(cc.lag.Load()).Seconds(), cc.id)
+			gauge(descCacheRead, float64(cc.loadRead.Load()), cc.id)
+			gauge(descCacheExpected, float64(cc.loadExpected.Load()), cc.id)
+			loading := 0.0
+			if cc.loading.Load() {
+				loading = 1
+			}
+			gauge(descCacheLoading, loading, cc.id)
+		}
+	}
+
+	if creds := s.creds; creds != nil {
+		counter(descCredLookups, float64(creds.hits.Load()), "hit")
+		counter(descCredLookups, float64(creds.misses.Load()), "miss")
+	}
+
+	im := &s.imports
+	gauge(descImportRunning, float64(im.running.Load()))
+	gauge(descImportRead, float64(im.read.Load()))
+	gauge(descImportSize, float64(im.size.Load()))
+	started := 0.0
+	if ns := im.lastStarted.Load(); ns != 0 {
+		started = float64(ns) / 1e9
+	}
+	gauge(descImportStarted, started)
+	counter(descImports, float64(im.ok.Load()), "ok")
+	counter(descImports, float64(im.failed.Load()), "failed")
+}
+
+// startImport counts an import that begins reading r (size bytes, or 0
+// when unknown) and returns r counted, and the function to call with
+// the import's error when it ends.
+func (s *Store) startImport(r io.Reader, size int64) (io.Reader, func(error)) {
+	im := &s.imports
+	im.running.Add(1)
+	im.read.Store(0)
+	im.size.Store(max(size, 0))
+	im.lastStarted.Store(time.Now().UnixNano())
+	return &countingReader{r: r, n: &im.read}, func(err error) {
+		im.running.Add(-1)
+		if err != nil {
+			im.failed.Add(1)
+		} else {
+			im.ok.Add(1)
+		}
+	}
+}
+
+type countingReader struct {
+	r io.Reader
+	n *atomic.Int64
+}
+
+func (c *countingReader) Read(b []byte) (int, error) {
+	n, err := c.r.Read(b)
+	c.n.Add(int64(n))
+	return n, err
+}
