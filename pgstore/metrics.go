@@ -125,7 +125,7 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, v, labels...)
 	}
 
-	st := s.pool.Stat()
+	st := s.pool.pool.Stat()
 	gauge(descPoolConns, float64(st.AcquiredConns()), "acquired")
 	gauge(descPoolConns, float64(st.IdleConns()), "idle")
 	gauge(descPoolConns, float64(st.ConstructingConns()), "constructing")

@@ -114,3 +114,28 @@ func TestOpenBadDSN(t *testing.T) {
 		t.Fatalf("error shows the password: %q", got)
 	}
 }
+
+// WithMigrateDSN applies the migrations over a connection to that URL,
+// not the store's: here the store's connections cannot write at all
+// (default_transaction_read_only), so Open fails without the option and
+// succeeds with it.
+func TestOpenWithMigrateDSN(t *testing.T) {
+	ctx := context.Background()
+	dsn := pgtest.NewDatabase(t)
+	readOnly := dsn + "&default_transaction_read_only=on"
+	if s, err := pgstore.Open(ctx, readOnly); err == nil {
+		s.Close()
+		t.Fatal("Open on read-only connections migrated; want it to fail")
+	}
+	s, err := pgstore.Open(ctx, readOnly, pgstore.WithMigrateDSN(dsn))
+	if err != nil {
+		t.Fatalf("Open with WithMigrateDSN: %v", err)
+	}
+	defer s.Close()
+	if v, err := s.SchemaVersion(ctx); err != nil || v != latestVersion {
+		t.Fatalf("SchemaVersion = %d, %v; want %d", v, err, latestVersion)
+	}
+	if _, err := pgstore.Open(ctx, dsn, pgstore.WithMigrateDSN("postgres://%zz")); err == nil {
+		t.Fatal("Open with a migrate DSN that does not parse: no error")
+	}
+}

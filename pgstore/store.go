@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -17,6 +16,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/procurekit/procure/internal/pgmigrate"
+	"github.com/procurekit/procure/internal/pgpool"
 )
 
 //go:embed migrations/*.sql
@@ -31,7 +31,7 @@ const migrationLock int64 = 0x7067_7374_6f72_65
 // number of goroutines, and any number of Stores (in one process or many)
 // may share one database.
 type Store struct {
-	pool     *pgxpool.Pool
+	pool     *db // the primary (db.go)
 	ownsPool bool
 	usage    usageMinutes   // lastUsedAt minutes this node has written (credentials.go)
 	cache    *supplierCache // nil without WithSupplierCache (cache.go)
@@ -53,6 +53,7 @@ type options struct {
 	credCache        bool
 	readyEarly       bool
 	metrics          prometheus.Registerer
+	migrateDSN       string
 }
 
 // WithLogger has Open log, at Info, each migration it applies (version,
@@ -68,58 +69,44 @@ func WithLogger(l *slog.Logger) Option { return func(o *options) { o.log = l } }
 // statement that hits it fails before its request would hang.
 const DefaultStatementTimeout = 5 * time.Second
 
-// WithStatementTimeout sets PostgreSQL's statement_timeout on every
-// connection of the store: a statement that runs (or waits for a lock)
-// longer is cancelled by the server, and the call returns an error with
-// SQLSTATE 57014, which httpapi answers 503 UNAVAILABLE. Zero turns the
-// bound off. Without this option the DSN's statement_timeout parameter
-// is used, and without that DefaultStatementTimeout. Migrations, bulk
-// loads (a COPY, and the rest of its transaction: the data-file imports)
-// and maintenance statements (VACUUM, ANALYZE, CREATE INDEX, ...) run
-// without the bound; for other long work, see WithoutStatementTimeout.
+// WithStatementTimeout sets the statement timeout of the store's calls: a
+// statement that runs (or waits for a lock) longer is cancelled by the
+// server, and the call returns an error with SQLSTATE 57014, which httpapi
+// answers 503 UNAVAILABLE. Zero turns the bound off. Without this option
+// the DSN's statement_timeout parameter is used (as a number of
+// milliseconds, or with PostgreSQL's units: 2s, 1min), and without that
+// DefaultStatementTimeout. The bound is set per transaction, never on the
+// connection (see db.go), so it holds through a pooler in transaction
+// mode. Migrations, bulk loads (a COPY, and the rest of its transaction:
+// the data-file imports) and maintenance statements (VACUUM, ANALYZE,
+// CREATE INDEX, ...) run without it; for other long work, see
+// WithoutStatementTimeout.
 func WithStatementTimeout(d time.Duration) Option {
 	return func(o *options) { o.statementTimeout = &d }
 }
 
 // WithoutStatementTimeout returns a context under which the store's
 // statements run without the statement timeout: for bulk work such as a
-// large import, whose COPY may stream for minutes. A connection used so
-// is closed when released, so the bound holds again for every other call.
-// It has an effect on stores made by Open.
+// large import, whose COPY may stream for minutes. It has an effect on
+// stores made by Open.
 func WithoutStatementTimeout(ctx context.Context) context.Context {
 	return context.WithValue(ctx, noStatementTimeout{}, true)
 }
 
 type noStatementTimeout struct{}
 
-// unbounded tracks the connections WithoutStatementTimeout lifted the
-// bound on, so that they are closed when released.
-type unbounded struct {
-	mu    sync.Mutex
-	conns map[*pgx.Conn]bool
-}
-
-// prepare lifts the bound on conn when ctx asks for it.
-func (u *unbounded) prepare(ctx context.Context, conn *pgx.Conn) (bool, error) {
-	if ctx.Value(noStatementTimeout{}) == nil {
-		return true, nil
-	}
-	if _, err := conn.Exec(ctx, "SET statement_timeout = 0"); err != nil {
-		return false, err
-	}
-	u.mu.Lock()
-	u.conns[conn] = true
-	u.mu.Unlock()
-	return true, nil
-}
+// lifter lifts the statement timeout, for the rest of a transaction, from
+// a bulk load and a maintenance statement run inside one (outside one
+// db.go sets no bound on them). It is the connections' pgx tracer.
+type lifter struct{}
 
 // TraceQueryStart lifts the bound for a maintenance statement (VACUUM,
 // ANALYZE, CHECKPOINT, REINDEX, CLUSTER, CREATE INDEX): an operator's or a
 // test's deliberate long work, never an API call's. Every other statement
 // passes untouched.
-func (u *unbounded) TraceQueryStart(ctx context.Context, conn *pgx.Conn, data pgx.TraceQueryStartData) context.Context {
+func (lifter) TraceQueryStart(ctx context.Context, conn *pgx.Conn, data pgx.TraceQueryStartData) context.Context {
 	if maintenance(data.SQL) {
-		u.lift(ctx, conn)
+		lift(ctx, conn)
 	}
 	return ctx
 }
@@ -135,84 +122,88 @@ func maintenance(sql string) bool {
 	return false
 }
 
-// lift lifts the bound on conn: in a transaction for the rest of it (SET
-// LOCAL), outside one for the connection, which is then closed on
-// release. On failure the statement simply stays bounded.
-func (u *unbounded) lift(ctx context.Context, conn *pgx.Conn) {
-	pc := conn.PgConn()
-	if pc.TxStatus() == 'T' {
+// lift lifts the bound on conn for the rest of its transaction (SET
+// LOCAL); outside one there is nothing to lift. On failure the statement
+// simply stays bounded.
+func lift(ctx context.Context, conn *pgx.Conn) {
+	if pc := conn.PgConn(); pc.TxStatus() == 'T' {
 		_, _ = pc.Exec(ctx, "SET LOCAL statement_timeout = 0").ReadAll()
-		return
-	}
-	if _, err := pc.Exec(ctx, "SET statement_timeout = 0").ReadAll(); err == nil {
-		u.mu.Lock()
-		u.conns[conn] = true
-		u.mu.Unlock()
 	}
 }
 
 // TraceQueryEnd completes pgx.QueryTracer.
-func (u *unbounded) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
+func (lifter) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
 
 // TraceCopyFromStart lifts the bound for a bulk load: a COPY streams for
 // as long as its source does (a data-file import of a million suppliers),
 // and the statements that follow it in its transaction merge as many rows.
-func (u *unbounded) TraceCopyFromStart(ctx context.Context, conn *pgx.Conn, _ pgx.TraceCopyFromStartData) context.Context {
-	u.lift(ctx, conn)
+func (lifter) TraceCopyFromStart(ctx context.Context, conn *pgx.Conn, _ pgx.TraceCopyFromStartData) context.Context {
+	lift(ctx, conn)
 	return ctx
 }
 
-func (u *unbounded) TraceCopyFromEnd(context.Context, *pgx.Conn, pgx.TraceCopyFromEndData) {}
-
-// release keeps conn in the pool unless its bound was lifted.
-func (u *unbounded) release(conn *pgx.Conn) bool {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	if u.conns[conn] {
-		delete(u.conns, conn)
-		return false
-	}
-	return true
-}
+func (lifter) TraceCopyFromEnd(context.Context, *pgx.Conn, pgx.TraceCopyFromEndData) {}
 
 // WithMaxConns sets the largest number of connections the store keeps open
 // (pgxpool's default is the greater of 4 and the number of CPUs). The DSN
 // parameter pool_max_conns does the same.
 func WithMaxConns(n int32) Option { return func(o *options) { o.maxConns = n } }
 
+// WithMigrateDSN has Open apply the migrations over a connection of its
+// own to dsn, closed once they are done, rather than over the store's
+// pool: for a store whose DSN goes through a pooler, give the database's
+// own address here (a pooler's limits on a transaction's length, or on
+// what a client may run, are no place for a schema change). The database
+// must be the one the store's DSN reaches.
+func WithMigrateDSN(dsn string) Option { return func(o *options) { o.migrateDSN = dsn } }
+
 // Open connects to the database at dsn (a URL such as
 // postgres://user:pass@host:5432/db, or keyword=value pairs; pgxpool's
 // pool_* parameters are understood), applies the migrations it lacks, and
 // returns the store. Close releases it.
+//
+// The store works on a direct connection and through PgBouncer (or
+// another pooler) in transaction or session mode alike: it keeps no
+// session state outside a transaction (the statement timeout is set per
+// transaction, locks are transaction-level), and its queries run as
+// unnamed statements unless the DSN's default_query_exec_mode says
+// otherwise (internal/pgpool). See the README's "Running on PostgreSQL".
 func Open(ctx context.Context, dsn string, opts ...Option) (*Store, error) {
 	var o options
 	for _, opt := range opts {
 		opt(&o)
 	}
-	cfg, err := pgxpool.ParseConfig(dsn)
+	cfg, err := pgpool.ParseConfig(dsn)
 	if err != nil {
-		// pgx's message may quote the DSN, password included.
-		return nil, errors.New("pgstore: the database URL does not parse")
+		return nil, fmt.Errorf("pgstore: %w", err)
 	}
 	if o.maxConns > 0 {
 		cfg.MaxConns = o.maxConns
 	}
-	switch _, inDSN := cfg.ConnConfig.RuntimeParams["statement_timeout"]; {
-	case o.statementTimeout != nil:
-		cfg.ConnConfig.RuntimeParams["statement_timeout"] = strconv.FormatInt(max(o.statementTimeout.Milliseconds(), 0), 10)
-	case !inDSN:
-		cfg.ConnConfig.RuntimeParams["statement_timeout"] = strconv.FormatInt(DefaultStatementTimeout.Milliseconds(), 10)
+	timeout := DefaultStatementTimeout
+	// Never a startup parameter: PgBouncer refuses it.
+	if v, ok := cfg.ConnConfig.RuntimeParams["statement_timeout"]; ok {
+		delete(cfg.ConnConfig.RuntimeParams, "statement_timeout")
+		if timeout, err = parseTimeout(v); err != nil {
+			return nil, fmt.Errorf("pgstore: the DSN's statement_timeout: %w", err)
+		}
 	}
-	u := &unbounded{conns: map[*pgx.Conn]bool{}}
-	cfg.PrepareConn, cfg.AfterRelease = u.prepare, u.release
+	if o.statementTimeout != nil {
+		timeout = max(*o.statementTimeout, 0)
+	}
 	if cfg.ConnConfig.Tracer == nil {
-		cfg.ConnConfig.Tracer = u
+		cfg.ConnConfig.Tracer = lifter{}
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("pgstore: connect: %w", err)
 	}
-	s, err := newStore(ctx, pool, o.log)
+	d := &db{pool: pool, timeout: timeout, set: true}
+	if err := migrateFor(ctx, d, o); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	s, err := newStore(ctx, d, o.log)
 	if err != nil {
 		pool.Close()
 		return nil, err
@@ -234,25 +225,64 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*Store, error) {
 	return s, nil
 }
 
-// New returns a store over a pool the caller configured and keeps: Close
-// does not close it. Like Open, it applies the migrations the database
-// lacks. The pool's configuration is the caller's: set statement_timeout
-// in its RuntimeParams (Open's DefaultStatementTimeout is a sane value),
-// since New cannot add the bound to connections already made.
-func New(ctx context.Context, pool *pgxpool.Pool) (*Store, error) {
-	return newStore(ctx, pool, nil)
+// migrateFor applies the migrations over a connection to o.migrateDSN, or
+// else over d's pool.
+func migrateFor(ctx context.Context, d *db, o options) error {
+	if o.migrateDSN == "" {
+		return migrate(ctx, d.pool, o.log)
+	}
+	cfg, err := pgpool.ParseConfig(o.migrateDSN)
+	if err != nil {
+		return fmt.Errorf("pgstore: migrations: %w", err)
+	}
+	conn, err := pgx.ConnectConfig(ctx, cfg.ConnConfig)
+	if err != nil {
+		return fmt.Errorf("pgstore: migrations: connect: %w", err)
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	return migrate(ctx, conn, o.log)
 }
 
-func newStore(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger) (*Store, error) {
-	if err := migrate(ctx, pool, log); err != nil {
-		return nil, fmt.Errorf("pgstore: %w", err)
+// parseTimeout reads a statement_timeout as PostgreSQL does: a whole
+// number of milliseconds, or a number with one of the units us, ms, s,
+// min, h, d.
+func parseTimeout(v string) (time.Duration, error) {
+	v = strings.TrimSpace(v)
+	i := strings.IndexFunc(v, func(r rune) bool { return (r < '0' || r > '9') && r != '.' })
+	num, unit := v, "ms"
+	if i >= 0 {
+		num, unit = v[:i], strings.TrimSpace(v[i:])
 	}
+	units := map[string]time.Duration{"us": time.Microsecond, "ms": time.Millisecond, "s": time.Second,
+		"min": time.Minute, "h": time.Hour, "d": 24 * time.Hour}
+	f, err := strconv.ParseFloat(num, 64)
+	u, ok := units[unit]
+	if err != nil || !ok || f < 0 {
+		return 0, fmt.Errorf("%q is not a duration (a number of milliseconds, or with a unit: us, ms, s, min, h, d)", v)
+	}
+	return time.Duration(f * float64(u)), nil
+}
+
+// New returns a store over a pool the caller configured and keeps: Close
+// does not close it. Like Open, it applies the migrations the database
+// lacks. The pool's configuration is the caller's, the statement timeout
+// included: New sets none (Open's DefaultStatementTimeout is a sane value
+// for a pool's RuntimeParams on a direct connection).
+func New(ctx context.Context, pool *pgxpool.Pool) (*Store, error) {
+	d := &db{pool: pool}
+	if err := migrate(ctx, pool, nil); err != nil {
+		return nil, err
+	}
+	return newStore(ctx, d, nil)
+}
+
+func newStore(ctx context.Context, d *db, log *slog.Logger) (*Store, error) {
 	if log != nil {
-		if err := reportHiddenUsernames(ctx, pool, log); err != nil { // username_fold.go
+		if err := reportHiddenUsernames(ctx, d, log); err != nil { // username_fold.go
 			return nil, err
 		}
 	}
-	return &Store{pool: pool}, nil
+	return &Store{pool: d}, nil
 }
 
 // Close closes the connections Open made. It waits for queries in flight.
@@ -260,30 +290,39 @@ func (s *Store) Close() {
 	s.metrics.unregister()
 	s.cache.close()
 	if s.ownsPool {
-		s.pool.Close()
+		s.pool.pool.Close()
 	}
 }
 
 // Ping checks that the database answers, for health checks.
-func (s *Store) Ping(ctx context.Context) error { return s.pool.Ping(ctx) }
+func (s *Store) Ping(ctx context.Context) error { return s.pool.pool.Ping(ctx) }
+
+// beginner is what migrations run on: a pool or a connection.
+type beginner interface {
+	Begin(context.Context) (pgx.Tx, error)
+}
 
 // migrate applies the migrations the database lacks, all in one
-// transaction under an advisory lock (internal/pgmigrate): a node that
-// starts while another migrates waits, then finds the work done. A failed
-// migration leaves the database as it was.
-func migrate(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger) error {
+// transaction under a transaction-level advisory lock
+// (internal/pgmigrate): a node that starts while another migrates waits,
+// then finds the work done. A failed migration leaves the database as it
+// was.
+func migrate(ctx context.Context, db beginner, log *slog.Logger) error {
 	ms, err := pgmigrate.Load(migrationFiles)
 	if err != nil {
-		return err
+		return fmt.Errorf("pgstore: %w", err)
 	}
-	return applyMigrations(ctx, pool, log, ms)
+	if err := applyMigrations(ctx, db, log, ms); err != nil {
+		return fmt.Errorf("pgstore: %w", err)
+	}
+	return nil
 }
 
 // applyMigrations applies those of ms the database lacks (tests apply a
 // prefix, to make a database of an older version), each with its
 // migrationHooks entry.
-func applyMigrations(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger, ms []pgmigrate.Migration) error {
-	ran, err := pgmigrate.Apply(ctx, pool, ms, pgmigrate.Options{
+func applyMigrations(ctx context.Context, db beginner, log *slog.Logger, ms []pgmigrate.Migration) error {
+	ran, err := pgmigrate.Apply(ctx, db, ms, pgmigrate.Options{
 		Table: "schema_migrations",
 		Lock:  migrationLock,
 		Hook: func(ctx context.Context, tx pgx.Tx, m pgmigrate.Migration) error {

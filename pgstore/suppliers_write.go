@@ -51,7 +51,10 @@ func supplierRow(community string, r *supplier.Record) ([]any, error) {
 	}
 	var detArg any
 	if det != nil {
-		detArg = det // a nil []byte would be sent as an empty JSON text
+		// A string, not the []byte: in the exec and simple protocol
+		// modes, where the parameter's type is not known, a []byte is
+		// sent as bytea text, which is no JSON (internal/pgpool).
+		detArg = string(det)
 	}
 	keywords := r.Keywords
 	if keywords == nil {
@@ -528,7 +531,7 @@ type childTable[T any] struct {
 	same        func(a, b *T) bool               // equal but for dates (EqualContent)
 	stamp       func(v, old *T, stamp time.Time) // StampWrite
 	// upsert queues the write of v, whose JSON is doc.
-	upsert func(b *pgx.Batch, community string, supplierID uuid.UUID, v *T, doc []byte)
+	upsert func(b *pgx.Batch, community string, supplierID uuid.UUID, v *T, doc string) // doc: JSON, as a string (see supplierRow)
 }
 
 var (
@@ -538,7 +541,7 @@ var (
 		restore: setContactEmptyText,
 		same:    (*supplier.Contact).EqualContent,
 		stamp:   (*supplier.Contact).StampWrite,
-		upsert: func(b *pgx.Batch, community string, supplierID uuid.UUID, c *supplier.Contact, doc []byte) {
+		upsert: func(b *pgx.Batch, community string, supplierID uuid.UUID, c *supplier.Contact, doc string) {
 			b.Queue(`INSERT INTO supplier_contacts (community_id, supplier_id, id, name_key, doc, empty_text) VALUES ($1, $2, $3, $4, $5, $6)
 			ON CONFLICT (community_id, supplier_id, id) DO UPDATE SET name_key = excluded.name_key, doc = excluded.doc, empty_text = excluded.empty_text`,
 				community, supplierID, c.ID, nullKey(c.Name), doc, contactEmptyText(c))
@@ -550,7 +553,7 @@ var (
 		restore: setAddressEmptyText,
 		same:    (*supplier.RemittanceAddress).EqualContent,
 		stamp:   (*supplier.RemittanceAddress).StampWrite,
-		upsert: func(b *pgx.Batch, community string, supplierID uuid.UUID, a *supplier.RemittanceAddress, doc []byte) {
+		upsert: func(b *pgx.Batch, community string, supplierID uuid.UUID, a *supplier.RemittanceAddress, doc string) {
 			b.Queue(`INSERT INTO remittance_addresses (community_id, supplier_id, id, company_name_key, modified_date, doc, empty_text)
 			VALUES ($1, $2, $3, $4, $5, $6, $7)
 			ON CONFLICT (community_id, supplier_id, id) DO UPDATE SET company_name_key = excluded.company_name_key,
@@ -594,7 +597,7 @@ func putChild[T any](s *Store, ctx context.Context, community string, supplierID
 			return nil, err
 		}
 		b := &pgx.Batch{}
-		t.upsert(b, community, supplierID, &v, doc)
+		t.upsert(b, community, supplierID, &v, string(doc))
 		queueStampSupplier(b, community, supplierID, sl.keys, stamp, &split)
 		out = v
 		return b, nil

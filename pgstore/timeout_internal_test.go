@@ -48,6 +48,7 @@ func TestStatementTimeoutSetting(t *testing.T) {
 		{"option", dsn, []Option{WithStatementTimeout(1500 * time.Millisecond)}, "1500ms"},
 		{"option off", dsn, []Option{WithStatementTimeout(0)}, "0"},
 		{"from the DSN", dsn + "&statement_timeout=2000", nil, "2s"},
+		{"from the DSN, with a unit", dsn + "&statement_timeout=1min", nil, "1min"},
 		{"option over the DSN", dsn + "&statement_timeout=2000", []Option{WithStatementTimeout(3 * time.Second)}, "3s"},
 	}
 	for _, c := range cases {
@@ -81,7 +82,7 @@ func TestMigrationsRunWithoutStatementTimeout(t *testing.T) {
 
 func TestStatementTimeoutFires(t *testing.T) {
 	dsn := pgtest.NewDatabase(t)
-	s := openWith(t, dsn, WithStatementTimeout(200*time.Millisecond), WithMaxConns(4))
+	s := openWith(t, dsn, WithStatementTimeout(200*time.Millisecond), WithMaxConns(1))
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 
@@ -92,14 +93,39 @@ func TestStatementTimeoutFires(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer locker.Close(context.Background())
-	tx, err := locker.Begin(ctx)
-	if err != nil {
+	lock := func() pgx.Tx {
+		tx, err := locker.Begin(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tx.Exec(ctx, "LOCK TABLE users IN ACCESS EXCLUSIVE MODE"); err != nil {
+			t.Fatal(err)
+		}
+		return tx
+	}
+
+	// The lookup's first run on the connection is described first, ahead
+	// of the bound (db.go): the backstop, the call's context deadline,
+	// ends the wait.
+	tx := lock()
+	start := time.Now()
+	_, err = s.UserByUsername(ctx, "c", "jdoe")
+	if !errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil {
+		t.Fatalf("UserByUsername, never run, under a lock: %v; want the backstop's context.DeadlineExceeded", err)
+	}
+	if took := time.Since(start); took > 10*time.Second {
+		t.Errorf("the backstop cut the lookup after %v", took)
+	}
+	if err := tx.Rollback(ctx); err != nil {
 		t.Fatal(err)
 	}
+	// Described once (the backstop closed the connection before), it is
+	// cut by the server's statement timeout.
+	if _, err := s.UserByUsername(ctx, "c", "jdoe"); !errors.Is(err, user.ErrNotFound) {
+		t.Fatal(err)
+	}
+	tx = lock()
 	defer tx.Rollback(context.Background())
-	if _, err := tx.Exec(ctx, "LOCK TABLE users IN ACCESS EXCLUSIVE MODE"); err != nil {
-		t.Fatal(err)
-	}
 	_, err = s.UserByUsername(ctx, "c", "jdoe")
 	var pe *pgconn.PgError
 	if !errors.As(err, &pe) || pe.Code != "57014" {
@@ -110,7 +136,7 @@ func TestStatementTimeoutFires(t *testing.T) {
 	}
 
 	// Under WithoutStatementTimeout the same wait is not cut (it ends when
-	// the lock is released), and the connection is not reused.
+	// the lock is released).
 	done := make(chan error, 1)
 	go func() {
 		_, err := s.UserByUsername(WithoutStatementTimeout(ctx), "c", "jdoe")
@@ -127,22 +153,120 @@ func TestStatementTimeoutFires(t *testing.T) {
 	if err := <-done; !errors.Is(err, user.ErrNotFound) {
 		t.Fatalf("the unbounded lookup: %v; want it to run to its end (not found)", err)
 	}
-	// Every connection of the pool has the bound again.
+	// No connection of the pool keeps a setting: the bound is the
+	// transaction's (db.go).
+	noSessionState(t, s, 1)
+}
+
+// noSessionState checks that each of n connections of the store's pool
+// has the server's statement_timeout and no prepared statement: what a
+// pooler in transaction mode needs, since it hands a server connection to
+// another client after each transaction.
+func noSessionState(t *testing.T, s *Store, n int) {
+	t.Helper()
+	ctx := context.Background()
 	var held []*pgxpool.Conn
-	for range 4 {
-		c, err := s.pool.Acquire(ctx)
+	defer func() {
+		for _, c := range held {
+			c.Release()
+		}
+	}()
+	for range n {
+		c, err := s.pool.pool.Acquire(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
 		held = append(held, c)
 		var v string
-		if err := c.QueryRow(ctx, "SHOW statement_timeout").Scan(&v); err != nil || v != "200ms" {
-			t.Errorf("statement_timeout of a pooled connection after an unbounded call = %s, %v; want 200ms", v, err)
+		var prepared int
+		if err := c.QueryRow(ctx, "SELECT current_setting('statement_timeout'), (SELECT count(*) FROM pg_prepared_statements)",
+			pgx.QueryExecModeSimpleProtocol).Scan(&v, &prepared); err != nil {
+			t.Fatal(err)
+		}
+		if v != "0" || prepared != 0 {
+			t.Errorf("a pooled connection, outside a transaction: statement_timeout %s, %d prepared statements; want the server's 0 and none", v, prepared)
 		}
 	}
-	for _, c := range held {
-		c.Release()
+}
+
+// Every kind of call is bounded - outside a transaction (a query, a row,
+// an Exec with and without arguments, a batch with and without BEGIN, an
+// acquired connection's) and in one - and leaves no setting behind.
+func TestStatementTimeoutEveryCall(t *testing.T) {
+	s := openWith(t, pgtest.NewDatabase(t), WithStatementTimeout(100*time.Millisecond), WithMaxConns(2))
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	const sleep = "SELECT pg_sleep(0.5)"
+	calls := map[string]func() error{
+		"Query": func() error {
+			rows, err := s.pool.Query(ctx, sleep)
+			if err != nil {
+				return err
+			}
+			rows.Close()
+			return rows.Err()
+		},
+		"QueryRow":     func() error { return s.pool.QueryRow(ctx, "SELECT 1 FROM pg_sleep($1)", 0.5).Scan(new(int)) },
+		"Exec":         func() error { _, err := s.pool.Exec(ctx, "SELECT pg_sleep($1)", 0.5); return err },
+		"Exec, simple": func() error { _, err := s.pool.Exec(ctx, "SELECT 1; "+sleep); return err },
+		"batch": func() error {
+			b := &pgx.Batch{}
+			b.Queue("SELECT 1")
+			b.Queue(sleep)
+			return s.pool.SendBatch(ctx, b).Close()
+		},
+		"batch with BEGIN": func() error { return beginBatch(ctx, s.pool, sleep) },
+		"transaction": func() error {
+			return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error { _, err := tx.Exec(ctx, sleep); return err })
+		},
+		"connection": func() error {
+			c, err := s.pool.Acquire(ctx)
+			if err != nil {
+				return err
+			}
+			defer c.Release()
+			if err := beginBatch(ctx, c, "SELECT 1"); err != nil {
+				return err
+			}
+			_, err = c.Exec(ctx, sleep)
+			return err
+		},
 	}
+	for name, call := range calls {
+		err := call()
+		var pe *pgconn.PgError
+		if !errors.As(err, &pe) || pe.Code != "57014" {
+			t.Errorf("%s: %v; want SQLSTATE 57014 (statement timeout)", name, err)
+		}
+	}
+	// Results read one by one skip the inserted statement's.
+	b := &pgx.Batch{}
+	b.Queue("BEGIN")
+	b.Queue("SELECT 7")
+	b.Queue("COMMIT")
+	br := s.pool.SendBatch(ctx, b)
+	if _, err := br.Exec(); err != nil {
+		t.Fatal(err)
+	}
+	var seven int
+	if err := br.QueryRow().Scan(&seven); err != nil || seven != 7 {
+		t.Errorf("the batch's second result: %d, %v; want 7", seven, err)
+	}
+	if err := br.Close(); err != nil {
+		t.Fatal(err)
+	}
+	noSessionState(t, s, 2)
+}
+
+// beginBatch runs BEGIN, sql and COMMIT in one batch.
+func beginBatch(ctx context.Context, q interface {
+	SendBatch(context.Context, *pgx.Batch) pgx.BatchResults
+}, sql string) error {
+	b := &pgx.Batch{}
+	b.Queue("BEGIN")
+	b.Queue(sql)
+	b.Queue("COMMIT")
+	return q.SendBatch(ctx, b).Close()
 }
 
 func TestBulkLoadsRunWithoutStatementTimeout(t *testing.T) {

@@ -7,7 +7,6 @@ import (
 	"log/slog"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/procurekit/procure/user"
 )
@@ -81,7 +80,7 @@ const maxReportedIDs = 20
 // operator can have them renamed (an update through the user API with a
 // clean username). Only usernames that are not plain ASCII can break the
 // rule, so only those are read.
-func reportHiddenUsernames(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger) error {
+func reportHiddenUsernames(ctx context.Context, pool querier, log *slog.Logger) error {
 	rows, err := pool.Query(ctx, `SELECT community_id, id, username FROM users
 		WHERE octet_length(username) <> char_length(username) ORDER BY community_id, id`)
 	if err != nil {

@@ -30,26 +30,29 @@ const (
 	constraintUserUsername = "users_community_username"
 )
 
-// codesJSON encodes a coded list for its JSONB column ([] when empty).
-func codesJSON(l []user.Code) []byte {
+// codesJSON encodes a coded list for its JSONB column ([] when empty), as
+// a string: a []byte parameter would be sent as bytea text in the exec and
+// simple protocol modes (internal/pgpool).
+func codesJSON(l []user.Code) string {
 	if len(l) == 0 {
-		return []byte("[]")
+		return "[]"
 	}
 	b, err := json.Marshal(l)
 	if err != nil {
 		panic(err) // a []struct{string} always encodes
 	}
-	return b
+	return string(b)
 }
 
 // userRow returns the column values of u in userColumns order.
 func userRow(community string, u user.User) ([]any, error) {
-	attrs := []byte("[]")
+	attrs := "[]"
 	if len(u.Attributes) > 0 {
-		var err error
-		if attrs, err = json.Marshal(u.Attributes); err != nil {
+		b, err := json.Marshal(u.Attributes)
+		if err != nil {
 			return nil, err
 		}
+		attrs = string(b)
 	}
 	return []any{u.ID, community, u.Username, user.UsernameKey(u.Username), u.ExternalID, u.FirstName, u.LastName,
 		u.DisplayName, u.Email, u.Phone, u.Enabled, codesJSON(u.OrganisationUnits), codesJSON(u.Roles),

@@ -96,3 +96,21 @@ func TestMigrateTotalsBackfill(t *testing.T) {
 		t.Fatalf("held after the release: %v, %v; want 5.5", held, err)
 	}
 }
+
+// Options.MigrateDSN applies the migrations over a connection to that
+// URL: the store's own connections here cannot write (read-only
+// transactions), so Open fails without it and succeeds with it.
+func TestOpenWithMigrateDSN(t *testing.T) {
+	ctx := context.Background()
+	dsn := pgtest.NewDatabase(t)
+	readOnly := dsn + "&default_transaction_read_only=on"
+	if s, err := pgholds.Open(ctx, readOnly, pgholds.Options{}); err == nil {
+		s.Close()
+		t.Fatal("Open on read-only connections migrated; want it to fail")
+	}
+	s, err := pgholds.Open(ctx, readOnly, pgholds.Options{MigrateDSN: dsn})
+	if err != nil {
+		t.Fatalf("Open with MigrateDSN: %v", err)
+	}
+	s.Close()
+}

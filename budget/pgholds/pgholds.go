@@ -42,6 +42,7 @@ import (
 
 	"github.com/procurekit/procure/budget"
 	"github.com/procurekit/procure/internal/pgmigrate"
+	"github.com/procurekit/procure/internal/pgpool"
 )
 
 //go:embed migrations/*.sql
@@ -61,6 +62,10 @@ type Options struct {
 	Community string
 	// Now is the store's clock; nil means time.Now.
 	Now func() time.Time
+	// MigrateDSN, when set, is where Open applies the migrations, over a
+	// connection of its own: the database's own URL when Open's goes
+	// through a pooler. Empty: over the store's pool.
+	MigrateDSN string
 }
 
 // Store is the PostgreSQL budget.HoldStore. It is safe for concurrent use,
@@ -75,17 +80,32 @@ type Store struct {
 var _ budget.HoldStore = (*Store)(nil)
 
 // Open connects to the database at dsn, applies the migrations it lacks
-// and returns a store that owns the connection pool (Close closes it).
+// and returns a store that owns the connection pool (Close closes it). The
+// store works directly and through a pooler such as PgBouncer in
+// transaction mode: its locks are transaction-level and its queries
+// unnamed statements unless the DSN's default_query_exec_mode says
+// otherwise (internal/pgpool).
 func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
-	pool, err := pgxpool.New(ctx, dsn)
+	cfg, err := pgpool.ParseConfig(dsn)
 	if err != nil {
 		return nil, fmt.Errorf("pgholds: %w", err)
 	}
-	s, err := New(ctx, pool, opts)
-	if err != nil {
-		pool.Close()
-		return nil, err
+	if opts.MigrateDSN != "" {
+		if err := migrateAt(ctx, opts.MigrateDSN); err != nil {
+			return nil, fmt.Errorf("pgholds: %w", err)
+		}
 	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("pgholds: %w", err)
+	}
+	if opts.MigrateDSN == "" {
+		if err := migrate(ctx, pool); err != nil {
+			pool.Close()
+			return nil, fmt.Errorf("pgholds: %w", err)
+		}
+	}
+	s := newStore(pool, opts)
 	s.ownsPool = true
 	return s, nil
 }
@@ -96,10 +116,14 @@ func New(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Store, error) 
 	if err := migrate(ctx, pool); err != nil {
 		return nil, fmt.Errorf("pgholds: %w", err)
 	}
+	return newStore(pool, opts), nil
+}
+
+func newStore(pool *pgxpool.Pool, opts Options) *Store {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	return &Store{pool: pool, community: opts.Community, now: opts.Now}, nil
+	return &Store{pool: pool, community: opts.Community, now: opts.Now}
 }
 
 // WithCommunity returns a store of another community's holds on s's pool
@@ -627,15 +651,31 @@ func (s *Store) Audit(ctx context.Context, skip int) ([]budget.AuditEntry, error
 	return out, nil
 }
 
+// migrateAt applies the migrations over a connection of its own to dsn.
+func migrateAt(ctx context.Context, dsn string) error {
+	cfg, err := pgpool.ParseConfig(dsn)
+	if err != nil {
+		return fmt.Errorf("migrations: %w", err)
+	}
+	conn, err := pgx.ConnectConfig(ctx, cfg.ConnConfig)
+	if err != nil {
+		return fmt.Errorf("migrations: %w", err)
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	return migrate(ctx, conn)
+}
+
 // migrate applies the migrations the database lacks in one transaction
 // under a transaction-level advisory lock (internal/pgmigrate): connectors
 // starting together apply each migration once, and a failed one leaves the
 // database as it was.
-func migrate(ctx context.Context, pool *pgxpool.Pool) error {
+func migrate(ctx context.Context, db interface {
+	Begin(context.Context) (pgx.Tx, error)
+}) error {
 	ms, err := pgmigrate.Load(migrationFiles)
 	if err != nil {
 		return err
 	}
-	_, err = pgmigrate.Apply(ctx, pool, ms, pgmigrate.Options{Table: "budget_holds_migrations", Lock: migrationLock})
+	_, err = pgmigrate.Apply(ctx, db, ms, pgmigrate.Options{Table: "budget_holds_migrations", Lock: migrationLock})
 	return err
 }
