@@ -79,6 +79,17 @@ var (
 //	func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
 func Main(m *testing.M) int {
 	code := m.Run()
+	if bouncerDir != "" {
+		stopBouncer(bouncerDir)
+		if srv == nil {
+			_ = os.RemoveAll(bouncerDir)
+		}
+	}
+	if replicaSrv != nil {
+		if err := replicaSrv.stopServer(); err != nil {
+			fmt.Fprintf(os.Stderr, "pgtest: replica: %v\n", err)
+		}
+	}
 	if srv != nil {
 		if err := srv.stop(); err != nil {
 			fmt.Fprintf(os.Stderr, "pgtest: %v\n", err)
@@ -284,7 +295,9 @@ func start(bin string) (*server, error) {
 }
 
 // configure writes the test settings: later lines of postgresql.conf win,
-// so a retry with another port simply appends again.
+// so a retry with another port simply appends again. wal_level replica and
+// the WAL senders (PostgreSQL's defaults, stated here) let replica.go
+// stream a replica from the server.
 func (s *server) configure(port int) error {
 	conf := fmt.Sprintf(`
 # pgtest: a throwaway server for tests. Not durable: never use for real data.
@@ -300,16 +313,10 @@ shared_buffers = '512MB'
 maintenance_work_mem = '256MB'
 work_mem = '16MB'
 logging_collector = off
+wal_level = replica
+max_wal_senders = 10
 `, port)
-	f, err := os.OpenFile(filepath.Join(s.data(), "postgresql.conf"), os.O_APPEND|os.O_WRONLY, 0)
-	if err != nil {
-		return err
-	}
-	if _, err := f.WriteString(conf); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return appendConf(s.data(), conf)
 }
 
 // stop shuts the server down at once (its data is thrown away anyway) and
@@ -393,10 +400,14 @@ func sweep(bin string, cred *syscall.Credential) {
 		if err != nil || pid <= 0 || alive(pid) {
 			continue
 		}
-		if _, err := os.Stat(filepath.Join(dir, "data", "postmaster.pid")); err == nil {
-			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-			_, _ = runAs(ctx, cred, dir, filepath.Join(bin, "pg_ctl"), "stop", "-m", "immediate", "-w", "-D", filepath.Join(dir, "data")) // best effort: it may be gone already
-			cancel()
+		stopBouncer(dir)
+		// The replica (replica.go) first, then the primary.
+		for _, data := range []string{filepath.Join(dir, "replica", "data"), filepath.Join(dir, "data")} {
+			if _, err := os.Stat(filepath.Join(data, "postmaster.pid")); err == nil {
+				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+				_, _ = runAs(ctx, cred, dir, filepath.Join(bin, "pg_ctl"), "stop", "-m", "immediate", "-w", "-D", data) // best effort: it may be gone already
+				cancel()
+			}
 		}
 		_ = os.RemoveAll(dir) // best effort: another run may be sweeping too
 	}

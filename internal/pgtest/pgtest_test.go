@@ -201,3 +201,78 @@ func TestServerStopStart(t *testing.T) {
 		t.Errorf("DSN %s does not use port %d", s.DSN(), s.port)
 	}
 }
+
+// A pooled database is the same database reached through PgBouncer in
+// transaction mode: what one URL writes the other reads, and the pooled
+// URL's port is not the server's.
+func TestNewPooledDatabase(t *testing.T) {
+	ctx := context.Background()
+	pooled, direct := NewPooledDatabase(t)
+	p, d := connect(t, pooled), connect(t, direct)
+	if _, err := p.Exec(ctx, "CREATE TABLE t (v int); INSERT INTO t VALUES (7)"); err != nil {
+		t.Fatal(err)
+	}
+	var v, serverPort int
+	if err := d.QueryRow(ctx, "SELECT v, inet_server_port() FROM t").Scan(&v, &serverPort); err != nil || v != 7 {
+		t.Fatalf("the direct connection reads %d, %v; want 7", v, err)
+	}
+	if p.Config().Port == uint16(serverPort) {
+		t.Fatalf("the pooled URL %s reaches the server's own port %d", pooled, serverPort)
+	}
+	// Transaction pooling: a transaction keeps its server connection.
+	var pid1, pid2 int
+	tx, err := p.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	if err := tx.QueryRow(ctx, "SELECT pg_backend_pid()").Scan(&pid1); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.QueryRow(ctx, "SELECT pg_backend_pid()").Scan(&pid2); err != nil || pid1 != pid2 {
+		t.Fatalf("one transaction ran on backends %d and %d (%v)", pid1, pid2, err)
+	}
+}
+
+// The replica follows the primary, and shows the data as it was while its
+// replay is paused.
+func TestNewReplicatedDatabase(t *testing.T) {
+	ctx := context.Background()
+	r := NewReplicatedDatabase(t)
+	p, rep := connect(t, r.Primary), connect(t, r.Replica)
+	var standby bool
+	if err := rep.QueryRow(ctx, "SELECT pg_is_in_recovery()").Scan(&standby); err != nil || !standby {
+		t.Fatalf("the replica: pg_is_in_recovery() = %v, %v; want true", standby, err)
+	}
+	if _, err := p.Exec(ctx, "CREATE TABLE t (v int); INSERT INTO t VALUES (1)"); err != nil {
+		t.Fatal(err)
+	}
+	count := func() int {
+		var n int
+		if err := rep.QueryRow(ctx, "SELECT count(*) FROM t").Scan(&n); err != nil {
+			return -1 // the table has not reached the replica yet
+		}
+		return n
+	}
+	eventually := func(want int) {
+		t.Helper()
+		deadline := time.Now().Add(30 * time.Second)
+		for count() != want {
+			if time.Now().After(deadline) {
+				t.Fatalf("the replica has %d rows; want %d", count(), want)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	eventually(1)
+	r.PauseReplay(t)
+	if _, err := p.Exec(ctx, "INSERT INTO t VALUES (2)"); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond)
+	if n := count(); n != 1 {
+		t.Fatalf("the paused replica has %d rows; want the 1 it had", n)
+	}
+	r.ResumeReplay(t)
+	eventually(2)
+}
