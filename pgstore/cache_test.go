@@ -27,19 +27,13 @@ import (
 // (docs: live-data.md "Visibility"), both from their caches. Until the bound
 // has passed, node B shows the state before the step or after one of its
 // writes, never another.
-func TestCacheTwoNodes(t *testing.T) {
+func TestCacheTwoNodes(t *testing.T) { inSetups(t, testCacheTwoNodes) }
+
+func testCacheTwoNodes(t *testing.T, su setup) {
 	ctx := context.Background()
 	f := fixture()
-	_, dsn := openStore(t, f)
-	var a, b *pgstore.Store
-	for _, p := range []**pgstore.Store{&a, &b} {
-		s, err := pgstore.Open(ctx, dsn, pgstore.WithSupplierCache())
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(s.Close)
-		*p = s
-	}
+	_, d := openIn(t, su, f)
+	a, b := d.open(t, pgstore.WithSupplierCache()), d.open(t, pgstore.WithSupplierCache())
 
 	// What a node shows: the names in name order, with each supplier's
 	// contact and address names.
@@ -74,11 +68,7 @@ func TestCacheTwoNodes(t *testing.T) {
 		t.Helper()
 		return listC1(t, s, func(x supplier.Summary) string { return x.Name + "@" + x.ModifiedDate.Format(time.RFC3339Nano) })
 	}
-	db, err := pgstore.Open(ctx, dsn, pgstore.WithMaxConns(2)) // no cache: the database
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(db.Close)
+	db := database{dsn: d.direct}.open(t, pgstore.WithMaxConns(2)) // no cache, no replica: the database
 
 	newRec := func(n int, name string) supplier.Record {
 		return supplier.Record{Detail: supplier.Detail{Summary: supplier.Summary{ID: id(n), Name: name, ProfileType: supplier.ProfileCompany}}}

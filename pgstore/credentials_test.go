@@ -45,15 +45,21 @@ CREATE TRIGGER count_key_usage AFTER UPDATE OF last_used_at ON service_account_k
 type credStore struct {
 	*pgstore.Store
 	dsn string
+	db  database
 }
 
 func openCredStore(t *testing.T, opts ...pgstore.Option) *credStore {
 	t.Helper()
-	s, dsn := openStore(t, nil, opts...)
-	if _, err := connect(t, dsn).Exec(context.Background(), usageCounter); err != nil {
+	return openCredStoreIn(t, setups[0], opts...)
+}
+
+func openCredStoreIn(t *testing.T, su setup, opts ...pgstore.Option) *credStore {
+	t.Helper()
+	s, d := openIn(t, su, nil, opts...)
+	if _, err := connect(t, d.direct).Exec(context.Background(), usageCounter); err != nil {
 		t.Fatal(err)
 	}
-	return &credStore{s, dsn}
+	return &credStore{s, d.direct, d}
 }
 
 // The write side of communities, credentials and budgets passes the
@@ -71,20 +77,17 @@ func TestCredentialConformanceCached(t *testing.T) {
 // runCredentialSuite runs authtest on stores opened with opts, the peer
 // allowed lag to see a change.
 func runCredentialSuite(t *testing.T, lag time.Duration, opts ...pgstore.Option) {
-	authtest.Run(t, authtest.Config{
-		New: func(t *testing.T) authtest.Store { return openCredStore(t, opts...) },
-		Peer: func(t *testing.T, s authtest.Store) authtest.Store {
-			other, err := pgstore.Open(context.Background(), s.(*credStore).dsn, opts...)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(other.Close)
-			return other
-		},
-		PeerLag: lag,
-		UsageWrites: func(t *testing.T, s authtest.Store) int {
-			return queryInt(t, connect(t, s.(*credStore).dsn), `SELECT n FROM usage_writes`)
-		},
+	inSetups(t, func(t *testing.T, su setup) {
+		authtest.Run(t, authtest.Config{
+			New: func(t *testing.T) authtest.Store { return openCredStoreIn(t, su, opts...) },
+			Peer: func(t *testing.T, s authtest.Store) authtest.Store {
+				return s.(*credStore).db.open(t, opts...)
+			},
+			PeerLag: lag,
+			UsageWrites: func(t *testing.T, s authtest.Store) int {
+				return queryInt(t, connect(t, s.(*credStore).dsn), `SELECT n FROM usage_writes`)
+			},
+		})
 	})
 }
 

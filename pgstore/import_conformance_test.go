@@ -7,8 +7,10 @@ import (
 )
 
 func TestImportConformance(t *testing.T) {
-	importtest.Run(t, func(tb testing.TB) importtest.Store {
-		s, _ := openStore(tb, nil)
-		return s
+	inSetups(t, func(t *testing.T, su setup) {
+		importtest.Run(t, func(tb testing.TB) importtest.Store {
+			s, _ := openIn(tb, su, nil)
+			return s
+		})
 	})
 }

@@ -32,14 +32,16 @@ import (
 // cache follows the writes of both nodes; after the writers stop it polls
 // once more when the one-second bound has passed.
 func TestPollNeverMissesAChangeAcrossNodes(t *testing.T) {
-	t.Run("database", func(t *testing.T) { testPollAcrossNodes(t, false) })
-	t.Run("cache", func(t *testing.T) { testPollAcrossNodes(t, true) })
+	inSetups(t, func(t *testing.T, su setup) {
+		t.Run("database", func(t *testing.T) { testPollAcrossNodes(t, su, false) })
+		t.Run("cache", func(t *testing.T) { testPollAcrossNodes(t, su, true) })
+	})
 }
 
-func testPollAcrossNodes(t *testing.T, cached bool) {
+func testPollAcrossNodes(t *testing.T, su setup, cached bool) {
 	ctx := context.Background()
-	_, dsn := openStore(t, nil)
-	conn := connect(t, dsn)
+	_, d := openIn(t, su, nil)
+	conn := connect(t, d.direct)
 	if _, err := conn.Exec(ctx, `INSERT INTO communities (id, name, region) VALUES ('live', 'Live', 'NZ')`); err != nil {
 		t.Fatal(err)
 	}
@@ -49,12 +51,7 @@ func testPollAcrossNodes(t *testing.T, cached bool) {
 	}
 	var nodes []*pgstore.Store
 	for range 2 {
-		s, err := pgstore.Open(ctx, dsn, opts...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(s.Close)
-		nodes = append(nodes, s)
+		nodes = append(nodes, d.open(t, opts...))
 	}
 
 	const (

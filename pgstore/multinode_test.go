@@ -2,7 +2,6 @@ package pgstore_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -12,19 +11,14 @@ import (
 	"testing"
 
 	"github.com/procurekit/procure/httpapi"
-	"github.com/procurekit/procure/pgstore"
 	"github.com/procurekit/procure/user"
 )
 
 // node is one service node: its own store (and connection pool) on the
 // shared database, and its own HTTP server.
-func node(tb testing.TB, dsn string) *httptest.Server {
+func node(tb testing.TB, d database) *httptest.Server {
 	tb.Helper()
-	s, err := pgstore.Open(context.Background(), dsn)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(s.Close)
+	s := d.open(tb)
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	mux := http.NewServeMux()
 	httpapi.MountUsers(mux, httpapi.UserOptions{Users: user.NewService(s), Accounts: s, Logger: quiet})
@@ -77,12 +71,14 @@ func call(tb testing.TB, srv *httptest.Server, method, path string, body any) ap
 // DUPLICATE_USERNAME (docs: users.md: concurrent requests never
 // produce two users with one username); a rename on one node is visible on
 // the other at once.
-func TestMultiNode(t *testing.T) {
+func TestMultiNode(t *testing.T) { inSetups(t, testMultiNode) }
+
+func testMultiNode(t *testing.T, su setup) {
 	f := fixture()
 	// The test clients call from the loopback address.
 	f.Communities[0].ServiceAccounts[0].AllowedIPs = append(f.Communities[0].ServiceAccounts[0].AllowedIPs, "127.0.0.1")
-	_, dsn := openStore(t, f)
-	nodes := []*httptest.Server{node(t, dsn), node(t, dsn)}
+	_, d := openIn(t, su, f)
+	nodes := []*httptest.Server{node(t, d), node(t, d)}
 
 	const creates = 50
 	results := make([]apiResponse, creates)

@@ -26,9 +26,11 @@ func names(items []supplier.Summary) []string {
 
 // The supplier conformance suite, unchanged: pgstore behaves as memstore.
 func TestSupplierStoreConformance(t *testing.T) {
-	suppliertest.Run(t, func(t *testing.T, f *datafile.File) supplier.Store {
-		s, _ := openStore(t, f)
-		return s
+	inSetups(t, func(t *testing.T, su setup) {
+		suppliertest.Run(t, func(t *testing.T, f *datafile.File) supplier.Store {
+			s, _ := openIn(t, su, f)
+			return s
+		})
 	})
 }
 
@@ -36,20 +38,22 @@ func TestSupplierStoreConformance(t *testing.T) {
 // after the import is served by the cache (a community this small loads
 // at its first read), and answers as memstore and the database do.
 func TestSupplierStoreConformanceCached(t *testing.T) {
-	var stores []*pgstore.Store
-	suppliertest.Run(t, func(t *testing.T, f *datafile.File) supplier.Store {
-		s, _ := openStore(t, f, pgstore.WithSupplierCache())
-		stores = append(stores, s)
-		return s
+	inSetups(t, func(t *testing.T, su setup) {
+		var stores []*pgstore.Store
+		suppliertest.Run(t, func(t *testing.T, f *datafile.File) supplier.Store {
+			s, _ := openIn(t, su, f, pgstore.WithSupplierCache())
+			stores = append(stores, s)
+			return s
+		})
+		var served int64
+		for _, s := range stores {
+			served += pgstore.CacheServed(s)
+		}
+		if served == 0 {
+			t.Fatalf("the cache served no read of the suite's %d stores", len(stores))
+		}
+		t.Logf("%d reads served by the caches of %d stores", served, len(stores))
 	})
-	var served int64
-	for _, s := range stores {
-		served += pgstore.CacheServed(s)
-	}
-	if served == 0 {
-		t.Fatalf("the cache served no read of the suite's %d stores", len(stores))
-	}
-	t.Logf("%d reads served by the caches of %d stores", served, len(stores))
 }
 
 // The prefix query takes the user's text literally - no pattern

@@ -15,8 +15,16 @@ import (
 // The writer conformance suite, unchanged: pgstore writes as memstore
 // does.
 func TestSupplierWriterConformance(t *testing.T) {
-	s, dsn := openStore(t, nil)
-	conn := connect(t, dsn)
+	inSetups(t, func(t *testing.T, su setup) {
+		s, d := openIn(t, su, nil)
+		runWriter(t, s, d)
+	})
+}
+
+// runWriter runs the writer suite on s, whose communities are made
+// directly in d's database.
+func runWriter(t *testing.T, s *pgstore.Store, d database) {
+	conn := connect(t, d.direct)
 	suppliertest.RunWriter(t, func(t *testing.T) (suppliertest.WriteStore, func(*testing.T, string)) {
 		return s, func(t *testing.T, id string) {
 			if _, err := conn.Exec(context.Background(), `INSERT INTO communities (id, name, region) VALUES ($1, $1, 'NZ')`, id); err != nil {
@@ -30,19 +38,14 @@ func TestSupplierWriterConformance(t *testing.T) {
 // a write on the node is its own write's result (read-your-writes through
 // the cache), and the cache serves them.
 func TestSupplierWriterConformanceCached(t *testing.T) {
-	s, dsn := openStore(t, nil, pgstore.WithSupplierCache())
-	conn := connect(t, dsn)
-	suppliertest.RunWriter(t, func(t *testing.T) (suppliertest.WriteStore, func(*testing.T, string)) {
-		return s, func(t *testing.T, id string) {
-			if _, err := conn.Exec(context.Background(), `INSERT INTO communities (id, name, region) VALUES ($1, $1, 'NZ')`, id); err != nil {
-				t.Fatal(err)
-			}
+	inSetups(t, func(t *testing.T, su setup) {
+		s, d := openIn(t, su, nil, pgstore.WithSupplierCache())
+		runWriter(t, s, d)
+		if pgstore.CacheServed(s) == 0 {
+			t.Fatal("the cache served no read of the writer suite")
 		}
+		t.Logf("%d reads served by the cache", pgstore.CacheServed(s))
 	})
-	if pgstore.CacheServed(s) == 0 {
-		t.Fatal("the cache served no read of the writer suite")
-	}
-	t.Logf("%d reads served by the cache", pgstore.CacheServed(s))
 }
 
 // An unknown community is ErrUnknownCommunity; another community's

@@ -10,8 +10,10 @@ import (
 
 // The user conformance suite, unchanged: pgstore behaves as memstore.
 func TestUserStoreConformance(t *testing.T) {
-	usertest.Run(t, func(t *testing.T, f *datafile.File) user.Store {
-		s, _ := openStore(t, f)
-		return s
+	inSetups(t, func(t *testing.T, su setup) {
+		usertest.Run(t, func(t *testing.T, f *datafile.File) user.Store {
+			s, _ := openIn(t, su, f)
+			return s
+		})
 	})
 }

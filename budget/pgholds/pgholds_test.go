@@ -20,9 +20,10 @@ import (
 
 func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
 
-// harness opens each store on a fresh database; a twin is a second Store
-// (its own pool) on the same database, as a second connector would be.
-func harness() holdstest.Harness {
+// harness opens each store on a fresh database from newDB (its URL for
+// the stores); a twin is a second Store (its own pool) on the same
+// database, as a second connector would be.
+func harness(newDB func(testing.TB) string) holdstest.Harness {
 	var mu sync.Mutex
 	dsns := map[budget.HoldStore]string{}
 	clocks := map[budget.HoldStore]func() time.Time{}
@@ -37,7 +38,7 @@ func harness() holdstest.Harness {
 	}
 	return holdstest.Harness{
 		New: func(tb testing.TB, now func() time.Time) budget.HoldStore {
-			dsn := pgtest.NewDatabase(tb)
+			dsn := newDB(tb)
 			s := open(tb, dsn, now)
 			mu.Lock()
 			dsns[s], clocks[s] = dsn, now
@@ -53,7 +54,17 @@ func harness() holdstest.Harness {
 	}
 }
 
-func TestHolds(t *testing.T) { holdstest.Run(t, harness()) }
+func TestHolds(t *testing.T) { holdstest.Run(t, harness(pgtest.NewDatabase)) }
+
+// The suite through PgBouncer in transaction mode (docs: the README's
+// "Running on PostgreSQL"): every transaction may run on another server
+// connection, so no lock or statement may outlive one.
+func TestHoldsThroughPgBouncer(t *testing.T) {
+	holdstest.Run(t, harness(func(tb testing.TB) string {
+		pooled, _ := pgtest.NewPooledDatabase(tb)
+		return pooled
+	}))
+}
 
 func openBench(b *testing.B) *pgholds.Store {
 	s, err := pgholds.Open(context.Background(), pgtest.NewDatabase(b), pgholds.Options{})

@@ -18,10 +18,22 @@ import (
 // 8000), sent to both nodes in turn, exactly 80 proceed and the rest are
 // over budget (soft stops, the demo's status for a sum over budget); a
 // cancel through one node frees the budget for the other (docs:
-// account-codes.md "Holds").
+// account-codes.md "Holds"). The same through PgBouncer in transaction
+// mode, with the migrations sent to the database directly
+// (-postgres-migrate), as the README's deployment section runs it.
 func TestCheckoutHoldsSharedOnPostgres(t *testing.T) {
-	dsn := pgtest.NewDatabase(t)
-	nodes := []*running{start(t, "-postgres", dsn), start(t, "-postgres", dsn)}
+	t.Run("direct", func(t *testing.T) {
+		dsn := pgtest.NewDatabase(t)
+		testCheckoutHoldsShared(t, "-postgres", dsn)
+	})
+	t.Run("pgbouncer", func(t *testing.T) {
+		pooled, direct := pgtest.NewPooledDatabase(t)
+		testCheckoutHoldsShared(t, "-postgres", pooled, "-postgres-migrate", direct)
+	})
+}
+
+func testCheckoutHoldsShared(t *testing.T, args ...string) {
+	nodes := []*running{start(t, args...), start(t, args...)}
 	post := func(base, path, body string) (int, map[string]any, error) {
 		req, err := http.NewRequest(http.MethodPost, base+path, strings.NewReader(body))
 		if err != nil {
