@@ -165,17 +165,21 @@ func WithMigrateDSN(dsn string) Option { return func(o *options) { o.migrateDSN 
 // The store works on a direct connection and through PgBouncer (or
 // another pooler) in transaction or session mode alike: it keeps no
 // session state outside a transaction (the statement timeout is set per
-// transaction, locks are transaction-level), and its queries run as
-// unnamed statements unless the DSN's default_query_exec_mode says
-// otherwise (internal/pgpool). See the README's "Running on PostgreSQL".
+// transaction, locks are transaction-level), and it prepares named
+// statements only on a connection it finds to be direct, unless the DSN's
+// default_query_exec_mode says otherwise (internal/pgpool; WithLogger
+// logs the choice). See the README's "PostgreSQL" section.
 func Open(ctx context.Context, dsn string, opts ...Option) (*Store, error) {
 	var o options
 	for _, opt := range opts {
 		opt(&o)
 	}
-	cfg, err := pgpool.ParseConfig(dsn)
+	cfg, direct, err := pgpool.Config(ctx, dsn)
 	if err != nil {
-		return nil, fmt.Errorf("pgstore: %w", err)
+		return nil, fmt.Errorf("pgstore: connect: %w", err)
+	}
+	if o.log != nil {
+		o.log.InfoContext(ctx, "postgres", "query_exec_mode", cfg.ConnConfig.DefaultQueryExecMode.String(), "direct", direct)
 	}
 	if o.maxConns > 0 {
 		cfg.MaxConns = o.maxConns

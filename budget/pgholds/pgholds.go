@@ -82,11 +82,11 @@ var _ budget.HoldStore = (*Store)(nil)
 // Open connects to the database at dsn, applies the migrations it lacks
 // and returns a store that owns the connection pool (Close closes it). The
 // store works directly and through a pooler such as PgBouncer in
-// transaction mode: its locks are transaction-level and its queries
-// unnamed statements unless the DSN's default_query_exec_mode says
-// otherwise (internal/pgpool).
+// transaction mode: its locks are transaction-level, and it prepares
+// named statements only on a connection it finds to be direct, unless the
+// DSN's default_query_exec_mode says otherwise (internal/pgpool).
 func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
-	cfg, err := pgpool.ParseConfig(dsn)
+	cfg, _, err := pgpool.Config(ctx, dsn)
 	if err != nil {
 		return nil, fmt.Errorf("pgholds: %w", err)
 	}

@@ -1,6 +1,6 @@
-// Package pgpool parses the connection string of procure's PostgreSQL
-// stores (pgstore, budget/pgholds) into a pgx pool configuration that
-// works both on a direct connection and through a connection pooler in
+// Package pgpool makes the pgx pool configuration of procure's PostgreSQL
+// stores (pgstore, budget/pgholds) from a connection string, so that they
+// work both on a direct connection and through a connection pooler in
 // transaction mode, such as PgBouncer's pool_mode = transaction, where
 // consecutive transactions of one client may run on different server
 // connections and session state does not survive a transaction.
@@ -10,20 +10,32 @@
 // connection and executes it by name afterwards, but the server connection
 // that has the statement is not the next one the pooler hands out
 // ("prepared statement ... does not exist", or "... already exists").
-// ParseConfig therefore makes QueryExecModeCacheDescribe the default: each
-// query is parsed as an unnamed statement in the same message sequence as
-// its execution, so it needs nothing from an earlier transaction, and pgx
-// remembers only the statement's description (the parameter and result
-// types) on the client, which keeps parameters binary-encoded and typed
-// (a json parameter sent as text in QueryExecModeExec or the simple
-// protocol must be a string, never []byte; see bench/README.md "Session 7
-// figures" for what each mode costs). A DSN that names
-// default_query_exec_mode keeps its choice, for an operator who connects
-// directly and wants the named statements' saving.
+// QueryExecModeCacheDescribe needs nothing from an earlier transaction:
+// each query is parsed as an unnamed statement in the message sequence of
+// its execution, and pgx keeps only the statement's description (its
+// parameter and result types) on the client, so parameters and results
+// stay binary and typed. It costs the server a parse and a plan per
+// execution, which a named statement saves: twice the time of the store's
+// simplest reads on the database (bench/README.md "Session 7 figures").
+//
+// Config therefore decides per connection string, unless the string names
+// default_query_exec_mode itself: it connects once and compares the
+// address it reached with the address the server says it listens on
+// (inet_server_addr, inet_server_port). When they are equal nothing sits
+// between client and server, and the named statements are used; anything
+// else - another port or host, which is what a pooler is, or a Unix
+// socket, where the server cannot say - gets unnamed statements.
+//
+// In QueryExecModeExec and the simple protocol, which an operator may name,
+// parameter types are not known to pgx: a json parameter must then be a
+// string (a []byte is sent as bytea text, which no JSON column takes), as
+// the stores' are.
 package pgpool
 
 import (
+	"context"
 	"errors"
+	"net"
 	"net/url"
 	"regexp"
 	"strings"
@@ -32,26 +44,67 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
-// DefaultExecMode is the query exec mode of a pool whose DSN names none.
-const DefaultExecMode = pgx.QueryExecModeCacheDescribe
-
 // ErrDSN is the error of a connection string that does not parse. pgx's
 // own message may quote the string, password included, so it is not
 // passed on.
 var ErrDSN = errors.New("the database URL does not parse")
 
-// ParseConfig parses dsn (a URL such as postgres://user:pass@host:5432/db,
-// or keyword=value pairs; pgxpool's pool_* parameters are understood) and
-// sets DefaultExecMode unless dsn names default_query_exec_mode.
+// Config parses dsn (a URL such as postgres://user:pass@host:5432/db, or
+// keyword=value pairs; pgxpool's pool_* parameters are understood) and
+// chooses its query exec mode as the package doc says: unless dsn names
+// default_query_exec_mode, it connects once to see whether the connection
+// is direct. direct reports what it found (false when dsn named the mode).
+func Config(ctx context.Context, dsn string) (cfg *pgxpool.Config, direct bool, err error) {
+	cfg, err = pgxpool.ParseConfig(dsn)
+	if err != nil {
+		return nil, false, ErrDSN
+	}
+	if namesExecMode(dsn) {
+		return cfg, false, nil
+	}
+	if direct, err = isDirect(ctx, cfg.ConnConfig); err != nil {
+		return nil, false, err
+	}
+	cfg.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeCacheDescribe
+	if direct {
+		cfg.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeCacheStatement
+	}
+	return cfg, direct, nil
+}
+
+// ParseConfig parses dsn as Config does, without connecting: its mode is
+// QueryExecModeCacheDescribe unless dsn names one. For a connection of a
+// few statements (migrations), where named statements save nothing.
 func ParseConfig(dsn string) (*pgxpool.Config, error) {
 	cfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
 		return nil, ErrDSN
 	}
 	if !namesExecMode(dsn) {
-		cfg.ConnConfig.DefaultQueryExecMode = DefaultExecMode
+		cfg.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeCacheDescribe
 	}
 	return cfg, nil
+}
+
+// isDirect connects with cc and reports whether the peer's address is the
+// server's own.
+func isDirect(ctx context.Context, cc *pgx.ConnConfig) (bool, error) {
+	conn, err := pgx.ConnectConfig(ctx, cc.Copy())
+	if err != nil {
+		return false, err
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	var host *string
+	var port *int32
+	if err := conn.QueryRow(ctx, "SELECT host(inet_server_addr()), inet_server_port()", pgx.QueryExecModeSimpleProtocol).Scan(&host, &port); err != nil {
+		return false, err
+	}
+	peer, ok := conn.PgConn().Conn().RemoteAddr().(*net.TCPAddr)
+	if !ok || host == nil || port == nil {
+		return false, nil
+	}
+	ip := net.ParseIP(*host)
+	return ip != nil && ip.Equal(peer.IP) && int(*port) == peer.Port, nil
 }
 
 // keywordExecMode finds the parameter in a keyword=value DSN.
