@@ -24,7 +24,8 @@ const module = "github.com/procurekit/procure"
 var layers = [][]string{
 	// Leaves: helpers that know nothing of the domain.
 	{"internal/jsontext", "internal/syncbuf", "internal/pgmigrate", "internal/pgtest",
-		"internal/textkey", "internal/wavelet", "internal/fenwick", "internal/blist", "bench/internal/..."},
+		"internal/textkey", "internal/wavelet", "internal/fenwick", "internal/blist", "internal/maintest",
+		"internal/metricstest", "bench/internal/..."},
 	// The shared error types, Community and this map.
 	{"."},
 	// What every domain package builds on: paging, and the validator that
@@ -41,8 +42,11 @@ var layers = [][]string{
 	{"memstore", "pgstore", "budget/pgholds", "accountcodeapi", "userapi"},
 	// HTTP: what the API packages share, then the API packages, then the
 	// package that mounts them all.
-	{"httpapi/internal/..."},
-	{"httpapi/suppliers", "httpapi/users", "httpapi/scim", "httpapi/admin", "httpapi/accountcode"},
+	{"httpapi/internal/httpx"},
+	{"httpapi/internal/supplierjson", "httpapi/internal/apitest"},
+	{"httpapi/suppliers", "httpapi/users", "httpapi/scim", "httpapi/accountcode", "httpapi/health"},
+	// The admin API reads suppliers with the supplier API's parameters.
+	{"httpapi/admin"},
 	{"httpapi"},
 	// Programs.
 	{"examples/...", "bench/..."},
@@ -170,11 +174,12 @@ func TestLayerOf(t *testing.T) {
 		{".", 1},
 		{"supplier", 3},
 		{"memstore", 6},
-		{"httpapi", 9},
-		{"examples/server", 10},
+		{"httpapi", 11},
+		{"examples/server", 12},
 		{"bench/internal/fixture", 0},
 		{"nowhere", -1},
-		{path.Join("httpapi", "internal", "web"), 7},
+		{path.Join("httpapi", "internal", "httpx"), 7},
+		{"httpapi/internal/nowhere", -1},
 	} {
 		if got := layerOf(c.rel); got != c.want {
 			t.Errorf("layerOf(%q) = %d, want %d", c.rel, got, c.want)
