@@ -83,7 +83,12 @@ func TestOverlayViewsLarge(t *testing.T) {
 }
 
 // applyOne makes r the current version of its supplier in x and model.
+// The index keeps the parts of what it is given and the caller must not
+// change them afterwards (Apply's contract); r may share parts with an
+// earlier version the index still holds, which Normalize would write into
+// while a background compaction reads them, so the index gets a copy.
 func applyOne(x *Index, model map[uuid.UUID]supplier.Record, r supplier.Record) {
+	r = r.Clone()
 	r.Normalize()
 	model[r.ID] = r
 	x.Apply([]supplier.Record{r}, nil)
