@@ -460,3 +460,40 @@ func TestGetScriptUnderWrk(t *testing.T) {
 		t.Errorf("implausible result: %+v", res)
 	}
 }
+
+// The CPU table shows each scenario's median CPU time per request, and
+// nothing when no run measured it.
+func TestWriteCPUTable(t *testing.T) {
+	withCPU := func(r result, cpu time.Duration) result { r.CPU = cpu; return r }
+	r := run3(1000, 500, 2000, 0) // 1000 req/s for the run's duration
+	n := r.Requests
+	rows := []row{{
+		sc:   scenario{Name: "list"},
+		real: []result{withCPU(r, time.Duration(n)*40*time.Microsecond), withCPU(r, time.Duration(n)*50*time.Microsecond), withCPU(r, time.Duration(n)*45*time.Microsecond)},
+		base: []result{withCPU(r, time.Duration(n)*10*time.Microsecond)},
+	}}
+	var b strings.Builder
+	writeCPUTable(&b, rows)
+	if !strings.Contains(b.String(), "| list | 45.0 | 10.0 |") {
+		t.Errorf("CPU table:\n%s", b.String())
+	}
+	b.Reset()
+	writeCPUTable(&b, []row{{sc: scenario{Name: "list"}, real: []result{r}}})
+	if b.Len() != 0 {
+		t.Errorf("a CPU table without measures:\n%s", b.String())
+	}
+}
+
+// cpuOf reads this process's CPU time, which work makes grow.
+func TestCPUOf(t *testing.T) {
+	before, err := cpuOf(os.Getpid())
+	if err != nil {
+		t.Skipf("no /proc: %v", err)
+	}
+	for end := time.Now().Add(50 * time.Millisecond); time.Now().Before(end); {
+	}
+	after, err := cpuOf(os.Getpid())
+	if err != nil || after < before {
+		t.Errorf("cpuOf: %v then %v (%v)", before, after, err)
+	}
+}

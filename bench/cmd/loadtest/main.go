@@ -376,10 +376,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 		if err := os.WriteFile(script, []byte(sc.script(cr)), 0o600); err != nil {
 			return err
 		}
-		targets := []struct {
+		type target struct {
 			name, base string
+			pid        int
 			into       *[]result
-		}{{"server", realBase, &rows[i].real}, {"baseline", baseBase, &rows[i].base}}
+		}
+		targets := []target{{"server", realBase, srv.cmd.Process.Pid, &rows[i].real}, {"baseline", baseBase, base.cmd.Process.Pid, &rows[i].base}}
 		if o.warmup > 0 {
 			for _, t := range targets {
 				if _, err := runWrk(ctx, wo, script, t.base, sc.Target, o.warmup, nonce+"w"+t.name[:1]); err != nil {
@@ -392,16 +394,17 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 			// machine's speed does not favour either.
 			order := targets
 			if k%2 == 1 {
-				order = []struct {
-					name, base string
-					into       *[]result
-				}{targets[1], targets[0]}
+				order = []target{targets[1], targets[0]}
 			}
 			for _, t := range order {
 				tag := nonce + "r" + strconv.Itoa(k) + t.name[:1]
+				cpu0, cpuErr := cpuOf(t.pid)
 				r, err := runWrk(ctx, wo, script, t.base, sc.Target, o.duration, tag)
 				if err != nil {
 					return fmt.Errorf("%s run %d on %s: %w", sc.Name, k+1, t.name, err)
+				}
+				if cpu1, err := cpuOf(t.pid); err == nil && cpuErr == nil {
+					r.CPU = cpu1 - cpu0
 				}
 				*t.into = append(*t.into, r)
 				logf("%-13s %-8s run %d/%d: %8.0f req/s  p50 %-8s p99 %-8s errors %d", sc.Name, t.name, k+1, o.runs,
@@ -427,6 +430,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 	}
 	fmt.Fprintln(&report)
 	writeTable(&report, rows, backend == "memstore")
+	writeCPUTable(&report, rows)
 	if len(failed) > 0 {
 		fmt.Fprintf(&report, "\nCHECKS FAILED (the server answered wrongly; its figures are suspect):\n")
 		for _, f := range failed {

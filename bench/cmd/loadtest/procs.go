@@ -222,3 +222,33 @@ func rssOf(pid int) (int64, error) {
 	}
 	return 0, errors.New("no VmRSS in /proc/" + strconv.Itoa(pid) + "/status")
 }
+
+// clockTicks is the unit of /proc/PID/stat's CPU times: USER_HZ, 100 on
+// every Linux this runs on.
+const clockTicks = 100
+
+// cpuOf returns the CPU time (user and system) process pid has used
+// (Linux): what a run costs the server, whatever else the machine runs
+// meanwhile, unlike its throughput.
+func cpuOf(pid int) (time.Duration, error) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, err
+	}
+	// The command name, field 2, is in parentheses and may hold spaces:
+	// count fields after its closing one (utime and stime are 14 and 15).
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0, errors.New("malformed /proc/" + strconv.Itoa(pid) + "/stat")
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 13 {
+		return 0, errors.New("malformed /proc/" + strconv.Itoa(pid) + "/stat")
+	}
+	utime, err1 := strconv.ParseInt(f[11], 10, 64)
+	stime, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err := errors.Join(err1, err2); err != nil {
+		return 0, err
+	}
+	return time.Duration(utime+stime) * time.Second / clockTicks, nil
+}

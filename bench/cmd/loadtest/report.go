@@ -133,3 +133,38 @@ func writeTable(w io.Writer, rows []row, goals bool) {
 		}
 	}
 }
+
+// writeCPUTable prints, when the runs measured it, the median CPU time
+// per request of each server: a figure that, unlike throughput, hardly
+// depends on what else the machine runs, for comparing two builds of the
+// server (-server) whose throughputs differ by less than the noise.
+func writeCPUTable(w io.Writer, rows []row) {
+	var lines [][]string
+	for _, r := range rows {
+		var real, base []float64
+		for _, x := range r.real {
+			if v := x.CPUPerRequest(); v > 0 {
+				real = append(real, v)
+			}
+		}
+		for _, x := range r.base {
+			if v := x.CPUPerRequest(); v > 0 {
+				base = append(base, v)
+			}
+		}
+		if len(real) == 0 {
+			continue
+		}
+		lines = append(lines, []string{r.sc.Name, fmt.Sprintf("%.1f", median(real)), fmt.Sprintf("%.1f", median(base))})
+	}
+	if len(lines) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\nCPU time per request, µs (medians of the runs):")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "| scenario | server | baseline |")
+	fmt.Fprintln(w, "| -------- | -----: | -------: |")
+	for _, l := range lines {
+		fmt.Fprintf(w, "| %s | %s | %s |\n", l[0], l[1], l[2])
+	}
+}

@@ -29,6 +29,19 @@ type result struct {
 	P99           float64 `json:"p99_us"`
 	Mean          float64 `json:"mean_us"`
 	Max           float64 `json:"max_us"`
+
+	// CPU is the CPU time (user and system) the server under load spent
+	// during the run, measured by the harness (cpuOf); 0 when unknown.
+	CPU time.Duration `json:"-"`
+}
+
+// CPUPerRequest is the run's server CPU time per request, in
+// microseconds; 0 when unknown.
+func (r result) CPUPerRequest() float64 {
+	if r.CPU <= 0 || r.Requests <= 0 {
+		return 0
+	}
+	return float64(r.CPU.Microseconds()) / float64(r.Requests)
 }
 
 // RPS is the run's throughput in requests per second.
