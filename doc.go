@@ -64,7 +64,8 @@
 //   - httpapi/accountcode: the connector's side of Interface C's XML
 //     exchange, answered from a budget.Validator.
 //   - httpapi/health: the liveness and readiness probes of a host
-//     (docs: operations.md).
+//     (docs: operations.md); httpapi.Observe gives requests their ids,
+//     log lines and Prometheus metrics, pgstore.WithMetrics the store's.
 //   - httpapi/internal/httpx: what the APIs share - the error body and
 //     the one mapping of errors to statuses and codes, JSON bodies, the
 //     request log; httpapi/internal/supplierjson: the supplier encoder

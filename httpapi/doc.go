@@ -43,6 +43,8 @@
 // packages of their own - MountSuppliers, SupplierHandler, MountUsers,
 // MountSCIM, MountAdmin, NewAccountCodeHandler, the options types, the
 // error codes - as aliases and one-line calls, so that one import serves
-// every API. RequestLog wraps a mux to log one line per request, without
-// secrets or query values.
+// every API. Observe wraps a mux so that every request gets an id (the
+// X-Request-Id header), one log line without secrets or query values
+// (RequestLog is Observe with a logger alone), and, with RequestMetrics,
+// its place in the Prometheus request metrics (docs: operations.md).
 package httpapi

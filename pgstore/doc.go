@@ -33,7 +33,10 @@
 // Ready (procure.Readier) answers a readiness probe: the database
 // answers, its schema has this build's migrations, and the supplier
 // cache, when on, has warmed up - held every community once (unless
-// WithReadyWhileCacheLoads); docs: operations.md "Health".
+// WithReadyWhileCacheLoads); docs: operations.md "Health". WithMetrics
+// registers the store's Prometheus metrics - pool, write latency, cache,
+// credential cache, imports - on the caller's registry (docs:
+// operations.md "Metrics").
 //
 // Reads: from the database, or from a per-node cache (WithSupplierCache,
 // on by default in examples/server). Served from the database, a list at

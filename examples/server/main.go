@@ -28,11 +28,16 @@
 // The admin API (docs: admin.md) is off unless -admin-addr is given; it
 // never shares the public listener. Its token comes from the environment
 // variable PROCURE_ADMIN_TOKEN, or is generated at start and printed once.
+// The admin listener also serves Prometheus metrics at /metrics (the
+// admin token, or none with -metrics-open) and Go's profiles under
+// /debug/pprof/ (the token): docs: operations.md.
 //
 // The server logs (log/slog, text or JSON on standard error) the store in
-// use, migrations and the import, and one line per request: method, route
-// (the matched pattern, e.g. /public/community/suppliers/{id}), status, duration and community - never a secret, a header or a
-// query value.
+// use, migrations and the import (on PostgreSQL: its file, counts and
+// duration), and one line per request: request id (also in the answer's
+// X-Request-Id header), method, route (the matched pattern, e.g.
+// /public/community/suppliers/{id}), status, duration in milliseconds and
+// community - never a secret, a header or a query value.
 //
 // Both listeners answer GET /livez and GET /readyz (docs: operations.md
 // "Health"), from the moment they open: the data loads after, with

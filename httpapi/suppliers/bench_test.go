@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/procurekit/procure/datafile"
 	"github.com/procurekit/procure/httpapi/internal/httpx"
@@ -221,6 +222,17 @@ func loopback(b *testing.B, h http.Handler, target string, size int) {
 func BenchmarkRequestLog(b *testing.B) {
 	mux, _ := benchMux(b)
 	benchHandler(b, httpx.RequestLog(slog.New(slog.NewTextHandler(io.Discard, nil)), mux), base+"/suppliers")
+}
+
+// The same with the request metrics too (httpx.Observe): what the
+// metrics add, against BenchmarkRequestLog.
+func BenchmarkRequestLogAndMetrics(b *testing.B) {
+	mux, _ := benchMux(b)
+	m, err := httpx.NewMetrics(prometheus.NewRegistry())
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchHandler(b, httpx.Observe(mux, slog.New(slog.NewTextHandler(io.Discard, nil)), m), base+"/suppliers")
 }
 
 // BenchmarkOpenAPIProxy is what the proxy adds to a test's request: a
