@@ -3,8 +3,10 @@ package main
 import (
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/procurekit/procure/internal/metricstest"
 	"github.com/procurekit/procure/internal/pgtest"
@@ -177,5 +179,29 @@ func TestMetricsAndProfilesNeedTheToken(t *testing.T) {
 				t.Errorf("%s with the token: %d %.200q; want 200 with %q", path, st, body, want)
 			}
 		}
+	}
+}
+
+// A profile that records for longer than the server's write timeout is
+// not refused by net/http/pprof (which reads the timeout from the
+// request's server) and gets a write deadline past its recording.
+func TestLongWriteLiftsTheWriteTimeout(t *testing.T) {
+	var seen time.Duration = -1
+	h := longWrite(func(w http.ResponseWriter, r *http.Request) {
+		if srv, ok := r.Context().Value(http.ServerContextKey).(*http.Server); ok {
+			seen = srv.WriteTimeout
+		}
+	}, 30)
+	srv := httptest.NewUnstartedServer(h)
+	srv.Config.WriteTimeout = writeTimeout
+	srv.Start()
+	defer srv.Close()
+	res, err := http.Get(srv.URL + "/debug/pprof/profile?seconds=45")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if seen != 0 {
+		t.Errorf("the handler saw a write timeout of %v; want none", seen)
 	}
 }
