@@ -58,16 +58,26 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 
 var classes = [...]string{"1xx", "2xx", "3xx", "4xx", "5xx"}
 
-// observe records one request.
-func (m *Metrics) observe(api, route string, status int, seconds float64) {
+// observe records one request. stats, when not nil, is the cache of the
+// Routed handler that served it; direct says that the route is the
+// pattern that handler was registered with (not one behind a prefix).
+func (m *Metrics) observe(stats *routeStats, api, route string, status int, seconds float64, direct bool) {
 	class := status / 100
 	if class < 1 || class > 5 {
 		class = 5
 	}
+	if stats != nil && direct {
+		stats.observer(m, api, route, class).Observe(seconds)
+		return
+	}
+	m.lookup(api, route, class).Observe(seconds)
+}
+
+// lookup returns the histogram of a label set.
+func (m *Metrics) lookup(api, route string, class int) prometheus.Observer {
 	k := observerKey{api, route, class}
 	if o, ok := m.observers.Load(k); ok {
-		o.(prometheus.Observer).Observe(seconds)
-		return
+		return o.(prometheus.Observer)
 	}
 	o := m.duration.WithLabelValues(api, route, classes[class-1])
 	if m.kept.Load() < maxObservers {
@@ -75,5 +85,40 @@ func (m *Metrics) observe(api, route string, status int, seconds float64) {
 			m.kept.Add(1)
 		}
 	}
-	o.Observe(seconds)
+	return o
+}
+
+// routeStats keeps, for one Routed handler, the histograms of the route
+// it serves: a handler registered on one pattern sees one r.Pattern, so
+// a request finds its histogram with an atomic load, where the label
+// lookup would hash three strings and box its key.
+type routeStats struct {
+	cur atomic.Pointer[routeObservers]
+}
+
+// routeObservers are the histograms of one route of one Metrics, by
+// status class, each made at its first use.
+type routeObservers struct {
+	m          *Metrics
+	api, route string
+	byClass    [5]atomic.Pointer[prometheus.Observer]
+}
+
+func (s *routeStats) observer(m *Metrics, api, route string, class int) prometheus.Observer {
+	ro := s.cur.Load()
+	if ro == nil || ro.m != m || ro.route != route || ro.api != api {
+		// The first request, or one of another Metrics (or pattern):
+		// start over; a handler shared that way pays the lookup.
+		next := &routeObservers{m: m, api: api, route: route}
+		if !s.cur.CompareAndSwap(ro, next) {
+			return m.lookup(api, route, class)
+		}
+		ro = next
+	}
+	if o := ro.byClass[class-1].Load(); o != nil {
+		return *o
+	}
+	o := m.lookup(api, route, class)
+	ro.byClass[class-1].Store(&o)
+	return o
 }

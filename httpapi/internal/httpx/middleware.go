@@ -87,8 +87,9 @@ func (rt Router) NotFound(path string) {
 
 // Routed tells RequestLog the API and the route h serves (noteRoute).
 func Routed(api string, h http.Handler) http.Handler {
+	stats := &routeStats{}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		noteRoute(w, r, api)
+		noteRoute(w, r, api, stats)
 		h.ServeHTTP(w, r)
 	})
 }

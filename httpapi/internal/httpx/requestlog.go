@@ -1,7 +1,6 @@
 package httpx
 
 import (
-	"cmp"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -35,8 +34,9 @@ func Observe(next http.Handler, log *slog.Logger, m *Metrics) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		id := requestID(r)
-		w.Header()[HeaderRequestID] = []string{id}
 		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK, id: id}
+		sw.idHeader[0] = id
+		w.Header()[HeaderRequestID] = sw.idHeader[:] // no slice of its own to allocate
 		if m != nil {
 			m.inFlight.Inc()
 			defer m.inFlight.Dec()
@@ -52,7 +52,11 @@ func Observe(next http.Handler, log *slog.Logger, m *Metrics) http.Handler {
 			if route == "" {
 				route = noRoute
 			}
-			m.observe(cmp.Or(sw.api, otherAPI), route, sw.status, end.Sub(start).Seconds())
+			api := sw.api
+			if api == "" {
+				api = otherAPI
+			}
+			m.observe(sw.stats, api, route, sw.status, end.Sub(start).Seconds(), sw.route == "")
 		}
 		if log == nil {
 			return
@@ -123,12 +127,12 @@ func patternPath(pattern string) string {
 // is behind a prefix (an API's Handler), the route r matched there with
 // the prefix put back; under Mount the outer request's pattern says it
 // already.
-func noteRoute(w http.ResponseWriter, r *http.Request, api string) {
+func noteRoute(w http.ResponseWriter, r *http.Request, api string, stats *routeStats) {
 	sw := logged(w)
 	if sw == nil {
 		return
 	}
-	sw.api = api
+	sw.api, sw.stats = api, stats
 	if sw.prefix != "" {
 		if method, path, found := strings.Cut(r.Pattern, " "); found {
 			sw.route = method + " " + sw.prefix + path
@@ -164,8 +168,10 @@ type statusWriter struct {
 	http.ResponseWriter
 	status                        int
 	wrote                         bool
-	id                            string // the request id
+	id                            string    // the request id
+	idHeader                      [1]string // the X-Request-Id header's value
 	community, prefix, route, api string
+	stats                         *routeStats // of the Routed handler that served the request
 }
 
 func (w *statusWriter) WriteHeader(code int) {
