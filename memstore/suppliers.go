@@ -131,7 +131,11 @@ func (s *Store) Supplier(ctx context.Context, community string, id uuid.UUID) (s
 	if err := ctx.Err(); err != nil {
 		return supplier.Detail{}, err
 	}
-	return s.suppliers.get(community).ix.Supplier(id)
+	d, err := s.suppliers.get(community).ix.Supplier(id)
+	if err != nil {
+		return supplier.Detail{}, err
+	}
+	return *d, nil
 }
 
 // ListContacts returns one page of a supplier's contacts in name order

@@ -350,7 +350,11 @@ func (s *Store) Supplier(ctx context.Context, community string, id uuid.UUID) (s
 			return supplier.Detail{}, err
 		}
 		// Shared with the cache's copy, read-only (supplier.Store).
-		return ix.Supplier(id)
+		d, err := ix.Supplier(id)
+		if err != nil {
+			return supplier.Detail{}, err
+		}
+		return *d, nil
 	}
 	r, found, err := loadRecord(ctx, s.pool, community, id)
 	if err != nil {

@@ -112,14 +112,14 @@ func (x *Index) List(q supplier.ListQuery, dst []supplier.Summary) (paging.Page[
 }
 
 // Supplier returns one supplier in full, or an error matching
-// supplier.ErrNotFound. The pointers in the result are shared with the
-// index and must not be written through.
-func (x *Index) Supplier(id uuid.UUID) (supplier.Detail, error) {
-	rec := x.current(id)
-	if rec == nil {
-		return supplier.Detail{}, notFound(id)
+// supplier.ErrNotFound. The detail is the index's own, read-only (as are
+// the pointers in it): a caller copies it once, into its own result,
+// rather than the index copying it for every caller on the way.
+func (x *Index) Supplier(id uuid.UUID) (*supplier.Detail, error) {
+	if rec := x.current(id); rec != nil {
+		return &rec.detail, nil
 	}
-	return rec.detail, nil
+	return nil, notFound(id)
 }
 
 // Contacts returns one page of a supplier's contacts in name order (p is
