@@ -22,8 +22,8 @@ import (
 // issued or revoked, an account or key put, a key deactivated or
 // reactivated, an import) empties the cache when it commits, so the node
 // that made it sees it at its next request; another node sees it once its
-// entry, fetched before the write, is credTTL old - within DECISIONS'
-// one second for revoked tokens and deactivated keys. Entries are kept
+// entry, fetched before the write, is credTTL old - within the
+// one-second bound for revoked tokens and deactivated keys. Entries are kept
 // only for lookups that succeeded or found nothing; a failed lookup (the
 // database is down) is not remembered.
 func WithCredentialCache() Option { return func(o *options) { o.credCache = true } }
