@@ -16,11 +16,11 @@ import (
 func compactAt(n int) int { return max(4096, n/8) }
 
 // snapshot is what a compaction rebuilds from: the base, which dead
-// positions to leave out, and the delta's records.
+// positions to leave out, and the delta's items.
 type snapshot struct {
 	base  *supplierSet
 	dead  []uint64
-	delta []*supplierRec
+	delta []*deltaItem
 }
 
 // startCompaction returns a snapshot when the overlay has grown past the
@@ -36,9 +36,9 @@ func (x *Index) startCompaction() *snapshot {
 	x.compacting = true
 	x.changed = x.changed[:0]
 	snap := &snapshot{base: x.ov.base, dead: append([]uint64(nil), x.ov.dead...)}
-	snap.delta = make([]*supplierRec, 0, len(x.ov.byID))
+	snap.delta = make([]*deltaItem, 0, len(x.ov.byID))
 	for _, it := range x.ov.byID {
-		snap.delta = append(snap.delta, it.rec)
+		snap.delta = append(snap.delta, it)
 	}
 	return snap
 }
@@ -52,14 +52,27 @@ const catchUpBatch = 16
 // reads keep the other cores), then brings a new overlay up to date with
 // the writes made meanwhile, and swaps both in.
 func (x *Index) compact(snap *snapshot) {
-	live := make([]*supplierRec, 0, snap.base.size()+len(snap.delta))
-	for p := range snap.base.size() {
+	old := snap.base
+	live := make([]*supplierRec, 0, old.size()+len(snap.delta))
+	var livePos []int32 // the old positions of live's base records
+	for p := range old.size() {
 		if len(snap.dead) == 0 || snap.dead[p>>6]&(1<<(uint(p)&63)) == 0 {
-			live = append(live, snap.base.rec(p))
+			live = append(live, old.rec(p))
+			livePos = append(livePos, int32(p))
 		}
 	}
-	live = append(live, snap.delta...)
-	base, err := indexRecsPar(live, 1)
+	for _, it := range snap.delta {
+		live = append(live, it.rec)
+	}
+	// The name keys are known already: the old base's, by rank, and the
+	// delta items'.
+	nameKey := func(i int) ([]byte, bool) {
+		if i < len(livePos) {
+			return old.nameKeys.at(int(old.ranks[byNameAsc][livePos[i]])), true
+		}
+		return snap.delta[i-len(livePos)].key.name, true
+	}
+	base, err := indexRecsPar(live, 1, nameKey)
 	if err != nil {
 		// Cannot happen (the records are those of a valid set): keep
 		// the overlay and let a later write try again.

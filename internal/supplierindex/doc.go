@@ -9,6 +9,11 @@
 //	d, err := ix.Supplier(id)                    // errors match supplier.ErrNotFound
 //	ix.Apply(changed, deleted)                   // whole records, as stored
 //
+// Names sort as people read them and queries match ignoring case and
+// accents (docs: paging.md, filters.md): the index compares the names'
+// sort keys and the texts' match keys of internal/textkey, computed once
+// per value when a record is loaded or applied (keys.go).
+//
 // The index takes records over (in normal form, valid: the store that
 // holds them has checked them) and never writes into them; what it returns
 // is shared with it and read-only. It does not stamp dates nor validate:

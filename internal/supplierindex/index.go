@@ -91,8 +91,8 @@ func (rec *supplierRec) addrAt(order, i int) int {
 // of the suppliers in that index, so that the matches in order o, from the
 // k-th on, are a depth-first walk of O(log n) per item.
 //
-// query selects a range of text, the sorted lower-cased searchable terms
-// (name, legalBusinessName, supplierId, keywords) of every supplier. A
+// query selects a range of text, the sorted match keys of the searchable
+// terms (name, legalBusinessName, supplierId, keywords) of every supplier. A
 // supplier may own several terms in one range (its name and legal name
 // both start with the query); see textIndex for how it is counted once.
 type supplierSet struct {
@@ -101,8 +101,9 @@ type supplierSet struct {
 	mod    []int64 // modifiedDate of each position, in microseconds
 	create []int64 // createdDate of each position, in microseconds
 	// The ascending keys by rank, for placing a written record among the
-	// ranks with compact binary searches (newDeltaItem): the lower-cased
-	// names (empty ones last), createdDates and modifiedDates.
+	// ranks with compact binary searches (newDeltaItem): the names' sort
+	// keys (empty names last; the arena holds them by position),
+	// createdDates and modifiedDates.
 	nameKeys             strTable
 	createdKeys, modKeys []int64
 	orders               [numOrders][]int32
@@ -135,7 +136,7 @@ type strTable struct {
 }
 
 // prefixKey is the first 8 bytes of s, big-endian, padded with pad.
-func prefixKey(s string, pad byte) uint64 {
+func prefixKey[T string | []byte](s T, pad byte) uint64 {
 	var k uint64
 	for i := 0; i < 8; i++ {
 		b := pad
@@ -177,7 +178,7 @@ func (t *strTable) prefixSpan(q string) span {
 
 // textIndex is the index of the list's query.
 //
-// terms holds every supplier's distinct lower-cased terms, sorted, with the
+// terms holds every supplier's distinct terms (match keys), sorted, with the
 // owning position in owner. The terms starting with a query are one range.
 //
 // To count each supplier once, pairs holds, for every two neighbouring
@@ -262,14 +263,16 @@ func indexSuppliers(recs recStore) (*supplierSet, error) {
 	for i := range src {
 		src[i] = recs.at(int32(i))
 	}
-	return indexRecsPar(src, 0)
+	return indexRecsPar(src, 0, nil)
 }
 
 // indexRecsPar indexes records, which must not change afterwards (a set
 // shares them: a compaction builds a new set over the same records), on
-// up to par goroutines (0: GOMAXPROCS). Errors name records by their
+// up to par goroutines (0: GOMAXPROCS). known, when not nil, gives the
+// name sort keys already computed (a compaction's: the old base's and the
+// delta items'), ok false for one to compute. Errors name records by their
 // index in src.
-func indexRecsPar(src []*supplierRec, par int) (*supplierSet, error) {
+func indexRecsPar(src []*supplierRec, par int, known func(i int) (key []byte, ok bool)) (*supplierSet, error) {
 	n := len(src)
 	if err := checkCount(n); err != nil {
 		return nil, err
@@ -295,6 +298,17 @@ func indexRecsPar(src []*supplierRec, par int) (*supplierSet, error) {
 			return nil, fmt.Errorf("suppliers[%d].id: duplicate supplier id %s", slot[p], ids[slot[p]])
 		}
 	}
+	posOf := make([]int32, n)
+	for p, i := range slot {
+		posOf[i] = int32(p)
+	}
+
+	// The text keys (sort keys of the names, match keys of the terms)
+	// cost most of a build: computed once here, on every core.
+	keys, err := textKeys(src, posOf, par, known)
+	if err != nil {
+		return nil, err
+	}
 
 	set := &supplierSet{
 		maxMod: math.MinInt64,
@@ -304,16 +318,8 @@ func indexRecsPar(src []*supplierRec, par int) (*supplierSet, error) {
 	}
 	created := make([]int64, n)
 	set.create = created
-	lname := make([]string, n)
-	terms := make([]termEntry, 0, n*4)
-	var pairs []termEntry
-	var own []string
 	// Walk the records in storage order (sequential reads), each at its
 	// position.
-	posOf := make([]int32, n)
-	for p, i := range slot {
-		posOf[i] = int32(p)
-	}
 	for i := range n {
 		p := int(posOf[i])
 		set.recs[p] = src[i]
@@ -322,33 +328,10 @@ func indexRecsPar(src []*supplierRec, par int) (*supplierSet, error) {
 		set.byID[d.ID] = int32(p)
 		set.mod[p] = d.ModifiedDate.UnixMicro()
 		created[p] = d.CreatedDate.UnixMicro()
-		lname[p] = strings.ToLower(d.Name)
-
-		own = own[:0]
-		for _, s := range [...]string{d.Name, d.LegalBusinessName, d.SupplierID} {
-			if s != "" {
-				own = append(own, strings.ToLower(s))
-			}
-		}
-		for _, s := range src[i].keywords {
-			if s != "" {
-				own = append(own, strings.ToLower(s))
-			}
-		}
-		slices.Sort(own)
-		own = slices.Compact(own)
-		for j, t := range own {
-			if len(t) > maxTermBytes {
-				return nil, fmt.Errorf("suppliers[%d]: a name, supplierId or keyword is longer than %d bytes", i, maxTermBytes)
-			}
-			terms = append(terms, newEntry(t, int32(p)))
-			if j > 0 {
-				if l := commonPrefix(own[j-1], t); l > 0 {
-					pairs = append(pairs, newEntry(t[:l], int32(p)))
-				}
-			}
-		}
 	}
+	names := &keys.names // by position
+	terms, pairs := keys.terms, keys.pairs
+	keys.terms, keys.pairs = nil, nil
 
 	// The orders and the sorts of the text index are independent: build
 	// them in parallel.
@@ -356,8 +339,13 @@ func indexRecsPar(src []*supplierRec, par int) (*supplierSet, error) {
 	runAll(par, []func(){
 		func() {
 			set.orders[byNameAsc], set.orders[byNameDesc] = buildOrder(n,
-				func(a, b int32) int { return strings.Compare(lname[a], lname[b]) },
-				func(a int32) bool { return lname[a] == "" },
+				func(a, b int32) int {
+					if c := cmp.Compare(names.keys[a], names.keys[b]); c != 0 {
+						return c
+					}
+					return bytes.Compare(names.at(int(a)), names.at(int(b)))
+				},
+				func(a int32) bool { return names.length[a] == 0 },
 				func(a, b int32) int { return cmp.Compare(a, b) })
 		},
 		func() {
@@ -387,17 +375,12 @@ func indexRecsPar(src []*supplierRec, par int) (*supplierSet, error) {
 		set.createdKeys[r] = created[set.orders[byCreatedAsc][r]]
 		set.modKeys[r] = set.mod[set.orders[byModifiedAsc][r]]
 	}
-	nameEntries := make([]termEntry, n)
+	// The name keys by rank, over the same arena.
+	set.nameKeys = strTable{arena: names.arena, start: make([]uint32, n), length: make([]uint16, n), keys: make([]uint64, n)}
 	for r, p := range set.orders[byNameAsc] {
-		nameEntries[r] = newEntry(lname[p], p)
+		t := &set.nameKeys
+		t.start[r], t.length[r], t.keys[r] = names.start[p], names.length[p], names.keys[p]
 	}
-	nameTable, nameArena, err := packTable(nameEntries, nil)
-	if err != nil {
-		return nil, err
-	}
-	nameTable.arena = slices.Clip(nameArena)
-	set.nameKeys = nameTable
-	nameEntries = nil
 
 	var arena []byte
 	if set.text.terms, arena, err = packTable(terms, arena); err != nil {
@@ -565,10 +548,10 @@ func finishRec(r supplier.Record) supplierRec {
 	}
 	if len(r.Contacts) > 1 {
 		cs := r.Contacts
-		keys := lowerKeys(len(cs), func(i int) string { return cs[i].Name })
+		keys := sortKeys(len(cs), func(i int) string { return cs[i].Name })
 		asc, _ := buildOrder(len(cs),
-			func(a, b int32) int { return strings.Compare(keys[a], keys[b]) },
-			func(a int32) bool { return keys[a] == "" },
+			func(a, b int32) int { return bytes.Compare(keys[a], keys[b]) },
+			func(a int32) bool { return len(keys[a]) == 0 },
 			func(a, b int32) int { return bytes.Compare(cs[a].ID[:], cs[b].ID[:]) })
 		rec.contacts = make([]supplier.Contact, len(cs))
 		for i, j := range asc {
@@ -577,13 +560,13 @@ func finishRec(r supplier.Record) supplierRec {
 	}
 	if len(r.RemittanceAddresses) > 1 {
 		as := r.RemittanceAddresses
-		keys := lowerKeys(len(as), func(i int) string { return as[i].CompanyName })
-		byName := func(a, b int32) int { return strings.Compare(keys[a], keys[b]) }
-		noName := func(a int32) bool { return keys[a] == "" }
+		keys := sortKeys(len(as), func(i int) string { return as[i].CompanyName })
+		byName := func(a, b int32) int { return bytes.Compare(keys[a], keys[b]) }
+		noName := func(a int32) bool { return len(keys[a]) == 0 }
 		byID := func(a, b int32) int { return bytes.Compare(as[a].ID[:], as[b].ID[:]) }
 		asc, _ := buildOrder(len(as), byName, noName, byID)
 		sorted := make([]supplier.RemittanceAddress, len(as))
-		sortedKeys := make([]string, len(as))
+		sortedKeys := make([][]byte, len(as))
 		for i, j := range asc {
 			sorted[i], sortedKeys[i] = as[j], keys[j]
 		}
@@ -616,10 +599,12 @@ func finishRec(r supplier.Record) supplierRec {
 	return rec
 }
 
-func lowerKeys(n int, text func(i int) string) []string {
-	keys := make([]string, n)
+// sortKeys returns the sort keys of text(i) for i in [0, n): a record's
+// contact names or address company names, sorted once when it is stored.
+func sortKeys(n int, text func(i int) string) [][]byte {
+	keys := make([][]byte, n)
 	for i := range keys {
-		keys[i] = strings.ToLower(text(i))
+		keys[i] = sortKey(text(i))
 	}
 	return keys
 }

@@ -4,7 +4,6 @@ import (
 	"math"
 	"slices"
 	"sort"
-	"strings"
 	"sync"
 
 	"github.com/procurekit/procure/internal/wavelet"
@@ -37,9 +36,6 @@ func filterOf(q supplier.ListQuery) filter {
 	}
 	return f
 }
-
-// matchKey is the form in which query and terms are compared.
-func matchKey(s string) string { return strings.ToLower(s) }
 
 // list returns the page q.Page (already checked) of the suppliers matching
 // q, and the number of matches: the one planner of every list. The items

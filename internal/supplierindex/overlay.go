@@ -3,7 +3,6 @@ package supplierindex
 import (
 	"bytes"
 	"cmp"
-	"slices"
 	"sort"
 	"strings"
 	"sync/atomic"
@@ -19,10 +18,11 @@ import (
 // immutable base supplierSet was built. See the package documentation
 // (doc.go) for the design and its costs.
 
-// orderKey is what the six supplier orders compare: the lower-cased name,
-// the dates in microseconds and the id (the tie-break).
+// orderKey is what the six supplier orders compare: the name's sort key
+// (nil for no name), the dates in microseconds and the id (the
+// tie-break).
 type orderKey struct {
-	lname   string
+	name    []byte
 	created int64
 	mod     int64
 	id      uuid.UUID
@@ -30,7 +30,7 @@ type orderKey struct {
 
 func keyOf(rec *supplierRec) orderKey {
 	d := &rec.detail
-	return orderKey{lname: strings.ToLower(d.Name), created: d.CreatedDate.UnixMicro(), mod: d.ModifiedDate.UnixMicro(), id: d.ID}
+	return orderKey{name: sortKey(d.Name), created: d.CreatedDate.UnixMicro(), mod: d.ModifiedDate.UnixMicro(), id: d.ID}
 }
 
 // compareKeys orders a and b in order o exactly as buildOrder does
@@ -41,13 +41,13 @@ func compareKeys(o int, a, b *orderKey) int {
 	switch o {
 	case byNameAsc, byNameDesc:
 		switch {
-		case a.lname == b.lname:
-		case a.lname == "":
+		case len(a.name) == 0 && len(b.name) == 0:
+		case len(a.name) == 0:
 			return 1
-		case b.lname == "":
+		case len(b.name) == 0:
 			return -1
 		default:
-			c = strings.Compare(a.lname, b.lname)
+			c = bytes.Compare(a.name, b.name)
 		}
 	case byCreatedAsc, byCreatedDesc:
 		c = cmp.Compare(a.created, b.created)
@@ -71,7 +71,7 @@ type deltaItem struct {
 	// at[o] is the number of base suppliers before this one in order o
 	// (dead ones included): where it goes between the base's ranks.
 	at [numOrders]int32
-	// terms are the lower-cased searchable texts, for the query filter,
+	// terms are the match keys of the searchable texts, for the query filter,
 	// and pairs the common prefixes of neighbouring terms (textIndex).
 	terms, pairs []string
 	// seq orders the item's entries among equal terms (termRef).
@@ -86,24 +86,6 @@ type deadItem struct {
 	pos          int32
 	mod          int64
 	terms, pairs []string
-}
-
-// searchTerms returns the distinct lower-cased texts the query matches.
-func searchTerms(rec *supplierRec) []string {
-	d := &rec.detail
-	var out []string
-	for _, s := range [...]string{d.Name, d.LegalBusinessName, d.SupplierID} {
-		if s != "" {
-			out = append(out, strings.ToLower(s))
-		}
-	}
-	for _, s := range rec.keywords {
-		if s != "" {
-			out = append(out, strings.ToLower(s))
-		}
-	}
-	slices.Sort(out)
-	return slices.Compact(out)
 }
 
 // termPairs returns the non-empty common prefixes of neighbouring terms
@@ -123,7 +105,7 @@ func termPairs(terms []string) []string {
 // searches on the base's compact ascending keys by rank give its place in
 // the ascending and the descending order at once (place).
 func newDeltaItem(base *supplierSet, rec *supplierRec) *deltaItem {
-	it := &deltaItem{rec: rec, key: keyOf(rec), terms: searchTerms(rec), seq: deltaSeq.Add(1)}
+	it := &deltaItem{rec: rec, key: keyOf(rec), terms: matchTerms(rec, nil), seq: deltaSeq.Add(1)}
 	it.pairs = termPairs(it.terms)
 	n := base.size()
 	k := &it.key
@@ -136,16 +118,16 @@ func newDeltaItem(base *supplierSet, rec *supplierRec) *deltaItem {
 	}
 	names := &base.nameKeys
 	nonNull := sort.Search(n, func(r int) bool { return names.length[r] == 0 })
-	kk := prefixKey(k.lname, 0)
-	a, d := place(n, nonNull, k.lname == "", func(r int) int {
+	kk := prefixKey(k.name, 0)
+	a, d := place(n, nonNull, len(k.name) == 0, func(r int) int {
 		if c := cmp.Compare(names.keys[r], kk); c != 0 {
 			return c
 		}
-		if len(k.lname) <= 8 && names.length[r] <= 8 {
+		if len(k.name) <= 8 && names.length[r] <= 8 {
 			// Equal first bytes, zero-padded: the shorter is smaller.
-			return cmp.Compare(int(names.length[r]), len(k.lname))
+			return cmp.Compare(int(names.length[r]), len(k.name))
 		}
-		return compareBytes(names.at(r), k.lname)
+		return bytes.Compare(names.at(r), k.name)
 	}, idLess(byNameAsc))
 	it.at[byNameAsc], it.at[byNameDesc] = int32(a), int32(d)
 	a, d = place(n, n, false, func(r int) int { return cmp.Compare(base.createdKeys[r], k.created) }, idLess(byCreatedAsc))
@@ -153,16 +135,6 @@ func newDeltaItem(base *supplierSet, rec *supplierRec) *deltaItem {
 	a, d = place(n, n, false, func(r int) int { return cmp.Compare(base.modKeys[r], k.mod) }, idLess(byModifiedAsc))
 	it.at[byModifiedAsc], it.at[byModifiedDesc] = int32(a), int32(d)
 	return it
-}
-
-// compareBytes is strings.Compare(string(b), s) without copying b.
-func compareBytes(b []byte, s string) int {
-	for i := range min(len(b), len(s)) {
-		if b[i] != s[i] {
-			return cmp.Compare(b[i], s[i])
-		}
-	}
-	return cmp.Compare(len(b), len(s))
 }
 
 // place returns how many of n base suppliers come before a key in the
@@ -297,7 +269,7 @@ func (ov *overlay) remove(id uuid.UUID) {
 	for o := range numOrders {
 		ov.deadBy[o].Add(int(ov.base.ranks[o][p]))
 	}
-	d := deadItem{pos: p, mod: ov.base.mod[p], terms: searchTerms(ov.base.rec(int(p)))}
+	d := deadItem{pos: p, mod: ov.base.mod[p], terms: matchTerms(ov.base.rec(int(p)), nil)}
 	d.pairs = termPairs(d.terms)
 	for _, t := range d.terms {
 		ov.deadTerms.Insert(newTermRef(t, nil, int32(len(ov.deads))))

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -316,14 +315,6 @@ func TestOverlayConcurrent(t *testing.T) {
 	readers.Wait()
 	waitCompaction(t, x)
 	checkAgainstModel(t, x, model)
-}
-
-func TestCompareBytes(t *testing.T) {
-	for _, c := range [][2]string{{"", ""}, {"a", ""}, {"", "a"}, {"ab", "abc"}, {"abd", "abc"}, {"ō", "o"}, {"kiwi", "kiwi"}} {
-		if got, want := compareBytes([]byte(c[0]), c[1]), strings.Compare(c[0], c[1]); got != want {
-			t.Errorf("compareBytes(%q, %q) = %d, want %d", c[0], c[1], got, want)
-		}
-	}
 }
 
 func TestCeilMicros(t *testing.T) {
