@@ -2,12 +2,14 @@ package pgstore
 
 import (
 	"context"
+	"encoding/hex"
 	"fmt"
 	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/procurekit/procure/internal/textkey"
 	"github.com/procurekit/procure/paging"
 )
 
@@ -29,10 +31,10 @@ import (
 // is split at its middle key in the write that grows it; one that shrinks
 // stays (an import rebuilds them all).
 //
-// Keys are text: the name's sort key (names that are empty, NULL keys, are
-// not in buckets: they come last in both directions, and a page that
-// reaches them is read the plain way), and dates encoded by dateKey so
-// that byte order is time order.
+// Keys are text whose byte order is the order's: the name's sort key
+// (bytea) in hex (names that are empty, NULL keys, are not in buckets:
+// they come last in both directions, and a page that reaches them is read
+// the plain way), and dates encoded by dateKey.
 
 // bucketSize is the number of keys a bucket is cut to; tests lower it.
 var bucketSize = 1000
@@ -66,7 +68,7 @@ func parseDateKey(k string) (time.Time, error) {
 func bucketKeySQL(ord int, t string) string {
 	switch ord {
 	case ordName:
-		return t + ".name_key"
+		return "encode(" + t + ".name_key, 'hex')"
 	case ordCreated:
 		return dateKeySQL(t + ".created_date")
 	}
@@ -81,7 +83,7 @@ func bucketColumn(ord int) string {
 // bucketArg turns a bucket key into the value its column compares with.
 func bucketArg(ord int, k string) (any, error) {
 	if ord == ordName {
-		return k, nil
+		return hex.DecodeString(k)
 	}
 	return parseDateKey(k)
 }
@@ -160,7 +162,7 @@ type supplierKeys struct {
 func keysOf(name string, created, modified time.Time) *supplierKeys {
 	k := &supplierKeys{created: created, modified: modified}
 	if name != "" {
-		n := foldKey(name)
+		n := hex.EncodeToString(textkey.SortKey(name))
 		k.name = &n
 	}
 	return k

@@ -13,9 +13,10 @@ import (
 // clampSupplierDates is the hook of migration 0008 (see its file): it
 // clamps every supplier date outside the years 1 to 9999 in UTC, left by
 // earlier versions, to the nearest instant in range, in the suppliers and
-// their search terms; then it rebuilds the sort buckets of the
-// communities it changed (their keys hold the dates) and bumps their
-// supplier_generation, so that a cache reloads them. A tombstone stamped
+// their search terms; then it bumps the supplier_generation of the
+// communities it changed, so that a cache reloads them. (Their sort
+// buckets, whose keys hold the dates, are rebuilt by migration 0009's
+// hook, which follows.) A tombstone stamped
 // past the range is dropped: the new generation carries the delete to
 // every cache instead.
 func clampSupplierDates(ctx context.Context, tx pgx.Tx) error {
@@ -47,8 +48,6 @@ func clampSupplierDates(ctx context.Context, tx pgx.Tx) error {
 	}
 	slices.Sort(changed)
 	changed = slices.Compact(changed)
-	if _, err := tx.Exec(ctx, `UPDATE communities SET supplier_generation = supplier_generation + 1 WHERE id = ANY($1)`, changed); err != nil {
-		return err
-	}
-	return rebuildBuckets(ctx, tx, changed)
+	_, err := tx.Exec(ctx, `UPDATE communities SET supplier_generation = supplier_generation + 1 WHERE id = ANY($1)`, changed)
+	return err
 }

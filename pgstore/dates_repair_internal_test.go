@@ -50,8 +50,10 @@ func TestMigrate8ClampsDatesOutOfRange(t *testing.T) {
 			t.Fatalf("%.60s: %v", sql, err)
 		}
 	}
-	// The buckets as the earlier version kept them, on the old keys.
-	if err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error { return rebuildAllBuckets(ctx, tx) }); err != nil {
+	// The buckets as the earlier version kept them: one per order, as
+	// for any community this small. (This build's bucket code writes the
+	// layout of migration 0009, so it cannot make them.)
+	if _, err := pool.Exec(ctx, `INSERT INTO supplier_buckets (community_id, ord, lo, n) VALUES ('c1', 0, '', 3), ('c1', 1, '', 3), ('c1', 2, '', 3)`); err != nil {
 		t.Fatal(err)
 	}
 

@@ -12,9 +12,10 @@
 //
 // Behaviour is that of memstore, which the conformance suites
 // (supplier/suppliertest, user/usertest) check for both stores: the same
-// ordering (docs: paging.md: case-insensitive, empty values last in
-// both directions, ties on id ascending), the same prefix query, the same
-// errors. Uniqueness of user ids and of usernames per community is enforced
+// ordering (docs: paging.md: names by collation keys computed in Go by
+// internal/textkey, stored as bytea so that the order does not depend on
+// the database's collation; empty values last in both directions; ties on
+// id ascending), the same prefix query, the same errors. Uniqueness of user ids and of usernames per community is enforced
 // by unique indexes, so concurrent creates on several nodes never produce a
 // duplicate.
 //
@@ -115,7 +116,7 @@
 //     a modifiedSince total counts the index from the watermark on, which
 //     a poll keeps short;
 //   - the prefix query is a range scan of one table of search terms (the
-//     lower-cased name, legal business name, supplierId and keywords)
+//     match keys of the name, legal business name, supplierId and keywords)
 //     that carry their supplier's sort keys: its cost grows with the
 //     number of matches (a one-letter query matches a fifth of the
 //     suppliers), and the store's statement timeout bounds it.

@@ -6,59 +6,159 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
+
+	"github.com/procurekit/procure/supplier"
 )
 
 // migrationHooks run right after the SQL file of their version, in the
 // same transaction, for what SQL cannot do the way the application does.
+//
+// A hook runs this build's code against the schema of its version, so it
+// must not use code that expects a later schema. Migration 0009's hook
+// computes every name key and search term and rebuilds every community's
+// sort buckets, so the earlier hooks that did (0002 folded names, 0008
+// rebuilt the buckets it changed) leave that to it: every database that
+// runs them runs 0009 after them, in the same transaction.
 var migrationHooks = map[int]func(ctx context.Context, tx pgx.Tx) error{
-	2: func(ctx context.Context, tx pgx.Tx) error {
-		// The buckets of deep pages are cut on the folded name keys.
-		if err := foldNameKeys(ctx, tx); err != nil {
-			return err
-		}
-		return rebuildAllBuckets(ctx, tx)
-	},
 	4: foldUsernameKeys, // username_fold.go
 	7: foldUsernameKeys, // the key gained NFC
 
 	// Dates outside the years 1 to 9999 in UTC (dates_repair.go).
 	8: clampSupplierDates,
+
+	// Collation keys of names, match keys of search terms.
+	9: fillTextKeys,
 }
 
-// foldNameKeys sets the sort key of every supplier name that is not plain
-// ASCII to foldKey's (Go's strings.ToLower, as memstore compares), in the
-// suppliers and their search terms: migration 0002 folded ASCII only.
-func foldNameKeys(ctx context.Context, tx pgx.Tx) error {
-	rows, err := tx.Query(ctx, `SELECT community_id, id, name FROM suppliers
-		WHERE name IS NOT NULL AND octet_length(name) <> char_length(name)`)
-	if err != nil {
-		return err
+// keyChunk is how many rows fillTextKeys reads at a time: what bounds its
+// memory on a database of any size.
+var keyChunk = 5000
+
+// fillTextKeys is the hook of migration 0009 (see its file): it computes
+// the sort key of every supplier name, contact name and remittance address
+// company name, writes every supplier's search terms again as match keys,
+// and rebuilds every community's sort buckets. Rows are read in chunks in
+// primary-key order.
+func fillTextKeys(ctx context.Context, tx pgx.Tx) error {
+	if err := fillSupplierKeys(ctx, tx); err != nil {
+		return fmt.Errorf("supplier keys: %w", err)
 	}
-	var communities, keys []string
-	var ids []uuid.UUID
-	for rows.Next() {
-		var c, name string
-		var id uuid.UUID
-		if err := rows.Scan(&c, &id, &name); err != nil {
+	if err := fillChildKeys(ctx, tx, "supplier_contacts", "name_key", "name"); err != nil {
+		return fmt.Errorf("contact keys: %w", err)
+	}
+	if err := fillChildKeys(ctx, tx, "remittance_addresses", "company_name_key", "companyName"); err != nil {
+		return fmt.Errorf("address keys: %w", err)
+	}
+	return rebuildAllBuckets(ctx, tx)
+}
+
+func fillSupplierKeys(ctx context.Context, tx pgx.Tx) error {
+	var lastC string
+	var lastID uuid.UUID
+	after, args := `true`, []any(nil)
+	for {
+		rows, err := tx.Query(ctx, `SELECT community_id, id, name, legal_business_name, supplier_id, keywords, created_date, modified_date
+			FROM suppliers WHERE `+after+` ORDER BY community_id, id LIMIT `+itoa(keyChunk), args...)
+		if err != nil {
 			return err
 		}
-		communities, ids, keys = append(communities, c), append(ids, id), append(keys, foldKey(name))
-	}
-	if err := rows.Err(); err != nil {
-		return err
-	}
-	if len(ids) == 0 {
-		return nil
-	}
-	for _, sql := range []string{
-		`UPDATE suppliers s SET name_key = u.k FROM unnest($1::text[], $2::uuid[], $3::text[]) AS u(c, i, k)
-			WHERE s.community_id = u.c AND s.id = u.i`,
-		`UPDATE supplier_terms t SET name_key = u.k FROM unnest($1::text[], $2::uuid[], $3::text[]) AS u(c, i, k)
-			WHERE t.community_id = u.c AND t.supplier_id = u.i`,
-	} {
-		if _, err := tx.Exec(ctx, sql, communities, ids, keys); err != nil {
-			return fmt.Errorf("fold name keys: %w", err)
+		var communities []string
+		var ids []uuid.UUID
+		var keys [][]byte
+		var termRows [][]any
+		var ts []string
+		var lcps []int32
+		n := 0
+		for rows.Next() {
+			var r supplier.Record
+			var name, legal, sid pgtype.Text
+			if err := rows.Scan(&lastC, &lastID, &name, &legal, &sid, &r.Keywords, &r.CreatedDate, &r.ModifiedDate); err != nil {
+				rows.Close()
+				return err
+			}
+			n++
+			r.ID, r.Name, r.LegalBusinessName, r.SupplierID = lastID, name.String, legal.String, sid.String
+			key := nullKey(r.Name)
+			if key != nil {
+				communities, ids, keys = append(communities, lastC), append(ids, r.ID), append(keys, key.([]byte))
+			}
+			ts, lcps = terms(&r, ts, lcps)
+			for j, t := range ts {
+				termRows = append(termRows, []any{lastC, t, r.ID, lcps[j], key, r.CreatedDate, r.ModifiedDate})
+			}
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		if n == 0 {
+			return nil
+		}
+		after, args = `(community_id, id) > ($1, $2)`, []any{lastC, lastID}
+		if len(ids) > 0 {
+			if _, err := tx.Exec(ctx, `UPDATE suppliers s SET name_key = u.k FROM unnest($1::text[], $2::uuid[], $3::bytea[]) AS u(c, i, k)
+				WHERE s.community_id = u.c AND s.id = u.i`, communities, ids, keys); err != nil {
+				return err
+			}
+		}
+		if len(termRows) > 0 {
+			if _, err := tx.CopyFrom(ctx, pgx.Identifier{"supplier_terms"},
+				[]string{"community_id", "term", "supplier_id", "lcp_prev", "name_key", "created_date", "modified_date"},
+				pgx.CopyFromRows(termRows)); err != nil {
+				return err
+			}
+		}
+		if n < keyChunk {
+			return nil
 		}
 	}
-	return nil
+}
+
+// fillChildKeys sets keyCol of every row of table (contacts or addresses)
+// to the sort key of the field of its JSON document.
+func fillChildKeys(ctx context.Context, tx pgx.Tx, table, keyCol, field string) error {
+	var lastC string
+	var lastS, lastID uuid.UUID
+	after, args := `true`, []any(nil)
+	for {
+		rows, err := tx.Query(ctx, `SELECT community_id, supplier_id, id, doc->>'`+field+`' FROM `+table+`
+			WHERE `+after+` ORDER BY community_id, supplier_id, id LIMIT `+itoa(keyChunk), args...)
+		if err != nil {
+			return err
+		}
+		var communities []string
+		var sids, ids []uuid.UUID
+		var keys [][]byte
+		n := 0
+		for rows.Next() {
+			var text pgtype.Text
+			if err := rows.Scan(&lastC, &lastS, &lastID, &text); err != nil {
+				rows.Close()
+				return err
+			}
+			n++
+			if key := nullKey(text.String); key != nil {
+				communities, sids, ids, keys = append(communities, lastC), append(sids, lastS), append(ids, lastID), append(keys, key.([]byte))
+			}
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		if n == 0 {
+			return nil
+		}
+		after, args = `(community_id, supplier_id, id) > ($1, $2, $3)`, []any{lastC, lastS, lastID}
+		if len(ids) > 0 {
+			if _, err := tx.Exec(ctx, `UPDATE `+table+` t SET `+keyCol+` = u.k
+				FROM unnest($1::text[], $2::uuid[], $3::uuid[], $4::bytea[]) AS u(c, s, i, k)
+				WHERE t.community_id = u.c AND t.supplier_id = u.s AND t.id = u.i`, communities, sids, ids, keys); err != nil {
+				return err
+			}
+		}
+		if n < keyChunk {
+			return nil
+		}
+	}
 }

@@ -5,21 +5,19 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/procurekit/procure/internal/textkey"
 	"github.com/procurekit/procure/supplier"
 )
 
-// foldKey is the case-insensitive key of a text: what both stores compare
-// for ordering, the prefix query and usernames. It is computed here, not by
-// the database, so that it does not depend on the database's locale.
-func foldKey(s string) string { return strings.ToLower(s) }
-
-// nullKey is the sort key of a text, or nil (NULL) when the text is empty,
-// so that NULLS LAST puts empty values after all others.
+// nullKey is the sort key of a text (internal/textkey: what both stores
+// compare, computed here so that the order does not depend on the
+// database's collation), or nil (NULL) when the text is empty, so that
+// NULLS LAST puts empty values after all others in both directions.
 func nullKey(s string) any {
 	if s == "" {
 		return nil
 	}
-	return foldKey(s)
+	return textkey.SortKey(s)
 }
 
 // details holds the nested objects of a SupplierDetail, stored as one JSON
@@ -115,16 +113,16 @@ func nilIfEmpty(p supplier.TextPaths) []string {
 	return p
 }
 
-// terms returns the search terms of a supplier in byte order: the
-// lower-cased name, legal business name, supplierId and keywords that are
-// not empty, without duplicates and without a term that is a prefix of
+// terms returns the search terms of a supplier in byte order: the match
+// keys (internal/textkey) of its name, legal business name, supplierId and
+// keywords that are not empty, without duplicates and without a term that is a prefix of
 // another (the longer term matches every prefix query the shorter one
 // does). lcps[i] is the length of the common prefix of terms i-1 and i.
 func terms(r *supplier.Record, dst []string, lcps []int32) ([]string, []int32) {
 	dst = dst[:0]
 	add := func(s string) {
-		if s != "" {
-			dst = append(dst, foldKey(s))
+		if m := textkey.Match(s); m != "" {
+			dst = append(dst, m)
 		}
 	}
 	add(r.Name)

@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
 
+	"github.com/procurekit/procure/internal/textkey"
 	"github.com/procurekit/procure/paging"
 	"github.com/procurekit/procure/supplier"
 )
@@ -131,6 +132,11 @@ func (s *Store) ListSuppliers(ctx context.Context, community string, q supplier.
 	if strings.ContainsRune(q.Query, 0) {
 		// PostgreSQL text cannot hold NUL, so no stored term has one.
 		return paging.NewPage[supplier.Summary](nil, 0, r), nil
+	}
+	if textkey.Match(q.Query) == "" {
+		// Only combining marks: every value starts with what is left
+		// (docs: filters.md).
+		q.Query = ""
 	}
 	count, page, err := listQueries(community, q)
 	if err != nil {
@@ -280,9 +286,10 @@ func listQueries(community string, q supplier.ListQuery) (count, page query, err
 		return query{}, query{}, err
 	}
 	outer, _ := orderBy(q.Page.Sort, "s", "id")
-	// foldKey output is valid UTF-8 (strings.ToLower replaces invalid
-	// bytes), as PostgreSQL text requires.
-	lo := foldKey(q.Query)
+	// Terms are match keys (internal/textkey): a supplier matches when
+	// one of its terms starts with the query's match key, which is valid
+	// UTF-8, as PostgreSQL text requires.
+	lo := textkey.Match(q.Query)
 	hi, bounded := prefixEnd(lo)
 	args := []any{community, lo}
 	termRange := `t.term >= $2`
@@ -329,7 +336,7 @@ func prefixEnd(p string) (end string, ok bool) {
 		r, size := utf8.DecodeLastRuneInString(p)
 		p = p[:len(p)-size]
 		if r == utf8.RuneError && size <= 1 {
-			return "", false // not UTF-8 (foldKey never returns such text)
+			return "", false // not UTF-8 (a match key never is)
 		}
 		if r < utf8.MaxRune {
 			r++

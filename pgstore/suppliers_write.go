@@ -273,7 +273,7 @@ func queueTerms(b *pgx.Batch, community string, r *supplier.Record) {
 // sameTerms reports whether two versions of a supplier have the same
 // search terms with the same name and createdDate keys.
 func sameTerms(a, b *supplier.Record) bool {
-	if foldKey(a.Name) != foldKey(b.Name) || !a.CreatedDate.Equal(b.CreatedDate) {
+	if a.Name != b.Name || !a.CreatedDate.Equal(b.CreatedDate) {
 		return false
 	}
 	ta, _ := terms(a, nil, nil)

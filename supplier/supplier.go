@@ -309,8 +309,9 @@ const MaxQueryLength = 255
 // ListQuery selects a page of a community's suppliers.
 type ListQuery struct {
 	// Query, when not empty, keeps suppliers whose name, legal business
-	// name, supplierId or any keyword starts with it, compared
-	// case-insensitively.
+	// name, supplierId or any keyword starts with it, ignoring case and
+	// accents (docs: filters.md: both sides in NFD without combining
+	// marks, case-folded).
 	Query string
 	// ModifiedSince, when not zero, keeps suppliers whose modifiedDate is
 	// at or after it.
@@ -331,8 +332,10 @@ type AddressQuery struct {
 // Store is the read side of the supplier API, scoped by community.
 //
 // Ordering (docs: paging.md), which every implementation follows
-// exactly: string keys compare case-insensitively (lower-cased, then byte
-// order); null or empty values sort after all others in both directions;
+// exactly: string keys compare as people read them (the Unicode Collation
+// Algorithm, root locale: case and accents ignored first, then at full
+// strength, then bytes; internal/textkey computes the keys); null or
+// empty values sort after all others in both directions;
 // ties break on id ascending (in both directions), so paging through a list
 // meets every record exactly once. Date keys compare as instants.
 //

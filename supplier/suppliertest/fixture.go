@@ -66,7 +66,7 @@ func c1Specs() []spec {
 	specs := []spec{
 		// Names equal but for case: ties broken on id in both directions.
 		{key: "alpha-1", name: "Alpha Supplies", legal: "Alpha Supplies Limited", supplierID: "SUP-0001", keywords: []string{"stationery"}, created: h(-48), modified: h(1), full: true,
-			contacts: []string{"bob", "Alice", "alice", "ALICE", "Zoë", "carol", "Émile"},
+			contacts: []string{"bob", "Alice", "alice", "ALICE", "Zoë", "carol", "Émile", "bob"},
 			addresses: []addrSpec{
 				{"", h(3)}, {"Alpha North", h(2)}, {"alpha north", h(2)}, {"Alpha South", Target},
 				{"", Target}, {"Zed Holdings", h(5)}, {"Ärzte Haus", Target.Add(time.Microsecond)},
@@ -85,13 +85,30 @@ func c1Specs() []spec {
 		{key: "gamma-legal", name: "Delta Freight", legal: "Gamma Holdings Ltd", supplierID: "SUP-0010", created: h(-39), modified: h(4)},
 		// Matches "pipes" only through a keyword.
 		{key: "keyword", name: "Acme", legal: "Acme Corporation", supplierID: "ACM-001", keywords: []string{"plumbing", "Pipes", "PIPES"}, created: h(-38), modified: h(6)},
-		// Unicode: lower-casing, then byte order.
+		// Unicode: accents and case ignored first.
 		{key: "uber-1", name: "Über Freight", supplierID: "SUP-0020", created: h(-30), modified: h(7)},
 		{key: "uber-2", name: "über cafe", supplierID: "SUP-0021", created: h(-30), modified: h(7)},
 		{key: "okologie", name: "Ökologie GmbH", created: h(-29), modified: h(8)},
 		{key: "eclair", name: "Éclair Bakery", keywords: []string{"bakery"}, created: h(-28), modified: h(8)},
 		{key: "tokyo", name: "東京 Trading", supplierID: "JP-1", created: h(-27), modified: h(9)},
 		{key: "zeta", name: "Zeta Zinc", created: h(-26), modified: h(9)},
+		// Names as people read them (docs: paging.md "Ordering"): accents
+		// and case are ignored first, so Ō sorts among the O's, before
+		// Zenith; then the plain letter before the accented one, lower
+		// case before upper. "ota", "OTA" and "ŌTA" find all three.
+		{key: "otaki", name: "Ōtaki Organics", legal: "Ōtaki Organics Limited", supplierID: "ŌTK-1", keywords: []string{"Kūmara"}, created: h(-18), modified: h(13)},
+		{key: "otaki-plain", name: "Otaki Organics", created: h(-18), modified: h(13)},
+		{key: "otaki-lower", name: "otaki organics", created: h(-18), modified: h(14)},
+		{key: "zenith", name: "Zenith Scientific", created: h(-17), modified: h(14)},
+		// "mu" and "MÜ" find Müller (on its name, legal name and
+		// supplierId) and Mueller; "mue" only Mueller.
+		{key: "muller", name: "Müller GmbH", legal: "Müller & Söhne KG", supplierID: "MÜ-1", created: h(-17), modified: h(15)},
+		{key: "mueller", name: "Mueller Tools", created: h(-16), modified: h(15)},
+		// Case folding, not lower-casing: ß matches "ss" both ways.
+		{key: "strasse", name: "Straßenbau Nord", created: h(-16), modified: h(16)},
+		{key: "strasse-legal", name: "Road Works", legal: "STRASSE Holdings", keywords: []string{"Straßenbau"}, created: h(-15), modified: h(16)},
+		// A supplierId and a keyword with accents.
+		{key: "eco", name: "Green Goods", supplierID: "ÉCO-42", keywords: []string{"Çelik"}, created: h(-15), modified: h(17)},
 		// Leading digits and punctuation sort before letters.
 		{key: "digits", name: "3M Australia", supplierID: "3M-AU", created: h(-25), modified: h(10)},
 		{key: "brackets", name: "(Brackets) Ltd", created: h(-25), modified: h(10)},
@@ -102,7 +119,7 @@ func c1Specs() []spec {
 		{key: "noname-3", created: h(-23), modified: h(12), individual: true},
 		// The modifiedSince boundary: several suppliers at Target exactly.
 		{key: "timber-yard", name: "Timber Yard", keywords: []string{"timber"}, supplierID: "TY-1", created: h(-22), modified: Target, full: true,
-			contacts: []string{"Wiremu", "wiremu"}, addresses: []addrSpec{{"Timber Yard", Target}, {"Timber Yard Annex", h(31)}}},
+			contacts: []string{"Wiremu", "wiremu"}, addresses: []addrSpec{{"Timber Yard", Target}, {"Timber Yard Annex", h(31)}, {"Timber Yard", h(32)}}},
 		{key: "equal-a", name: "Equal Modified", supplierID: "EQ-A", created: h(-21), modified: Target},
 		{key: "equal-b", name: "Equal Modified", supplierID: "EQ-B", created: h(-21), modified: Target},
 		{key: "one-micro-later", name: "One Micro Later", created: h(-20), modified: Target.Add(time.Microsecond)},

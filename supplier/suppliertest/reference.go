@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/procurekit/procure/internal/textkey"
 	"github.com/procurekit/procure/paging"
 	"github.com/procurekit/procure/supplier"
 )
@@ -16,19 +17,20 @@ import (
 // sort.SliceStable with the documented comparator (docs: paging.md
 // and "Filters"). It is meant to be obviously correct, not fast.
 
-// compareText compares string sort keys: lower-cased, then byte order;
-// empty values after all others whichever the direction.
+// compareText compares string sort keys by their collation keys
+// (internal/textkey: the root locale's collation ignoring case and accents,
+// then at full strength, then bytes); empty values after all others
+// whichever the direction.
 func compareText(a, b string, desc bool) int {
-	la, lb := strings.ToLower(a), strings.ToLower(b)
 	switch {
-	case la == lb:
+	case a == b:
 		return 0
-	case la == "":
+	case a == "":
 		return 1
-	case lb == "":
+	case b == "":
 		return -1
 	}
-	c := strings.Compare(la, lb)
+	c := bytes.Compare(textkey.SortKey(a), textkey.SortKey(b))
 	if desc {
 		c = -c
 	}
@@ -65,9 +67,10 @@ func compareSummary(a, b *supplier.Summary, s paging.Sort) int {
 	return compareID(a.ID, b.ID)
 }
 
-// matches is docs: filters.md: query is a case-insensitive
-// starts-with on name, legalBusinessName, any keyword or supplierId;
-// modifiedSince is inclusive.
+// matches is docs: filters.md: query is a starts-with on name,
+// legalBusinessName, any keyword or supplierId, both sides compared by
+// their match keys (internal/textkey: NFD, combining marks removed,
+// case-folded); modifiedSince is inclusive.
 func matches(r *supplier.Record, q supplier.ListQuery) bool {
 	if !q.ModifiedSince.IsZero() && r.ModifiedDate.Before(q.ModifiedSince) {
 		return false
@@ -75,8 +78,8 @@ func matches(r *supplier.Record, q supplier.ListQuery) bool {
 	if q.Query == "" {
 		return true
 	}
-	lq := strings.ToLower(q.Query)
-	has := func(s string) bool { return strings.HasPrefix(strings.ToLower(s), lq) }
+	mq := textkey.Match(q.Query)
+	has := func(s string) bool { return strings.HasPrefix(textkey.Match(s), mq) }
 	if has(r.Name) || has(r.LegalBusinessName) || has(r.SupplierID) {
 		return true
 	}

@@ -221,8 +221,9 @@ func describe(q supplier.ListQuery) string {
 }
 
 // checkOrder checks docs: paging.md on every pair of neighbours,
-// independently of the reference: string keys lower-cased then byte order,
-// empty keys last in both directions, equal keys in id order.
+// independently of the reference: names by the collation rule
+// (collationCompare), empty names last in both directions, equal keys in
+// id order.
 func checkOrder(tb testing.TB, items []supplier.Summary, s paging.Sort) {
 	tb.Helper()
 	for i := 1; i < len(items); i++ {
@@ -230,7 +231,7 @@ func checkOrder(tb testing.TB, items []supplier.Summary, s paging.Sort) {
 		var c int // comparison of the keys in the requested direction
 		switch s.Field {
 		case "name":
-			ka, kb := strings.ToLower(a.Name), strings.ToLower(b.Name)
+			ka, kb := a.Name, b.Name
 			switch {
 			case ka == "" && kb != "":
 				tb.Errorf("sort %s: empty name %s before %q: empty values must come last in both directions", s, a.ID, b.Name)
@@ -241,7 +242,7 @@ func checkOrder(tb testing.TB, items []supplier.Summary, s paging.Sort) {
 					c = -1
 				}
 			default:
-				c = strings.Compare(ka, kb)
+				c = collationCompare(ka, kb)
 				if s.Desc {
 					c = -c
 				}
@@ -344,9 +345,37 @@ func (h *harness) testSort(t *testing.T) {
 			}
 			switch s.Field {
 			case "name":
-				// Names equal but for case tie, and tie on id in both
-				// directions; empty names come last in both directions.
-				run("names equal but for case", sortedIDs("alpha-1", "alpha-2", "alpha-3"))
+				// Names equal but for case or accents come together,
+				// lower case before upper and the plain letter before
+				// the accented one (reversed descending); equal names
+				// tie on id in both directions; empty names come last
+				// in both directions.
+				inOrder := func(what string, keys ...string) {
+					t.Helper()
+					group := h.ids(keys...)
+					if s.Desc {
+						slices.Reverse(group)
+					}
+					at := slices.Index(ids, group[0])
+					if at < 0 || at+len(group) > len(ids) || !slices.Equal(ids[at:at+len(group)], group) {
+						t.Errorf("%s: want %v together in that order, got order %v", what, h.labels(group), h.labels(ids))
+					}
+				}
+				inOrder("names equal but for case", "alpha-2", "alpha-1", "alpha-3")
+				inOrder("names equal but for accents and case", "otaki-lower", "otaki-plain", "otaki")
+				run("equal names", sortedIDs("equal-a", "equal-b"))
+				before := func(a, b string) {
+					t.Helper()
+					i, j := slices.Index(ids, ID(a)), slices.Index(ids, ID(b))
+					if (i < j) == s.Desc {
+						t.Errorf("%q must sort before %q ascending and after it descending", h.byKey[a].Name, h.byKey[b].Name)
+					}
+				}
+				before("one-micro-later", "otaki-lower") // Ō among the O's
+				before("otaki", "zenith")
+				before("zenith", "zeta")
+				before("mueller", "muller") // e before l; the umlaut weighs less than a letter
+				before("eclair", "equal-a")
 				noName := sortedIDs("noname-1", "noname-2", "noname-3")
 				if !slices.Equal(ids[len(ids)-3:], noName) {
 					t.Errorf("the suppliers without a name must be last, in id order: got %v", h.labels(ids[len(ids)-3:]))
@@ -372,7 +401,7 @@ func (h *harness) testSort(t *testing.T) {
 }
 
 func (h *harness) testPageByPage(t *testing.T) {
-	for _, query := range []string{"", "timber", "sup", "h"} {
+	for _, query := range []string{"", "timber", "sup", "h", "ota", "MÜ"} {
 		for _, s := range sorts {
 			t.Run(fmt.Sprintf("query=%q/%s", query, s), func(t *testing.T) {
 				want := refSuppliers(h.recs[C1], supplier.ListQuery{Query: query, Page: paging.Request{Sort: s}})
@@ -419,6 +448,20 @@ func (h *harness) testQuery(t *testing.T) {
 		{"legal name of a supplier without a name", "nameless", []string{"noname-1"}},
 		{"unicode lower case", "ü", []string{"uber-1", "uber-2"}},
 		{"unicode upper case", "ÜBER F", []string{"uber-1"}},
+		{"accents ignored in the value", "ota", []string{"otaki", "otaki-plain", "otaki-lower"}},
+		{"accents and case ignored", "OTA", []string{"otaki", "otaki-plain", "otaki-lower"}},
+		{"accents ignored in the query", "ŌTAKI O", []string{"otaki", "otaki-plain", "otaki-lower"}},
+		{"accented keyword", "kumara", []string{"otaki"}},
+		{"mu finds Müller and Mueller", "mu", []string{"muller", "mueller"}},
+		{"MÜ finds Müller and Mueller", "MÜ", []string{"muller", "mueller"}},
+		{"no transliteration: mue is not mü", "mue", []string{"mueller"}},
+		{"accented legal business name", "muller & s", []string{"muller"}},
+		{"accented supplierId", "mu-1", []string{"muller"}},
+		{"ß folds to ss in the value", "strassen", []string{"strasse", "strasse-legal"}},
+		{"ß folds to ss in the query", "STRAß", []string{"strasse", "strasse-legal"}},
+		{"accented supplierId, upper case query", "ECO-4", []string{"eco"}},
+		{"accented keyword, cedilla", "celi", []string{"eco"}},
+		{"only combining marks filter nothing", "\u0301", nil},
 		{"CJK", "東京", []string{"tokyo"}},
 		{"digits", "3m", []string{"digits"}},
 		{"starts-with, not contains", "supplies", []string{}},
@@ -670,15 +713,15 @@ func (h *harness) testContacts(t *testing.T) {
 		}
 		var names []string
 		for _, c := range got.Content {
-			names = append(names, strings.ToLower(c.Name))
+			names = append(names, c.Name)
 		}
-		// Lower-cased, then byte order: "zoë" < "émile" because 'z' <
-		// 0xC3; the three alices tie and follow their ids.
-		want := []string{"alice", "alice", "alice", "bob", "carol", "zoë", "émile"}
+		// As people read them: Émile among the E's; lower case before
+		// upper; the two bobs tie and follow their ids.
+		want := []string{"alice", "Alice", "ALICE", "bob", "bob", "carol", "Émile", "Zoë"}
 		if diff := cmp.Diff(want, names); diff != "" {
 			t.Errorf("names (-want +got):\n%s", diff)
 		}
-		if len(got.Content) >= 3 && !slices.IsSortedFunc(contactIDs(got.Content[:3]), compareID) {
+		if len(got.Content) >= 5 && !slices.IsSortedFunc(contactIDs(got.Content[3:5]), compareID) {
 			t.Errorf("contacts with equal names are not in id order")
 		}
 	})
@@ -720,8 +763,8 @@ func (h *harness) testAddresses(t *testing.T) {
 			sort paging.Sort
 			want []string
 		}{
-			{paging.Sort{Field: "companyName"}, []string{"alpha north", "alpha north", "alpha south", "zed holdings", "ärzte haus", "", ""}},
-			{paging.Sort{Field: "companyName", Desc: true}, []string{"ärzte haus", "zed holdings", "alpha south", "alpha north", "alpha north", "", ""}},
+			{paging.Sort{Field: "companyName"}, []string{"alpha north", "Alpha North", "Alpha South", "Ärzte Haus", "Zed Holdings", "", ""}},
+			{paging.Sort{Field: "companyName", Desc: true}, []string{"Zed Holdings", "Ärzte Haus", "Alpha South", "Alpha North", "alpha north", "", ""}},
 		} {
 			got, err := h.st.ListRemittanceAddresses(ctx, C1, rec.ID, supplier.AddressQuery{Page: paging.Request{Size: 100, Sort: tt.sort}})
 			if err != nil {
@@ -729,7 +772,7 @@ func (h *harness) testAddresses(t *testing.T) {
 			}
 			var names []string
 			for _, a := range got.Content {
-				names = append(names, strings.ToLower(a.CompanyName))
+				names = append(names, a.CompanyName)
 			}
 			if diff := cmp.Diff(tt.want, names); diff != "" {
 				t.Errorf("%s: companyNames (-want +got):\n%s", tt.sort, diff)
@@ -739,6 +782,25 @@ func (h *harness) testAddresses(t *testing.T) {
 				if compareID(got.Content[pair[0]].ID, got.Content[pair[1]].ID) >= 0 {
 					t.Errorf("%s: addresses without a companyName are not in id order", tt.sort)
 				}
+			}
+		}
+	})
+	t.Run("equal companyNames in id order", func(t *testing.T) {
+		rec := h.byKey["timber-yard"]
+		for _, desc := range []bool{false, true} {
+			s := paging.Sort{Field: "companyName", Desc: desc}
+			got, err := h.st.ListRemittanceAddresses(ctx, C1, rec.ID, supplier.AddressQuery{Page: paging.Request{Size: 100, Sort: s}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var equal []uuid.UUID
+			for _, a := range got.Content {
+				if a.CompanyName == "Timber Yard" {
+					equal = append(equal, a.ID)
+				}
+			}
+			if len(equal) != 2 || !slices.IsSortedFunc(equal, compareID) {
+				t.Errorf("%s: the addresses named %q are %v; want two, in ascending id order", s, "Timber Yard", equal)
 			}
 		}
 	})
