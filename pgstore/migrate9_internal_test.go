@@ -3,8 +3,12 @@ package pgstore
 import (
 	"bytes"
 	"context"
+	"os"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/uuid"
@@ -178,4 +182,51 @@ func count(t *testing.T, s *Store, sql string) int64 {
 		t.Fatalf("%s: %v", sql, err)
 	}
 	return n
+}
+
+// TestMigrate9Duration measures migration 0009 on a version-8 database of
+// PGSTORE_MIGRATE9_SUPPLIERS generated suppliers (each with four search
+// terms, a contact and an address, ASCII names as most are), and logs how
+// long Open took to apply it. It is skipped without the variable.
+//
+//	PGSTORE_MIGRATE9_SUPPLIERS=100000 go test -run TestMigrate9Duration -v ./pgstore
+func TestMigrate9Duration(t *testing.T) {
+	n, err := strconv.Atoi(os.Getenv("PGSTORE_MIGRATE9_SUPPLIERS"))
+	if err != nil {
+		t.Skip("set PGSTORE_MIGRATE9_SUPPLIERS to a number of suppliers to measure migration 0009")
+	}
+	ctx := context.Background()
+	dsn, pool, _ := databaseBefore(t, 9)
+	for _, sql := range []string{
+		`INSERT INTO communities (id, name, region, supplier_count) VALUES ('m', 'M', 'NZ', $1)`,
+		`INSERT INTO suppliers (community_id, id, name, name_key, legal_business_name, supplier_id, profile_type, modified_date, created_date, keywords)
+			SELECT 'm', gen_random_uuid(), 'Supplier ' || md5(i::text), 'supplier ' || md5(i::text), 'Legal ' || i, 'SUP-' || i, 'COMPANY',
+				now(), now(), array['keyword' || (i % 100)] FROM generate_series(1, $1) AS i`,
+		`INSERT INTO supplier_terms (community_id, term, supplier_id, lcp_prev, name_key, created_date, modified_date)
+			SELECT s.community_id, t.term, s.id, 0, s.name_key, s.created_date, s.modified_date
+			FROM suppliers s, unnest(array[lower(s.name), lower(s.legal_business_name), lower(s.supplier_id)] || s.keywords) AS t(term)`,
+		`INSERT INTO supplier_contacts (community_id, supplier_id, id, name_key, doc)
+			SELECT 'm', s.id, gen_random_uuid(), 'contact', json_build_object('name', 'Contact')
+			FROM suppliers s`,
+		`INSERT INTO remittance_addresses (community_id, supplier_id, id, company_name_key, modified_date, doc)
+			SELECT 'm', s.id, gen_random_uuid(), s.name_key, now(), json_build_object('companyName', s.name)
+			FROM suppliers s`,
+		`CHECKPOINT`,
+	} {
+		args := []any{n}
+		if !strings.Contains(sql, "$1") {
+			args = nil
+		}
+		if _, err := pool.Exec(ctx, sql, args...); err != nil {
+			t.Fatalf("%.70s: %v", sql, err)
+		}
+	}
+	start := time.Now()
+	s, err := Open(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	t.Logf("migration 0009 of %d suppliers (%d search terms, a contact and an address each): %v", n,
+		count(t, s, `SELECT count(*) FROM supplier_terms`), time.Since(start).Round(time.Millisecond))
 }
