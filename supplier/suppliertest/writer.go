@@ -566,6 +566,11 @@ func (w *writerHarness) randomWrite(tb testing.TB, rng *rand.Rand, com string, m
 		if rng.IntN(4) == 0 {
 			rec.LegalBusinessName = ""
 		}
+		if rec.Name == "" && rng.IntN(2) == 0 {
+			// An explicit empty name sorts as no name does: last
+			// (docs: paging.md "Ordering").
+			rec.EmptyText = supplier.TextPaths{"name"}
+		}
 		d := w.put(tb, com, rec)
 		nr := &supplier.Record{Detail: d, Keywords: rec.Keywords}
 		if exists {
@@ -596,7 +601,7 @@ func (w *writerHarness) checkModel(t *testing.T, com string, m *writeModel, stam
 	if len(stamps) > 0 {
 		sinces = append(sinces, stamps[len(stamps)/2], stamps[len(stamps)-1])
 	}
-	for _, query := range []string{"", "k", "KIWI P", "ōt", "w-", "timber", "apex-"} {
+	for _, query := range []string{"", "k", "KIWI P", "ōt", "OT", "emile", "w-", "timber", "apex-"} {
 		for _, since := range sinces {
 			for _, s := range sorts {
 				q := supplier.ListQuery{Query: query, ModifiedSince: since, Page: paging.Request{Sort: s}}
