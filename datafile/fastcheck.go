@@ -34,8 +34,8 @@ func surelyValid(r *supplier.Record) bool {
 		return false
 	}
 	if b := r.BankAccount; b != nil {
-		if b.ID == uuid.Nil || !required(b.Country, 255) || !maxLen(b.BankName, 255) || !maxLen(b.AccountName, 255) ||
-			!maxLen(b.AccountNumber, 255) || !maxLen(b.RoutingNumber, 255) || !maxLen(b.LocalAccountNumber, 255) ||
+		if b.ID == uuid.Nil || !required(b.Country, 255) || !maxLen(b.BankName.String(), 255) || !maxLen(b.AccountName.String(), 255) ||
+			!maxLen(b.AccountNumber.String(), 255) || !maxLen(b.RoutingNumber.String(), 255) || !maxLen(b.LocalAccountNumber.String(), 255) ||
 			(b.BankAccountType != "" && !b.BankAccountType.Valid()) || (b.DepositFormat != "" && !b.DepositFormat.Valid()) {
 			return false
 		}
@@ -44,9 +44,9 @@ func surelyValid(r *supplier.Record) bool {
 		}
 	}
 	if e := r.Emails; e != nil {
-		for _, s := range [...]string{e.DefaultEmailAddress, e.RemittanceEmailAddress, e.OrdersEmailAddress,
-			e.InvoicingEmailAddress, e.RfqsEmailAddress, e.BidRequestsEmailAddress, e.IntegrationEmailAddress,
-			e.CustomerCommentsEmailAddress} {
+		for _, s := range [...]string{e.DefaultEmailAddress.String(), e.RemittanceEmailAddress.String(), e.OrdersEmailAddress.String(),
+			e.InvoicingEmailAddress.String(), e.RfqsEmailAddress.String(), e.BidRequestsEmailAddress.String(), e.IntegrationEmailAddress.String(),
+			e.CustomerCommentsEmailAddress.String()} {
 			if !emailOK(s) {
 				return false
 			}
@@ -54,7 +54,7 @@ func surelyValid(r *supplier.Record) bool {
 	}
 	if s := r.Settings; s != nil {
 		if p := s.PaymentTerm; p != nil {
-			if p.ID == uuid.Nil || !required(p.Code, 35) || !p.TermType.Valid() || !maxLen(p.Description, 2000) {
+			if p.ID == uuid.Nil || !required(p.Code, 35) || !p.TermType.Valid() || !maxLen(p.Description.String(), 2000) {
 				return false
 			}
 		}
@@ -92,40 +92,40 @@ func surelyValid(r *supplier.Record) bool {
 
 func summaryOK(s *supplier.Summary) bool {
 	return s.ID != uuid.Nil &&
-		maxLen(s.CommunitySupplierID, 255) && maxLen(s.SupplierID, 255) && maxLen(s.Name, 255) &&
+		maxLen(s.CommunitySupplierID.String(), 255) && maxLen(s.SupplierID.String(), 255) && maxLen(s.Name.String(), 255) &&
 		s.ProfileType.Valid() &&
-		maxLen(s.LegalBusinessName, 255) && maxLen(s.FirstName, 255) && maxLen(s.LastName, 255) &&
+		maxLen(s.LegalBusinessName.String(), 255) && maxLen(s.FirstName.String(), 255) && maxLen(s.LastName.String(), 255) &&
 		(s.TaxIdentificationType == "" || s.TaxIdentificationType.Valid()) &&
-		maxLen(s.TaxIdentificationNumber, 255) &&
+		maxLen(s.TaxIdentificationNumber.String(), 255) &&
 		(s.TinVerificationStatus == "" || s.TinVerificationStatus.Valid()) &&
 		(s.ConnectionState == "" || s.ConnectionState.Valid()) &&
-		maxLen(s.BusinessNumber, 255) && emailOK(s.DefaultEmailAddress) &&
+		maxLen(s.BusinessNumber.String(), 255) && emailOK(s.DefaultEmailAddress.String()) &&
 		dated(s.ModifiedDate, s.CreatedDate) && (s.TinLastVerifiedDate == nil || check.Instant(*s.TinLastVerifiedDate))
 }
 
 func contactOK(c *supplier.Contact) bool {
-	if c.ID == uuid.Nil || !required(c.Name, 255) || !emailOK(c.Email) ||
+	if c.ID == uuid.Nil || !required(c.Name, 255) || !emailOK(c.Email.String()) ||
 		(c.ManagedBy != "" && !c.ManagedBy.Valid()) || !dated(c.ModifiedDate, c.CreatedDate) {
 		return false
 	}
 	if p := c.Phone; p != nil {
-		return maxLen(p.Prefix, 5) && maxLen(p.Number, 20) && maxLen(p.Extension, 20)
+		return maxLen(p.Prefix.String(), 5) && maxLen(p.Number.String(), 20) && maxLen(p.Extension.String(), 20)
 	}
 	return true
 }
 
 func remittanceOK(a *supplier.RemittanceAddress) bool {
-	return a.ID != uuid.Nil && maxLen(a.Code, 255) && maxLen(a.CompanyName, 255) && addressOK(&a.Address) &&
+	return a.ID != uuid.Nil && maxLen(a.Code.String(), 255) && maxLen(a.CompanyName.String(), 255) && addressOK(&a.Address) &&
 		(a.ManagedBy == "" || a.ManagedBy.Valid()) && dated(a.ModifiedDate, a.CreatedDate)
 }
 
 func addressOK(a *supplier.Address) bool {
-	if !required(a.Line1, 200) || !maxLen(a.Line2, 200) || !maxLen(a.Line3, 200) || !required(a.City, 200) ||
-		!maxLen(a.Postcode, 20) || !required(a.Country, 255) {
+	if !required(a.Line1, 200) || !maxLen(a.Line2.String(), 200) || !maxLen(a.Line3.String(), 200) || !required(a.City, 200) ||
+		!maxLen(a.Postcode.String(), 20) || !required(a.Country, 255) {
 		return false
 	}
 	if r := a.Region; r != nil {
-		return maxLen(r.Name, 255) && maxLen(r.Code, 100)
+		return maxLen(r.Name.String(), 255) && maxLen(r.Code.String(), 100)
 	}
 	return true
 }

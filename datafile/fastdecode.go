@@ -213,9 +213,6 @@ func (d *fastDecoder) array(elem func() bool) bool {
 }
 
 // text decodes a string field; null leaves it as it is (encoding/json).
-// An empty string is left to encoding/json and supplier's MarkEmptyText,
-// which record it (docs: values.md "Round trip"): it is rare, and
-// knowing which field holds it needs the path this decoder does not keep.
 func (d *fastDecoder) text(p *string) bool {
 	if d.literal("null") {
 		return true
@@ -224,7 +221,7 @@ func (d *fastDecoder) text(p *string) bool {
 	if ok {
 		*p = d.m.own(s)
 	}
-	return ok && len(s) > 0
+	return ok
 }
 
 // common is text for a field whose values repeat across suppliers.
@@ -236,7 +233,32 @@ func (d *fastDecoder) common(p *string) bool {
 	if ok {
 		*p = d.m.share(s)
 	}
-	return ok && len(s) > 0
+	return ok
+}
+
+// opt decodes an optional text field: null leaves it as it is, as
+// supplier.Text's UnmarshalJSON does; "" is the empty string.
+func (d *fastDecoder) opt(p *supplier.Text) bool {
+	if d.literal("null") {
+		return true
+	}
+	s, ok := d.str()
+	if ok {
+		*p = supplier.NewText(d.m.own(s))
+	}
+	return ok
+}
+
+// optCommon is opt for a field whose values repeat across suppliers.
+func (d *fastDecoder) optCommon(p *supplier.Text) bool {
+	if d.literal("null") {
+		return true
+	}
+	s, ok := d.str()
+	if ok {
+		*p = supplier.NewText(d.m.share(s))
+	}
+	return ok
 }
 
 func (d *fastDecoder) boolean(p *bool) bool {
@@ -383,23 +405,23 @@ func (d *fastDecoder) summaryField(s *supplier.Summary, key []byte) bool {
 	case "id":
 		return d.id(&s.ID)
 	case "communitySupplierId":
-		return d.text(&s.CommunitySupplierID)
+		return d.opt(&s.CommunitySupplierID)
 	case "supplierId":
-		return d.text(&s.SupplierID)
+		return d.opt(&s.SupplierID)
 	case "name":
-		return d.text(&s.Name)
+		return d.opt(&s.Name)
 	case "profileType":
 		return enum(d, &s.ProfileType, s.ProfileType.Allowed())
 	case "legalBusinessName":
-		return d.text(&s.LegalBusinessName)
+		return d.opt(&s.LegalBusinessName)
 	case "firstName":
-		return d.text(&s.FirstName)
+		return d.opt(&s.FirstName)
 	case "lastName":
-		return d.text(&s.LastName)
+		return d.opt(&s.LastName)
 	case "taxIdentificationType":
 		return enum(d, &s.TaxIdentificationType, s.TaxIdentificationType.Allowed())
 	case "taxIdentificationNumber":
-		return d.text(&s.TaxIdentificationNumber)
+		return d.opt(&s.TaxIdentificationNumber)
 	case "tinVerificationStatus":
 		return enum(d, &s.TinVerificationStatus, s.TinVerificationStatus.Allowed())
 	case "tinLastVerifiedDate":
@@ -407,9 +429,9 @@ func (d *fastDecoder) summaryField(s *supplier.Summary, key []byte) bool {
 	case "connectionState":
 		return enum(d, &s.ConnectionState, s.ConnectionState.Allowed())
 	case "businessNumber":
-		return d.text(&s.BusinessNumber)
+		return d.opt(&s.BusinessNumber)
 	case "defaultEmailAddress":
-		return d.text(&s.DefaultEmailAddress)
+		return d.opt(&s.DefaultEmailAddress)
 	case "modifiedDate":
 		return d.date(&s.ModifiedDate)
 	case "createdDate":
@@ -428,7 +450,7 @@ func (d *fastDecoder) contact(c *supplier.Contact) bool {
 		case "phone":
 			return ptr(d, &c.Phone, d.phone)
 		case "email":
-			return d.text(&c.Email)
+			return d.opt(&c.Email)
 		case "managedBy":
 			return enum(d, &c.ManagedBy, c.ManagedBy.Allowed())
 		case "modifiedDate":
@@ -444,11 +466,11 @@ func (d *fastDecoder) phone(p *supplier.Phone) bool {
 	return d.object(func(key []byte) bool {
 		switch string(key) {
 		case "prefix":
-			return d.common(&p.Prefix)
+			return d.optCommon(&p.Prefix)
 		case "number":
-			return d.text(&p.Number)
+			return d.opt(&p.Number)
 		case "extension":
-			return d.text(&p.Extension)
+			return d.opt(&p.Extension)
 		}
 		return false
 	})
@@ -460,9 +482,9 @@ func (d *fastDecoder) remittance(a *supplier.RemittanceAddress) bool {
 		case "id":
 			return d.id(&a.ID)
 		case "code":
-			return d.common(&a.Code)
+			return d.optCommon(&a.Code)
 		case "companyName":
-			return d.text(&a.CompanyName)
+			return d.opt(&a.CompanyName)
 		case "address":
 			// encoding/json leaves a struct alone on null.
 			return d.literal("null") || d.address(&a.Address)
@@ -486,15 +508,15 @@ func (d *fastDecoder) address(a *supplier.Address) bool {
 		case "line1":
 			return d.text(&a.Line1)
 		case "line2":
-			return d.text(&a.Line2)
+			return d.opt(&a.Line2)
 		case "line3":
-			return d.text(&a.Line3)
+			return d.opt(&a.Line3)
 		case "city":
 			return d.common(&a.City)
 		case "region":
 			return ptr(d, &a.Region, d.region)
 		case "postcode":
-			return d.common(&a.Postcode)
+			return d.optCommon(&a.Postcode)
 		case "country":
 			return d.common(&a.Country)
 		}
@@ -506,9 +528,9 @@ func (d *fastDecoder) region(r *supplier.Region) bool {
 	return d.object(func(key []byte) bool {
 		switch string(key) {
 		case "name":
-			return d.common(&r.Name)
+			return d.optCommon(&r.Name)
 		case "code":
-			return d.common(&r.Code)
+			return d.optCommon(&r.Code)
 		}
 		return false
 	})
@@ -522,17 +544,17 @@ func (d *fastDecoder) bankAccount(b *supplier.BankAccount) bool {
 		case "country":
 			return d.common(&b.Country)
 		case "bankName":
-			return d.common(&b.BankName)
+			return d.optCommon(&b.BankName)
 		case "accountName":
-			return d.text(&b.AccountName)
+			return d.opt(&b.AccountName)
 		case "address":
 			return ptr(d, &b.Address, d.address)
 		case "accountNumber":
-			return d.text(&b.AccountNumber)
+			return d.opt(&b.AccountNumber)
 		case "routingNumber":
-			return d.text(&b.RoutingNumber)
+			return d.opt(&b.RoutingNumber)
 		case "localAccountNumber":
-			return d.text(&b.LocalAccountNumber)
+			return d.opt(&b.LocalAccountNumber)
 		case "bankAccountType":
 			return enum(d, &b.BankAccountType, b.BankAccountType.Allowed())
 		case "depositFormat":
@@ -546,21 +568,21 @@ func (d *fastDecoder) emails(e *supplier.Emails) bool {
 	return d.object(func(key []byte) bool {
 		switch string(key) {
 		case "defaultEmailAddress":
-			return d.text(&e.DefaultEmailAddress)
+			return d.opt(&e.DefaultEmailAddress)
 		case "remittanceEmailAddress":
-			return d.text(&e.RemittanceEmailAddress)
+			return d.opt(&e.RemittanceEmailAddress)
 		case "ordersEmailAddress":
-			return d.text(&e.OrdersEmailAddress)
+			return d.opt(&e.OrdersEmailAddress)
 		case "invoicingEmailAddress":
-			return d.text(&e.InvoicingEmailAddress)
+			return d.opt(&e.InvoicingEmailAddress)
 		case "rfqsEmailAddress":
-			return d.text(&e.RfqsEmailAddress)
+			return d.opt(&e.RfqsEmailAddress)
 		case "bidRequestsEmailAddress":
-			return d.text(&e.BidRequestsEmailAddress)
+			return d.opt(&e.BidRequestsEmailAddress)
 		case "integrationEmailAddress":
-			return d.text(&e.IntegrationEmailAddress)
+			return d.opt(&e.IntegrationEmailAddress)
 		case "customerCommentsEmailAddress":
-			return d.text(&e.CustomerCommentsEmailAddress)
+			return d.opt(&e.CustomerCommentsEmailAddress)
 		}
 		return false
 	})
@@ -607,7 +629,7 @@ func (d *fastDecoder) paymentTerm(p *supplier.PaymentTerm) bool {
 		case "termType":
 			return enum(d, &p.TermType, p.TermType.Allowed())
 		case "description":
-			return d.common(&p.Description)
+			return d.optCommon(&p.Description)
 		}
 		return false
 	})
@@ -652,8 +674,5 @@ func decodeSupplier(raw []byte, r *supplier.Record, m *memo) error {
 		return nil
 	}
 	*r = supplier.Record{}
-	if err := json.Unmarshal(raw, r); err != nil {
-		return err
-	}
-	return r.MarkEmptyText(raw)
+	return json.Unmarshal(raw, r)
 }

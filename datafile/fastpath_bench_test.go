@@ -55,9 +55,6 @@ func BenchmarkDecodeSupplier(b *testing.B) {
 			if err := json.Unmarshal(raw, &r); err != nil {
 				b.Fatal(err)
 			}
-			if err := r.MarkEmptyText(raw); err != nil {
-				b.Fatal(err)
-			}
 		}
 	})
 }

@@ -31,8 +31,5 @@ func BenchmarkDecodeSupplierJSONv2(b *testing.B) {
 		if err := jsonv2.Unmarshal(raw, &r); err != nil {
 			b.Fatal(err)
 		}
-		if err := r.MarkEmptyText(raw); err != nil {
-			b.Fatal(err)
-		}
 	}
 }

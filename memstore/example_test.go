@@ -61,7 +61,7 @@ func ExampleStore_PutSupplier() {
 	}
 	var r supplier.Record
 	r.ID = uuid.MustParse("6f1c1a52-6a5e-4c55-9d37-1f7d6c0a0001")
-	r.Name, r.ProfileType = "Kiwi Plumbing", supplier.ProfileCompany
+	r.Name, r.ProfileType = supplier.NewText("Kiwi Plumbing"), supplier.ProfileCompany
 	r.Keywords = []string{"pipes"}
 	d, err := store.PutSupplier(ctx, "acme-nz", r)
 	if err != nil {

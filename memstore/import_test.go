@@ -66,12 +66,12 @@ func TestImportStreamUpserts(t *testing.T) {
 	if _, err := s.ImportStream(ctx, strings.NewReader(importFile(nil))); err != nil {
 		t.Fatal(err)
 	}
-	if again, _ := s.Supplier(ctx, "imp", alphaID); !again.ModifiedDate.Equal(before.ModifiedDate) || again.Name != "Alpha" {
+	if again, _ := s.Supplier(ctx, "imp", alphaID); !again.ModifiedDate.Equal(before.ModifiedDate) || again.Name.String() != "Alpha" {
 		t.Errorf("a second import of the same file changed Alpha: %+v", again.Summary)
 	}
 
 	// Runtime changes an import must leave alone.
-	extra := supplier.Record{Detail: supplier.Detail{Summary: supplier.Summary{ID: uuid.New(), Name: "Runtime Only", ProfileType: supplier.ProfileCompany}}}
+	extra := supplier.Record{Detail: supplier.Detail{Summary: supplier.Summary{ID: uuid.New(), Name: supplier.NewText("Runtime Only"), ProfileType: supplier.ProfileCompany}}}
 	if _, err := s.PutSupplier(ctx, "imp", extra); err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +116,7 @@ func TestImportStreamUpserts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if alpha.Name != "Alpha Renamed" || !alpha.ModifiedDate.Equal(time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)) {
+	if alpha.Name.String() != "Alpha Renamed" || !alpha.ModifiedDate.Equal(time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)) {
 		t.Errorf("Alpha after the import: %q modified %s; want the file's name and date", alpha.Name, alpha.ModifiedDate)
 	}
 	contacts, err := s.ListContacts(ctx, "imp", alphaID, pageOf(100))
@@ -151,7 +151,7 @@ func TestImportStreamUpserts(t *testing.T) {
 		t.Errorf("auto-roles after the import: %v", roles)
 	}
 	// A write after the import stamps above every date it brought.
-	put, err := s.PutSupplier(ctx, "imp", supplier.Record{Detail: supplier.Detail{Summary: supplier.Summary{ID: betaID, Name: "Beta 2", ProfileType: supplier.ProfileCompany}}})
+	put, err := s.PutSupplier(ctx, "imp", supplier.Record{Detail: supplier.Detail{Summary: supplier.Summary{ID: betaID, Name: supplier.NewText("Beta 2"), ProfileType: supplier.ProfileCompany}}})
 	if err != nil {
 		t.Fatal(err)
 	}

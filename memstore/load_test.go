@@ -64,8 +64,8 @@ func TestLoadFileKeepsRecords(t *testing.T) {
 			c.ID, c.Name, c.Phone = uuid.New(), "Zed Jones", nil
 			r.Contacts = append(r.Contacts, c)
 			a := r.RemittanceAddresses[0]
-			a.ID, a.CompanyName = uuid.New(), "Another "+a.CompanyName
-			region := supplier.Region{Name: "Auckland", Code: "AUK"}
+			a.ID, a.CompanyName = uuid.New(), supplier.NewText("Another "+a.CompanyName.String())
+			region := supplier.Region{Name: supplier.NewText("Auckland"), Code: supplier.NewText("AUK")}
 			a.Address.Region = &region
 			r.RemittanceAddresses = append(r.RemittanceAddresses, a)
 		}
@@ -81,10 +81,10 @@ func TestLoadFileKeepsRecords(t *testing.T) {
 		}
 		days := 30
 		r.Settings = &supplier.Settings{
-			PaymentTerm: &supplier.PaymentTerm{ID: uuid.MustParse("7d1e3e4c-0000-4000-8000-000000000030"), Code: "NET30", Active: true, Days: &days, TermType: supplier.TermType("DAYS_AFTER_THE_INVOICE_DATE"), Description: "Net 30"},
+			PaymentTerm: &supplier.PaymentTerm{ID: uuid.MustParse("7d1e3e4c-0000-4000-8000-000000000030"), Code: "NET30", Active: true, Days: &days, TermType: supplier.TermType("DAYS_AFTER_THE_INVOICE_DATE"), Description: supplier.NewText("Net 30")},
 			Tags:        []supplier.Tag{{ID: uuid.MustParse("7d1e3e4c-0000-4000-8000-0000000000aa"), Name: "Preferred"}},
 		}
-		r.Emails = &supplier.Emails{DefaultEmailAddress: r.DefaultEmailAddress, OrdersEmailAddress: r.DefaultEmailAddress, InvoicingEmailAddress: "inv@example.com"}
+		r.Emails = &supplier.Emails{DefaultEmailAddress: r.DefaultEmailAddress, OrdersEmailAddress: r.DefaultEmailAddress, InvoicingEmailAddress: supplier.NewText("inv@example.com")}
 	}
 	f := &datafile.File{Communities: []datafile.Community{
 		{ID: "one", Name: "One", Region: datafile.NZ, Suppliers: recs[:2500],

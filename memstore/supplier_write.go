@@ -126,7 +126,6 @@ func (s *Store) PutContact(ctx context.Context, community string, supplierID uui
 		return supplier.Contact{}, err
 	}
 	in = in.Clone()
-	in.CleanEmptyText()
 	return putChild(s, ctx, community, supplierID, in, contactsOf)
 }
 
@@ -144,7 +143,6 @@ func (s *Store) PutRemittanceAddress(ctx context.Context, community string, supp
 		return supplier.RemittanceAddress{}, err
 	}
 	in = in.Clone()
-	in.CleanEmptyText()
 	return putChild(s, ctx, community, supplierID, in, addressesOf)
 }
 

@@ -63,7 +63,7 @@ func rewrite(ctx context.Context, d *benchData, id uuid.UUID, i int) error {
 		return err
 	}
 	r := supplier.Record{Detail: old, Keywords: []string{"written", rewriteTrades[i%len(rewriteTrades)]}}
-	r.Name = fmt.Sprintf("%s Rewritten %d", rewritePlaces[i%len(rewritePlaces)], i)
+	r.Name = supplier.NewText(fmt.Sprintf("%s Rewritten %d", rewritePlaces[i%len(rewritePlaces)], i))
 	_, err = d.store.PutSupplier(ctx, "bench", r)
 	return err
 }

@@ -64,7 +64,7 @@ func benchSet(b *testing.B, n int) *benchData {
 	recs = nil
 	runtime.GC()
 	runtime.ReadMemStats(&after)
-	d := &benchData{store: s, n: n, someID: someID, someSID: someSID, ids: ids, loadTime: load, heapBase: before.HeapAlloc,
+	d := &benchData{store: s, n: n, someID: someID, someSID: someSID.String(), ids: ids, loadTime: load, heapBase: before.HeapAlloc,
 		perSupp: float64(int64(after.HeapAlloc)-int64(before.HeapAlloc)) / float64(n)}
 	runtime.KeepAlive(recs)
 	benchSets[n] = d

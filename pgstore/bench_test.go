@@ -160,7 +160,7 @@ func BenchmarkPostgres(b *testing.B) {
 					}
 					r := c.Suppliers[(i*step)%n]
 					r.Contacts, r.RemittanceAddresses = nil, nil
-					r.Name = rename + strconv.Itoa(i)
+					r.Name = supplier.NewText(rename + strconv.Itoa(i))
 					if _, err := s.PutSupplier(ctx, "bench", r); err != nil {
 						b.Error(err)
 						return
@@ -187,7 +187,7 @@ func BenchmarkPostgres(b *testing.B) {
 		for b.Loop() {
 			r := c.Suppliers[(i*7919)%n]
 			r.Contacts, r.RemittanceAddresses = nil, nil
-			r.Name = "Bench " + strconv.Itoa(i)
+			r.Name = supplier.NewText("Bench " + strconv.Itoa(i))
 			start := time.Now()
 			if _, err := s.PutSupplier(ctx, "bench", r); err != nil {
 				b.Fatal(err)

@@ -32,8 +32,8 @@ func TestDeepPagesThroughBuckets(t *testing.T) {
 	}
 	defer s.Close()
 	c := syntheticCommunity("bk", 40)
-	c.Suppliers[3].Name, c.Suppliers[5].Name = "", ""
-	c.Suppliers[7].Name, c.Suppliers[8].Name = "Same", "same"
+	c.Suppliers[3].Name, c.Suppliers[5].Name = supplier.Text{}, supplier.Text{}
+	c.Suppliers[7].Name, c.Suppliers[8].Name = supplier.NewText("Same"), supplier.NewText("same")
 	if err := s.Import(ctx, &datafile.File{Communities: []datafile.Community{c}}); err != nil {
 		t.Fatal(err)
 	}
@@ -55,9 +55,9 @@ func TestDeepPagesThroughBuckets(t *testing.T) {
 					ids = append(ids, id)
 				}
 				r := supplier.Record{Detail: supplier.Detail{Summary: supplier.Summary{ID: id, ProfileType: supplier.ProfileCompany,
-					Name: names[rng.IntN(len(names))] + fmt.Sprint(rng.IntN(3))}}}
+					Name: supplier.NewText(names[rng.IntN(len(names))] + fmt.Sprint(rng.IntN(3)))}}}
 				if rng.IntN(3) == 0 {
-					r.Name = ""
+					r.Name = supplier.Text{}
 				}
 				if _, err := s.PutSupplier(ctx, "bk", r); err != nil {
 					t.Fatal(err)

@@ -508,12 +508,12 @@ func (c *supplierCache) syncLocked(cc *cachedCom) error {
 	})
 	b.Queue(qs[1].sql, qs[1].args...).Query(func(rows pgx.Rows) error {
 		var err error
-		contacts, err = collectChildren(rows, setContactEmptyText)
+		contacts, err = collectChildren[supplier.Contact](rows)
 		return err
 	})
 	b.Queue(qs[2].sql, qs[2].args...).Query(func(rows pgx.Rows) error {
 		var err error
-		addrs, err = collectChildren(rows, setAddressEmptyText)
+		addrs, err = collectChildren[supplier.RemittanceAddress](rows)
 		return err
 	})
 	b.Queue(qs[3].sql, qs[3].args...).Query(func(rows pgx.Rows) error {
@@ -546,16 +546,16 @@ func (c *supplierCache) syncLocked(cc *cachedCom) error {
 
 // syncQueries are the reads of a sync after the community's row: the
 // suppliers stamped above mark (full records, in stamp order), their
-// contacts, their addresses (supplier_id, doc, empty_text), and the ids
+// contacts, their addresses (supplier_id, doc), and the ids
 // of the suppliers deleted above mark.
 func syncQueries(community string, mark time.Time) [4]query {
 	args := []any{community, mark}
 	return [4]query{
-		{`SELECT ` + summaryColumns + `, s.details, s.keywords, s.empty_text FROM suppliers s
+		{`SELECT ` + summaryColumns + `, s.details, s.keywords FROM suppliers s
 			WHERE s.community_id = $1 AND s.modified_date > $2 ORDER BY s.modified_date, s.id`, args},
-		{`SELECT c.supplier_id, c.doc, c.empty_text FROM supplier_contacts c JOIN suppliers s ON s.community_id = c.community_id AND s.id = c.supplier_id
+		{`SELECT c.supplier_id, c.doc FROM supplier_contacts c JOIN suppliers s ON s.community_id = c.community_id AND s.id = c.supplier_id
 			WHERE s.community_id = $1 AND s.modified_date > $2`, args},
-		{`SELECT a.supplier_id, a.doc, a.empty_text FROM remittance_addresses a JOIN suppliers s ON s.community_id = a.community_id AND s.id = a.supplier_id
+		{`SELECT a.supplier_id, a.doc FROM remittance_addresses a JOIN suppliers s ON s.community_id = a.community_id AND s.id = a.supplier_id
 			WHERE s.community_id = $1 AND s.modified_date > $2`, args},
 		{`SELECT id FROM supplier_tombstones WHERE community_id = $1 AND deleted_at > $2`, args},
 	}
@@ -624,7 +624,7 @@ func (c *supplierCache) read(cc *cachedCom) (*comState, int, error) {
 	if mark != nil {
 		st.mark = mark.UTC()
 	}
-	rows, err := tx.Query(ctx, `SELECT `+summaryColumns+`, s.details, s.keywords, s.empty_text FROM suppliers s
+	rows, err := tx.Query(ctx, `SELECT `+summaryColumns+`, s.details, s.keywords FROM suppliers s
 		WHERE s.community_id = $1`, community)
 	if err != nil {
 		return nil, 0, err
@@ -639,22 +639,22 @@ func (c *supplierCache) read(cc *cachedCom) (*comState, int, error) {
 	// The contacts and addresses go straight into their suppliers'
 	// records, without a list of their own.
 	find := recordFinder(recs)
-	rows, err = tx.Query(ctx, `SELECT supplier_id, doc, empty_text FROM supplier_contacts WHERE community_id = $1`, community)
+	rows, err = tx.Query(ctx, `SELECT supplier_id, doc FROM supplier_contacts WHERE community_id = $1`, community)
 	if err != nil {
 		return nil, 0, err
 	}
-	if err := forChildren(rows, setContactEmptyText, func(id uuid.UUID, v supplier.Contact) {
+	if err := forChildren(rows, func(id uuid.UUID, v supplier.Contact) {
 		if r := find(id); r != nil {
 			r.Contacts = append(r.Contacts, v)
 		}
 	}); err != nil {
 		return nil, 0, err
 	}
-	rows, err = tx.Query(ctx, `SELECT supplier_id, doc, empty_text FROM remittance_addresses WHERE community_id = $1`, community)
+	rows, err = tx.Query(ctx, `SELECT supplier_id, doc FROM remittance_addresses WHERE community_id = $1`, community)
 	if err != nil {
 		return nil, 0, err
 	}
-	if err := forChildren(rows, setAddressEmptyText, func(id uuid.UUID, v supplier.RemittanceAddress) {
+	if err := forChildren(rows, func(id uuid.UUID, v supplier.RemittanceAddress) {
 		if r := find(id); r != nil {
 			r.RemittanceAddresses = append(r.RemittanceAddresses, v)
 		}
@@ -680,30 +680,27 @@ type childRow[T any] struct {
 	v          T
 }
 
-// collectChildren reads rows of (supplier_id, doc, empty_text).
-func collectChildren[T any](rows pgx.Rows, restore func(*T, []string)) ([]childRow[T], error) {
+// collectChildren reads rows of (supplier_id, doc).
+func collectChildren[T any](rows pgx.Rows) ([]childRow[T], error) {
 	var out []childRow[T]
-	err := forChildren(rows, restore, func(id uuid.UUID, v T) { out = append(out, childRow[T]{id, v}) })
+	err := forChildren(rows, func(id uuid.UUID, v T) { out = append(out, childRow[T]{id, v}) })
 	return out, err
 }
 
-// forChildren calls add with each row of (supplier_id, doc, empty_text)
-// decoded, and closes rows.
-func forChildren[T any](rows pgx.Rows, restore func(*T, []string), add func(uuid.UUID, T)) error {
+// forChildren calls add with each row of (supplier_id, doc) decoded, and
+// closes rows.
+func forChildren[T any](rows pgx.Rows, add func(uuid.UUID, T)) error {
 	defer rows.Close()
 	var id uuid.UUID
 	var raw []byte
-	var empty []string
 	for rows.Next() {
-		empty = nil
-		if err := rows.Scan(&id, &raw, &empty); err != nil {
+		if err := rows.Scan(&id, &raw); err != nil {
 			return err
 		}
 		var v T
 		if err := json.Unmarshal(raw, &v); err != nil {
 			return err
 		}
-		restore(&v, empty)
 		add(id, v)
 	}
 	return rows.Err()

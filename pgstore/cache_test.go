@@ -40,7 +40,7 @@ func testCacheTwoNodes(t *testing.T, su setup) {
 	view := func(s *pgstore.Store) []string {
 		t.Helper()
 		return listC1(t, s, func(x supplier.Summary) string {
-			line := x.Name + ":"
+			line := x.Name.String() + ":"
 			cs, err := s.ListContacts(ctx, "c1", x.ID, paging.Request{Size: 50})
 			if err != nil {
 				t.Fatal(err)
@@ -53,7 +53,7 @@ func testCacheTwoNodes(t *testing.T, su setup) {
 				t.Fatal(err)
 			}
 			for _, ad := range as.Content {
-				line += " a=" + ad.CompanyName
+				line += " a=" + ad.CompanyName.String()
 			}
 			return line
 		})
@@ -66,12 +66,14 @@ func testCacheTwoNodes(t *testing.T, su setup) {
 	// The list alone, with dates: one read, so one state of the cache.
 	list := func(s *pgstore.Store) []string {
 		t.Helper()
-		return listC1(t, s, func(x supplier.Summary) string { return x.Name + "@" + x.ModifiedDate.Format(time.RFC3339Nano) })
+		return listC1(t, s, func(x supplier.Summary) string {
+			return x.Name.String() + "@" + x.ModifiedDate.Format(time.RFC3339Nano)
+		})
 	}
 	db := database{dsn: d.direct}.open(t, pgstore.WithMaxConns(2)) // no cache, no replica: the database
 
 	newRec := func(n int, name string) supplier.Record {
-		return supplier.Record{Detail: supplier.Detail{Summary: supplier.Summary{ID: id(n), Name: name, ProfileType: supplier.ProfileCompany}}}
+		return supplier.Record{Detail: supplier.Detail{Summary: supplier.Summary{ID: id(n), Name: supplier.NewText(name), ProfileType: supplier.ProfileCompany}}}
 	}
 	steps := []struct {
 		name   string
@@ -84,7 +86,7 @@ func testCacheTwoNodes(t *testing.T, su setup) {
 			return err
 		}}},
 		{"address put", []func() error{func() error {
-			_, err := a.PutRemittanceAddress(ctx, "c1", id(50), supplier.RemittanceAddress{ID: id(250), CompanyName: "Delta Billing",
+			_, err := a.PutRemittanceAddress(ctx, "c1", id(50), supplier.RemittanceAddress{ID: id(250), CompanyName: supplier.NewText("Delta Billing"),
 				Address: supplier.Address{Line1: "3 Main St", City: "Nelson", Country: "NZ"}})
 			return err
 		}}},
@@ -157,7 +159,7 @@ func listC1(t *testing.T, s *pgstore.Store, line func(supplier.Summary) string) 
 func importGammaRenamed(ctx context.Context, s *pgstore.Store) error {
 	c := fixture().Communities[0]
 	c.Suppliers = []supplier.Record{c.Suppliers[3]}
-	c.Suppliers[0].Name = "Gamma Imported"
+	c.Suppliers[0].Name = supplier.NewText("Gamma Imported")
 	return s.Import(ctx, &datafile.File{Communities: []datafile.Community{c}})
 }
 
@@ -171,7 +173,7 @@ func TestCacheSmallReloadAtOnce(t *testing.T) {
 	s, _ := openStore(t, fixture(), pgstore.WithSupplierCache())
 	names := func() []string {
 		t.Helper()
-		return listC1(t, s, func(x supplier.Summary) string { return x.Name })
+		return listC1(t, s, func(x supplier.Summary) string { return x.Name.String() })
 	}
 	names() // loads c1
 	release := pgstore.HoldCacheLoads(s)

@@ -181,7 +181,7 @@ func TestMigrate8ClampsDatesOutOfRange(t *testing.T) {
 
 	// No stamp is left in c1: a write is refused and changes nothing.
 	_, err = s.PutSupplier(ctx, "c1", supplier.Record{Detail: supplier.Detail{Summary: supplier.Summary{
-		ID: uuid.New(), Name: "Delta", ProfileType: supplier.ProfileCompany}}})
+		ID: uuid.New(), Name: supplier.NewText("Delta"), ProfileType: supplier.ProfileCompany}}})
 	if !errors.Is(err, supplier.ErrStampExhausted) {
 		t.Errorf("a write to c1: %v, want ErrStampExhausted", err)
 	}

@@ -121,7 +121,7 @@ func execModeCases(b *testing.B, prefix string, s *Store, c datafile.Community) 
 		for b.Loop() {
 			r := c.Suppliers[(i*7919)%n]
 			r.Contacts, r.RemittanceAddresses = nil, nil
-			r.Name = "Mode " + strconv.Itoa(i)
+			r.Name = supplier.NewText("Mode " + strconv.Itoa(i))
 			start := time.Now()
 			if _, err := s.PutSupplier(ctx, "bench", r); err != nil {
 				b.Fatal(err)

@@ -34,19 +34,19 @@ func fixture() *datafile.File {
 	full := supplier.Record{
 		Detail: supplier.Detail{
 			Summary: supplier.Summary{
-				ID: id(1), CommunitySupplierID: "CS-1", SupplierID: "ACME-01", Name: "Acme Tools",
-				ProfileType: supplier.ProfileCompany, LegalBusinessName: "Acme Tools Ltd",
-				TaxIdentificationType: supplier.TaxEIN, TaxIdentificationNumber: "12-3456789",
+				ID: id(1), CommunitySupplierID: supplier.NewText("CS-1"), SupplierID: supplier.NewText("ACME-01"), Name: supplier.NewText("Acme Tools"),
+				ProfileType: supplier.ProfileCompany, LegalBusinessName: supplier.NewText("Acme Tools Ltd"),
+				TaxIdentificationType: supplier.TaxEIN, TaxIdentificationNumber: supplier.NewText("12-3456789"),
 				TinVerificationStatus: supplier.TinMatched, TinLastVerifiedDate: ptr(at(-60)),
-				ConnectionState: supplier.Connected, BusinessNumber: "BN1", DefaultEmailAddress: "ap@acme.example",
+				ConnectionState: supplier.Connected, BusinessNumber: supplier.NewText("BN1"), DefaultEmailAddress: supplier.NewText("ap@acme.example"),
 				ModifiedDate: at(10), CreatedDate: at(0),
 			},
 			DefaultContact: &supplier.Contact{ID: id(101), Name: "Ann", ModifiedDate: at(1), CreatedDate: at(0),
-				Phone: &supplier.Phone{Prefix: "+64", Number: "211234"}, ManagedBy: supplier.ManagedBySupplier},
-			DefaultRemittanceAddress: &supplier.RemittanceAddress{ID: id(201), CompanyName: "Acme", ModifiedDate: at(1), CreatedDate: at(0),
-				Address: supplier.Address{Line1: "1 Main St", City: "Wellington", Country: "NZ", Region: &supplier.Region{Code: "WGN"}}},
-			BankAccount: &supplier.BankAccount{ID: id(301), Country: "NZ", BankName: "Kiwi Bank", BankAccountType: supplier.Checking},
-			Emails:      &supplier.Emails{OrdersEmailAddress: "orders@acme.example"},
+				Phone: &supplier.Phone{Prefix: supplier.NewText("+64"), Number: supplier.NewText("211234")}, ManagedBy: supplier.ManagedBySupplier},
+			DefaultRemittanceAddress: &supplier.RemittanceAddress{ID: id(201), CompanyName: supplier.NewText("Acme"), ModifiedDate: at(1), CreatedDate: at(0),
+				Address: supplier.Address{Line1: "1 Main St", City: "Wellington", Country: "NZ", Region: &supplier.Region{Code: supplier.NewText("WGN")}}},
+			BankAccount: &supplier.BankAccount{ID: id(301), Country: "NZ", BankName: supplier.NewText("Kiwi Bank"), BankAccountType: supplier.Checking},
+			Emails:      &supplier.Emails{OrdersEmailAddress: supplier.NewText("orders@acme.example")},
 			Settings: &supplier.Settings{
 				PaymentTerm: &supplier.PaymentTerm{ID: id(401), Code: "N30", Active: true, Days: &days, TermType: supplier.DaysAfterInvoiceDate},
 				BuyerGroups: []supplier.BuyerGroup{{ID: id(501), Name: "IT"}},
@@ -56,18 +56,18 @@ func fixture() *datafile.File {
 		Keywords: []string{"hammers", "Drills"},
 		Contacts: []supplier.Contact{
 			{ID: id(102), Name: "zed", ModifiedDate: at(2), CreatedDate: at(0)},
-			{ID: id(101), Name: "Ann", ModifiedDate: at(1), CreatedDate: at(0), Email: "ann@acme.example"},
+			{ID: id(101), Name: "Ann", ModifiedDate: at(1), CreatedDate: at(0), Email: supplier.NewText("ann@acme.example")},
 			{ID: id(103), Name: "ann", ModifiedDate: at(3), CreatedDate: at(0)},
 		},
 		RemittanceAddresses: []supplier.RemittanceAddress{
 			{ID: id(202), ModifiedDate: at(5), CreatedDate: at(0), Address: supplier.Address{Line1: "PO Box 1", City: "Auckland", Country: "NZ"}},
-			{ID: id(201), CompanyName: "Acme", ModifiedDate: at(1), CreatedDate: at(0), Address: supplier.Address{Line1: "1 Main St", City: "Wellington", Country: "NZ"}},
-			{ID: id(203), CompanyName: "acme billing", ModifiedDate: at(9), CreatedDate: at(0), Address: supplier.Address{Line1: "2 Main St", City: "Wellington", Country: "NZ"}},
+			{ID: id(201), CompanyName: supplier.NewText("Acme"), ModifiedDate: at(1), CreatedDate: at(0), Address: supplier.Address{Line1: "1 Main St", City: "Wellington", Country: "NZ"}},
+			{ID: id(203), CompanyName: supplier.NewText("acme billing"), ModifiedDate: at(9), CreatedDate: at(0), Address: supplier.Address{Line1: "2 Main St", City: "Wellington", Country: "NZ"}},
 		},
 	}
 	simple := func(n int, name string, modified int) supplier.Record {
 		return supplier.Record{Detail: supplier.Detail{Summary: supplier.Summary{
-			ID: id(n), Name: name, ProfileType: supplier.ProfileCompany, ModifiedDate: at(modified), CreatedDate: at(-n),
+			ID: id(n), Name: supplier.NewText(name), ProfileType: supplier.ProfileCompany, ModifiedDate: at(modified), CreatedDate: at(-n),
 		}}}
 	}
 	return &datafile.File{Communities: []datafile.Community{

@@ -261,13 +261,6 @@ func stageKey(ci int) string { return "#" + strconv.Itoa(ci) }
 
 // Supplier takes one supplier of community ci (datafile.Handler).
 func (im *importer) Supplier(ci, si int, rec *supplier.Record) error {
-	rec.CleanEmptyText()
-	for i := range rec.Contacts {
-		rec.Contacts[i].CleanEmptyText()
-	}
-	for i := range rec.RemittanceAddresses {
-		rec.RemittanceAddresses[i].CleanEmptyText()
-	}
 	im.ci = ci
 	im.pending = append(im.pending, *rec)
 	im.at = append(im.at, si)
@@ -311,21 +304,21 @@ func (im *importer) flush() error {
 		r := &rs[k]
 		ts, lcps = terms(r, ts, lcps)
 		for j, t := range ts {
-			termRows = append(termRows, []any{stageKey(im.ci), t, r.ID, lcps[j], nullKey(r.Name), r.CreatedDate, r.ModifiedDate})
+			termRows = append(termRows, []any{stageKey(im.ci), t, r.ID, lcps[j], nullKey(r.Name.String()), r.CreatedDate, r.ModifiedDate})
 		}
 		for _, ct := range r.Contacts {
 			doc, err := json.Marshal(ct)
 			if err != nil {
 				return err
 			}
-			contactRows = append(contactRows, []any{stageKey(im.ci), r.ID, ct.ID, nullKey(ct.Name), doc, contactEmptyText(&ct)})
+			contactRows = append(contactRows, []any{stageKey(im.ci), r.ID, ct.ID, nullKey(ct.Name), doc})
 		}
 		for _, a := range r.RemittanceAddresses {
 			doc, err := json.Marshal(a)
 			if err != nil {
 				return err
 			}
-			addressRows = append(addressRows, []any{stageKey(im.ci), r.ID, a.ID, nullKey(a.CompanyName), a.ModifiedDate, doc, addressEmptyText(&a)})
+			addressRows = append(addressRows, []any{stageKey(im.ci), r.ID, a.ID, nullKey(a.CompanyName.String()), a.ModifiedDate, doc})
 		}
 	}
 	copies := []struct {
@@ -334,8 +327,8 @@ func (im *importer) flush() error {
 		rows  [][]any
 	}{
 		{"import_terms", []string{"community_id", "term", "supplier_id", "lcp_prev", "name_key", "created_date", "modified_date"}, termRows},
-		{"import_contacts", []string{"community_id", "supplier_id", "id", "name_key", "doc", "empty_text"}, contactRows},
-		{"import_addresses", []string{"community_id", "supplier_id", "id", "company_name_key", "modified_date", "doc", "empty_text"}, addressRows},
+		{"import_contacts", []string{"community_id", "supplier_id", "id", "name_key", "doc"}, contactRows},
+		{"import_addresses", []string{"community_id", "supplier_id", "id", "company_name_key", "modified_date", "doc"}, addressRows},
 	}
 	for _, c := range copies {
 		if len(c.rows) == 0 {
@@ -376,15 +369,15 @@ var (
 		RETURNING id, xmax = 0 AS inserted)
 	INSERT INTO import_changed SELECT id, inserted FROM up`
 
-	importContactsSQL = `INSERT INTO supplier_contacts (community_id, supplier_id, id, name_key, doc, empty_text)
-		SELECT $1, supplier_id, id, name_key, doc, empty_text FROM import_contacts WHERE community_id = $2
-		ON CONFLICT (community_id, supplier_id, id) DO UPDATE SET ` + updateSet([]string{"name_key", "doc", "empty_text"}) + `
-		WHERE ` + distinct("supplier_contacts", []string{"name_key", "doc", "empty_text"})
+	importContactsSQL = `INSERT INTO supplier_contacts (community_id, supplier_id, id, name_key, doc)
+		SELECT $1, supplier_id, id, name_key, doc FROM import_contacts WHERE community_id = $2
+		ON CONFLICT (community_id, supplier_id, id) DO UPDATE SET ` + updateSet([]string{"name_key", "doc"}) + `
+		WHERE ` + distinct("supplier_contacts", []string{"name_key", "doc"})
 
-	importAddressesSQL = `INSERT INTO remittance_addresses (community_id, supplier_id, id, company_name_key, modified_date, doc, empty_text)
-		SELECT $1, supplier_id, id, company_name_key, modified_date, doc, empty_text FROM import_addresses WHERE community_id = $2
-		ON CONFLICT (community_id, supplier_id, id) DO UPDATE SET ` + updateSet([]string{"company_name_key", "modified_date", "doc", "empty_text"}) + `
-		WHERE ` + distinct("remittance_addresses", []string{"company_name_key", "modified_date", "doc", "empty_text"})
+	importAddressesSQL = `INSERT INTO remittance_addresses (community_id, supplier_id, id, company_name_key, modified_date, doc)
+		SELECT $1, supplier_id, id, company_name_key, modified_date, doc FROM import_addresses WHERE community_id = $2
+		ON CONFLICT (community_id, supplier_id, id) DO UPDATE SET ` + updateSet([]string{"company_name_key", "modified_date", "doc"}) + `
+		WHERE ` + distinct("remittance_addresses", []string{"company_name_key", "modified_date", "doc"})
 )
 
 // Community takes community ci once its entry is complete: its suppliers

@@ -16,6 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/procurekit/procure/httpapi"
+	"github.com/procurekit/procure/supplier"
 )
 
 // An import whose body stops arriving is aborted once no byte has come
@@ -71,7 +72,7 @@ func TestImportStalledBodyAborts(t *testing.T) {
 	wctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
 	rec := fixture().Communities[0].Suppliers[0]
-	rec.Name = "Written after the stall"
+	rec.Name = supplier.NewText("Written after the stall")
 	rec.Contacts, rec.RemittanceAddresses = nil, nil
 	if _, err := s.PutSupplier(wctx, "c1", rec); err != nil {
 		t.Fatalf("a supplier write of c1 after the aborted import: %v", err)

@@ -59,30 +59,33 @@ func TestImportStreamRoundTripsEmptyText(t *testing.T) {
 		t.Errorf("progress ended at %d bytes; want %d", last, len(emptyTextFile))
 	}
 
+	empty := supplier.NewText("")
 	d, err := s.Supplier(ctx, "e1", id(1))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := d.EmptyText, (supplier.TextPaths{"bankAccount.bankName", "legalBusinessName", "name"}); !cmp.Equal(got, want) {
-		t.Errorf("detail EmptyText = %q; want %q", got, want)
+	if d.Name != empty || d.LegalBusinessName != empty || d.BankAccount.BankName != empty || !d.FirstName.IsZero() {
+		t.Errorf("detail: name %q, legalBusinessName %q, bankName %q, firstName zero %v; want \"\" three times, then no value",
+			d.Name, d.LegalBusinessName, d.BankAccount.BankName, d.FirstName.IsZero())
 	}
-	if got, want := d.DefaultContact.EmptyText, (supplier.TextPaths{"email", "phone.number"}); !cmp.Equal(got, want) {
-		t.Errorf("default contact EmptyText = %q; want %q", got, want)
+	if c := d.DefaultContact; c.Email != empty || c.Phone.Number != empty || !c.Phone.Prefix.IsZero() {
+		t.Errorf("default contact: %+v; want email and phone.number \"\", no phone.prefix", c)
 	}
 	p, err := s.ListSuppliers(ctx, "e1", supplier.ListQuery{Page: firstPage()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(p.Content) != 2 || !cmp.Equal(p.Content[1].EmptyText, supplier.TextPaths{"legalBusinessName", "name"}) || p.Content[0].EmptyText != nil {
-		t.Errorf("list: %+v; want Plain with no empty text, then the supplier with name and legalBusinessName \"\"", p.Content)
+	if len(p.Content) != 2 || p.Content[1].Name != empty || p.Content[1].LegalBusinessName != empty ||
+		!p.Content[0].LegalBusinessName.IsZero() {
+		t.Errorf("list: %+v; want Plain with no legalBusinessName, then the supplier with name and legalBusinessName \"\"", p.Content)
 	}
 	cs, err := s.ListContacts(ctx, "e1", id(1), firstPage())
-	if err != nil || len(cs.Content) != 1 || !cmp.Equal(cs.Content[0].EmptyText, supplier.TextPaths{"email"}) {
+	if err != nil || len(cs.Content) != 1 || cs.Content[0].Email != empty {
 		t.Errorf("contacts: %+v, %v; want Bob with email \"\"", cs.Content, err)
 	}
 	as, err := s.ListRemittanceAddresses(ctx, "e1", id(1), supplier.AddressQuery{Page: firstPage()})
-	if err != nil || len(as.Content) != 1 || !cmp.Equal(as.Content[0].EmptyText, supplier.TextPaths{"address.line2", "companyName"}) {
-		t.Errorf("addresses: %+v, %v; want companyName and address.line2 \"\"", as.Content, err)
+	if err != nil || len(as.Content) != 1 || as.Content[0].CompanyName != empty || as.Content[0].Address.Line2 != empty || !as.Content[0].Code.IsZero() {
+		t.Errorf("addresses: %+v, %v; want companyName and address.line2 \"\", no code", as.Content, err)
 	}
 
 	before := snapshot(t, dsn)
@@ -100,13 +103,13 @@ func TestImportStreamRoundTripsEmptyText(t *testing.T) {
 	if err != nil || !same.ModifiedDate.Equal(d.ModifiedDate) {
 		t.Errorf("equal write: modifiedDate %v, %v; want %v kept", same.ModifiedDate, err, d.ModifiedDate)
 	}
-	r.EmptyText = supplier.TextPaths{"bankAccount.bankName", "name"}
+	r.LegalBusinessName = supplier.Text{}
 	changed, err := s.PutSupplier(ctx, "e1", r)
 	if err != nil || !changed.ModifiedDate.After(d.ModifiedDate) {
 		t.Errorf("write without legalBusinessName \"\": modifiedDate %v, %v; want a new stamp", changed.ModifiedDate, err)
 	}
-	if got, err := s.Supplier(ctx, "e1", id(1)); err != nil || !cmp.Equal(got.EmptyText, r.EmptyText) {
-		t.Errorf("after the write: EmptyText %q, %v; want %q", got.EmptyText, err, r.EmptyText)
+	if got, err := s.Supplier(ctx, "e1", id(1)); err != nil || !got.LegalBusinessName.IsZero() || got.Name != empty {
+		t.Errorf("after the write: legalBusinessName %q, name %q, %v; want no value and \"\"", got.LegalBusinessName, got.Name, err)
 	}
 }
 

@@ -69,7 +69,7 @@ func TestImportUpserts(t *testing.T) {
 	}
 	beta := fixture().Communities[0].Suppliers[1]
 	changed := beta
-	changed.Name = "Beta Renamed"
+	changed.Name = supplier.NewText("Beta Renamed")
 	if _, err := s.PutSupplier(ctx, "c1", changed); err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +82,7 @@ func TestImportUpserts(t *testing.T) {
 	c1 := &f.Communities[0]
 	c1.Suppliers = c1.Suppliers[1:2] // only "beta" is in the file
 	c1.Suppliers = append(c1.Suppliers, supplier.Record{Detail: supplier.Detail{Summary: supplier.Summary{
-		ID: id(5), Name: "Delta", ProfileType: supplier.ProfileCompany, ModifiedDate: at(50), CreatedDate: at(40)}}})
+		ID: id(5), Name: supplier.NewText("Delta"), ProfileType: supplier.ProfileCompany, ModifiedDate: at(50), CreatedDate: at(40)}}})
 	c1.Tokens = []datafile.Token{{Token: "demo-token-c1-new", Scopes: []string{"suppliers:read"}}}
 	c1.Budgets = []datafile.Budget{{Account: "8000", Budget: decimal.RequireFromString("5")}, {Account: "7000", Budget: decimal.RequireFromString("7")}}
 	c1.AutoRoles = []string{"EMPLOYEE", "REQUESTER"}
@@ -99,7 +99,7 @@ func TestImportUpserts(t *testing.T) {
 		t.Errorf("c1 suppliers = %q (total %d); want %q (total 5)", got, page.Page.TotalElements, want)
 	}
 	got, err := s.Supplier(ctx, "c1", beta.ID)
-	if err != nil || got.Name != "beta" || !got.ModifiedDate.Equal(beta.ModifiedDate) {
+	if err != nil || got.Name.String() != "beta" || !got.ModifiedDate.Equal(beta.ModifiedDate) {
 		t.Errorf("beta after the import: %+v, %v; want the file's name and modifiedDate %v", got.Summary, err, beta.ModifiedDate)
 	}
 	if _, err := s.ListContacts(ctx, "c1", id(1), firstPage()); err != nil {
@@ -240,7 +240,7 @@ func TestImportInvalidFile(t *testing.T) {
 	s, dsn := openStore(t, nil)
 	before := snapshot(t, dsn)
 	f := fixture()
-	f.Communities[0].Suppliers[1].DefaultEmailAddress = "not an email"
+	f.Communities[0].Suppliers[1].DefaultEmailAddress = supplier.NewText("not an email")
 	err := s.Import(context.Background(), f)
 	if err == nil || !strings.HasPrefix(err.Error(), "communities[0].suppliers[1].") || !strings.Contains(err.Error(), "defaultEmailAddress: must be a valid email") {
 		t.Fatalf("Import error = %v; want one naming communities[0].suppliers[1] and its defaultEmailAddress", err)

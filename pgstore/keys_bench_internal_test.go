@@ -21,10 +21,10 @@ func BenchmarkSupplierKeys(b *testing.B) {
 		for b.Loop() {
 			r := &recs[i%len(recs)]
 			i++
-			_ = nullKey(r.Name)
+			_ = nullKey(r.Name.String())
 			ts, lcps = terms(r, ts, lcps)
 			_ = nullKey(r.Contacts[0].Name)
-			_ = nullKey(r.RemittanceAddresses[0].CompanyName)
+			_ = nullKey(r.RemittanceAddresses[0].CompanyName.String())
 		}
 	})
 	b.Run("lower", func(b *testing.B) {
@@ -34,13 +34,13 @@ func BenchmarkSupplierKeys(b *testing.B) {
 		for b.Loop() {
 			r := &recs[i%len(recs)]
 			i++
-			_ = strings.ToLower(r.Name)
-			ts = append(ts[:0], strings.ToLower(r.Name), strings.ToLower(r.LegalBusinessName), strings.ToLower(r.SupplierID))
+			_ = strings.ToLower(r.Name.String())
+			ts = append(ts[:0], strings.ToLower(r.Name.String()), strings.ToLower(r.LegalBusinessName.String()), strings.ToLower(r.SupplierID.String()))
 			for _, k := range r.Keywords {
 				ts = append(ts, strings.ToLower(k))
 			}
 			_ = strings.ToLower(r.Contacts[0].Name)
-			_ = strings.ToLower(r.RemittanceAddresses[0].CompanyName)
+			_ = strings.ToLower(r.RemittanceAddresses[0].CompanyName.String())
 		}
 	})
 }

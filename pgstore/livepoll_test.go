@@ -62,8 +62,8 @@ func testPollAcrossNodes(t *testing.T, su setup, cached bool) {
 	supplierID := func(i int) uuid.UUID { return uuid.NewSHA1(uuid.NameSpaceOID, fmt.Appendf(nil, "live-%d", i)) }
 	record := func(i int, rng *rand.Rand) supplier.Record {
 		return supplier.Record{Detail: supplier.Detail{Summary: supplier.Summary{
-			ID: supplierID(i), Name: fmt.Sprintf("Supplier %d v%d", i, rng.IntN(1000)), ProfileType: supplier.ProfileCompany,
-			SupplierID: fmt.Sprintf("S-%d", i),
+			ID: supplierID(i), Name: supplier.NewText(fmt.Sprintf("Supplier %d v%d", i, rng.IntN(1000))), ProfileType: supplier.ProfileCompany,
+			SupplierID: supplier.NewText(fmt.Sprintf("S-%d", i)),
 		}}, Keywords: []string{fmt.Sprintf("kw%d", rng.IntN(5))}}
 	}
 

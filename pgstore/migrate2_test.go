@@ -101,12 +101,12 @@ func TestMigrateFromVersion1WithData(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d.SupplierID != "" || d.LegalBusinessName != "Choux SA" {
+	if d.SupplierID.String() != "" || d.LegalBusinessName.String() != "Choux SA" {
 		t.Errorf("migrated supplier: %+v; want no supplierId (version 1 could not keep an empty string)", d.Summary)
 	}
 	// A write stamps above the newest date of the old data (a contact's).
 	r := supplier.Record{Detail: d}
-	r.Name = "Éclair au chocolat"
+	r.Name = supplier.NewText("Éclair au chocolat")
 	got, err := s.PutSupplier(ctx, "c1", r)
 	if err != nil {
 		t.Fatal(err)

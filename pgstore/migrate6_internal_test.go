@@ -62,11 +62,11 @@ func TestMigrate6FromVersion5WithData(t *testing.T) {
 	}
 
 	p, err := s.ListSuppliers(ctx, "c1", supplier.ListQuery{Query: "t", Page: paging.Request{Size: 20}})
-	if err != nil || len(p.Content) != 1 || p.Content[0].Name != "Alpha" {
+	if err != nil || len(p.Content) != 1 || p.Content[0].Name.String() != "Alpha" {
 		t.Fatalf("query t: %+v, %v; want Alpha (keyword tools)", p.Content, err)
 	}
 	p, err = s.ListSuppliers(ctx, "c1", supplier.ListQuery{Page: paging.Request{Size: 20}})
-	if err != nil || len(p.Content) != 2 || p.Content[0].Name != "Alpha" || p.Content[1].Name != "Beta" || p.Page.TotalElements != 2 {
+	if err != nil || len(p.Content) != 2 || p.Content[0].Name.String() != "Alpha" || p.Content[1].Name.String() != "Beta" || p.Page.TotalElements != 2 {
 		t.Fatalf("list: %+v, %v; want Alpha, Beta", p, err)
 	}
 	cs, err := s.ListContacts(ctx, "c1", p.Content[0].ID, paging.Request{Size: 20})
@@ -93,7 +93,7 @@ func TestMigrate6FromVersion5WithData(t *testing.T) {
 		t.Fatalf("list after the delete: %+v, %v; want Alpha alone", p, err)
 	}
 
-	r := supplier.Record{Detail: supplier.Detail{Summary: supplier.Summary{ID: p.Content[0].ID, Name: "Alpha Imported",
+	r := supplier.Record{Detail: supplier.Detail{Summary: supplier.Summary{ID: p.Content[0].ID, Name: supplier.NewText("Alpha Imported"),
 		ProfileType: supplier.ProfileCompany, ModifiedDate: mark.Add(-time.Hour), CreatedDate: mark.Add(-48 * time.Hour)}}}
 	if err := s.Import(ctx, &datafile.File{Communities: []datafile.Community{{ID: "c1", Name: "One", Region: datafile.NZ, Suppliers: []supplier.Record{r}}}}); err != nil {
 		t.Fatal(err)
@@ -102,7 +102,7 @@ func TestMigrate6FromVersion5WithData(t *testing.T) {
 		t.Errorf("generation after an import that changed a supplier = %d; want 1", g)
 	}
 	p, err = s.ListSuppliers(ctx, "c1", supplier.ListQuery{Page: paging.Request{Size: 20}})
-	if err != nil || len(p.Content) != 1 || p.Content[0].Name != "Alpha Imported" || !p.Content[0].ModifiedDate.Equal(r.ModifiedDate) {
+	if err != nil || len(p.Content) != 1 || p.Content[0].Name.String() != "Alpha Imported" || !p.Content[0].ModifiedDate.Equal(r.ModifiedDate) {
 		t.Fatalf("list after the import: %+v, %v; want Alpha Imported with the file's modifiedDate", p.Content, err)
 	}
 	// The same file again changes nothing: the generation stays.

@@ -112,7 +112,7 @@ func TestMigrate9CollationKeys(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, x := range page.Content {
-				out = append(out, x.Name)
+				out = append(out, x.Name.String())
 			}
 			if p+1 >= page.Page.TotalPages {
 				return out
@@ -157,7 +157,7 @@ func TestMigrate9CollationKeys(t *testing.T) {
 		}
 		got = got[:0]
 		for _, a := range as.Content {
-			got = append(got, a.CompanyName)
+			got = append(got, a.CompanyName.String())
 		}
 		want := []string{"Ärzte Haus", "Zed", ""}
 		if desc {

@@ -89,8 +89,8 @@ func fillSupplierKeys(ctx context.Context, tx pgx.Tx) error {
 				return err
 			}
 			n++
-			r.ID, r.Name, r.LegalBusinessName, r.SupplierID = lastID, name.String, legal.String, sid.String
-			key := nullKey(r.Name)
+			r.ID, r.Name, r.LegalBusinessName, r.SupplierID = lastID, supplier.NewText(name.String), supplier.NewText(legal.String), supplier.NewText(sid.String)
+			key := nullKey(r.Name.String())
 			if key != nil {
 				keyRows = append(keyRows, []any{lastC, r.ID, key})
 			}

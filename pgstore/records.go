@@ -21,28 +21,18 @@ func nullKey(s string) any {
 }
 
 // details holds the nested objects of a SupplierDetail, stored as one JSON
-// column, with the explicit-empty-text lists of the default contact and
-// address (which JSON skips).
+// column (an empty string kept as "": supplier.Text).
 type details struct {
 	DefaultContact           *supplier.Contact           `json:"defaultContact,omitempty"`
 	DefaultRemittanceAddress *supplier.RemittanceAddress `json:"defaultRemittanceAddress,omitempty"`
 	BankAccount              *supplier.BankAccount       `json:"bankAccount,omitempty"`
 	Emails                   *supplier.Emails            `json:"emails,omitempty"`
 	Settings                 *supplier.Settings          `json:"settings,omitempty"`
-	ContactEmptyText         []string                    `json:"defaultContactEmptyText,omitempty"`
-	AddressEmptyText         []string                    `json:"defaultRemittanceAddressEmptyText,omitempty"`
 }
 
 func detailsOf(d *supplier.Detail) details {
-	det := details{DefaultContact: d.DefaultContact, DefaultRemittanceAddress: d.DefaultRemittanceAddress,
+	return details{DefaultContact: d.DefaultContact, DefaultRemittanceAddress: d.DefaultRemittanceAddress,
 		BankAccount: d.BankAccount, Emails: d.Emails, Settings: d.Settings}
-	if c := d.DefaultContact; c != nil {
-		det.ContactEmptyText = c.EmptyText
-	}
-	if a := d.DefaultRemittanceAddress; a != nil {
-		det.AddressEmptyText = a.EmptyText
-	}
-	return det
 }
 
 func (d details) empty() bool {
@@ -52,12 +42,6 @@ func (d details) empty() bool {
 func (d details) restore(to *supplier.Detail) {
 	to.DefaultContact, to.DefaultRemittanceAddress, to.BankAccount, to.Emails, to.Settings =
 		d.DefaultContact, d.DefaultRemittanceAddress, d.BankAccount, d.Emails, d.Settings
-	if c := to.DefaultContact; c != nil && len(d.ContactEmptyText) > 0 {
-		c.EmptyText = d.ContactEmptyText
-	}
-	if a := to.DefaultRemittanceAddress; a != nil && len(d.AddressEmptyText) > 0 {
-		a.EmptyText = d.AddressEmptyText
-	}
 }
 
 // detailsJSON is the details column of d: NULL (nil) when it has none of
@@ -70,47 +54,24 @@ func detailsJSON(d *supplier.Detail) ([]byte, error) {
 	return json.Marshal(det)
 }
 
-// textValue is an optional text column's value: NULL (nil) for no value,
-// ” only for a field listed as an explicit empty string.
-func textValue(s string, explicitEmpty bool) any {
-	if s == "" && !explicitEmpty {
-		return nil
-	}
-	return s
-}
-
 // summaryTextValues returns the optional text columns of s, in the order
-// of summaryText.
+// of summaryFields: NULL (nil) for no value, the empty text for "".
 func summaryTextValues(s *supplier.Summary) []any {
-	out := make([]any, 0, 12)
-	for _, f := range summaryText(s) {
-		out = append(out, textValue(*f.ptr, isEmptyText(s, f.path)))
+	fields := summaryFields(s)
+	out := make([]any, len(fields))
+	for i, f := range fields {
+		switch p := f.(type) {
+		case *supplier.Text:
+			if !p.IsZero() {
+				out[i] = p.String()
+			}
+		case *string: // an enum: no value is ""
+			if *p != "" {
+				out[i] = *p
+			}
+		}
 	}
 	return out
-}
-
-// The explicit-empty-text lists (supplier.TextPaths) are kept in the
-// empty_text columns (NULL when empty); a supplier's optional text columns
-// also hold '' exactly for the listed fields, so that a list, which reads
-// only the columns, restores the summary's part of the list.
-
-func isEmptyText(s *supplier.Summary, path string) bool { return s.EmptyText.Has(path) }
-func markEmpty(s *supplier.Summary, path string)        { s.EmptyText.Add(path) }
-
-// setEmptyText sets the full list read from the empty_text column.
-func setEmptyText(s *supplier.Summary, paths []string) {
-	if len(paths) > 0 {
-		s.EmptyText = paths
-	}
-}
-
-func summaryEmptyText(s *supplier.Summary) []string { return nilIfEmpty(s.EmptyText) }
-
-func nilIfEmpty(p supplier.TextPaths) []string {
-	if len(p) == 0 {
-		return nil
-	}
-	return p
 }
 
 // terms returns the search terms of a supplier in byte order: the match
@@ -125,9 +86,9 @@ func terms(r *supplier.Record, dst []string, lcps []int32) ([]string, []int32) {
 			dst = append(dst, m)
 		}
 	}
-	add(r.Name)
-	add(r.LegalBusinessName)
-	add(r.SupplierID)
+	add(r.Name.String())
+	add(r.LegalBusinessName.String())
+	add(r.SupplierID.String())
 	for _, k := range r.Keywords {
 		add(k)
 	}
@@ -152,18 +113,3 @@ func terms(r *supplier.Record, dst []string, lcps []int32) ([]string, []int32) {
 	}
 	return kept, lcps
 }
-
-func setContactEmptyText(c *supplier.Contact, paths []string) {
-	if len(paths) > 0 {
-		c.EmptyText = paths
-	}
-}
-
-func setAddressEmptyText(a *supplier.RemittanceAddress, paths []string) {
-	if len(paths) > 0 {
-		a.EmptyText = paths
-	}
-}
-
-func contactEmptyText(c *supplier.Contact) []string           { return nilIfEmpty(c.EmptyText) }
-func addressEmptyText(a *supplier.RemittanceAddress) []string { return nilIfEmpty(a.EmptyText) }

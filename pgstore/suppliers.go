@@ -30,7 +30,7 @@ const summaryColumns = `s.id, s.community_supplier_id, s.supplier_id, s.name, s.
 	s.tin_last_verified_date, s.connection_state, s.business_number, s.default_email_address, s.modified_date, s.created_date`
 
 func scanSummary(row pgx.CollectableRow, s *supplier.Summary, extra ...any) error {
-	var text [12]pgtype.Text
+	var text [summaryTextColumns]pgtype.Text
 	var profile pgtype.Text
 	dest := []any{&s.ID, &text[0], &text[1], &text[2], &profile, &text[3],
 		&text[4], &text[5], &text[6], &text[7], &text[8],
@@ -39,10 +39,14 @@ func scanSummary(row pgx.CollectableRow, s *supplier.Summary, extra ...any) erro
 		return err
 	}
 	s.ProfileType = supplier.ProfileType(profile.String)
-	for i, f := range summaryText(s) {
-		*f.ptr = text[i].String
-		if text[i].Valid && text[i].String == "" {
-			markEmpty(s, f.path)
+	for i, f := range summaryFields(s) {
+		switch p := f.(type) {
+		case *supplier.Text:
+			if text[i].Valid {
+				*p = supplier.NewText(text[i].String)
+			}
+		case *string:
+			*p = text[i].String
 		}
 	}
 	// pgx returns timestamptz in the local zone; responses are in UTC.
@@ -55,30 +59,17 @@ func scanSummary(row pgx.CollectableRow, s *supplier.Summary, extra ...any) erro
 	return nil
 }
 
-// textField is an optional text column of the suppliers table: its JSON
-// path in a Summary and the field.
-type textField struct {
-	path string
-	ptr  *string
-}
+// summaryTextColumns is the number of summaryFields.
+const summaryTextColumns = 12
 
-// summaryText returns the optional text fields of s in the order of
-// summaryColumns (and of the writes' column lists).
-func summaryText(s *supplier.Summary) [12]textField {
-	return [12]textField{
-		{"communitySupplierId", &s.CommunitySupplierID},
-		{"supplierId", &s.SupplierID},
-		{"name", &s.Name},
-		{"legalBusinessName", &s.LegalBusinessName},
-		{"firstName", &s.FirstName},
-		{"lastName", &s.LastName},
-		{"taxIdentificationType", (*string)(&s.TaxIdentificationType)},
-		{"taxIdentificationNumber", &s.TaxIdentificationNumber},
-		{"tinVerificationStatus", (*string)(&s.TinVerificationStatus)},
-		{"connectionState", (*string)(&s.ConnectionState)},
-		{"businessNumber", &s.BusinessNumber},
-		{"defaultEmailAddress", &s.DefaultEmailAddress},
-	}
+// summaryFields returns the optional text fields of s, in the order of
+// summaryColumns (and of the writes' column lists): a *supplier.Text, or
+// for an enum a *string. A nullable text column holds no value as NULL
+// and "" as the empty text.
+func summaryFields(s *supplier.Summary) [summaryTextColumns]any {
+	return [summaryTextColumns]any{&s.CommunitySupplierID, &s.SupplierID, &s.Name, &s.LegalBusinessName, &s.FirstName, &s.LastName,
+		(*string)(&s.TaxIdentificationType), &s.TaxIdentificationNumber, (*string)(&s.TinVerificationStatus),
+		(*string)(&s.ConnectionState), &s.BusinessNumber, &s.DefaultEmailAddress}
 }
 
 func collectSummary(row pgx.CollectableRow) (supplier.Summary, error) {
@@ -388,7 +379,7 @@ func loadRecord(ctx context.Context, q querier, community string, id uuid.UUID) 
 	return collectRecord(rows)
 }
 
-const loadRecordSQL = `SELECT ` + summaryColumns + `, s.details, s.keywords, s.empty_text FROM suppliers s
+const loadRecordSQL = `SELECT ` + summaryColumns + `, s.details, s.keywords FROM suppliers s
 	WHERE s.community_id = $1 AND s.id = $2`
 
 // collectRecord reads the result of loadRecordSQL.
@@ -400,19 +391,17 @@ func collectRecord(rows pgx.Rows) (r supplier.Record, found bool, err error) {
 	return r, err == nil, err
 }
 
-// scanRecord reads a row of summaryColumns, details, keywords and
-// empty_text: a supplier's detail and keywords.
+// scanRecord reads a row of summaryColumns, details and keywords: a
+// supplier's detail and keywords.
 func scanRecord(row pgx.CollectableRow) (supplier.Record, error) {
 	var r supplier.Record
 	var raw []byte
-	var empty []string
-	if err := scanSummary(row, &r.Summary, &raw, &r.Keywords, &empty); err != nil {
+	if err := scanSummary(row, &r.Summary, &raw, &r.Keywords); err != nil {
 		return r, err
 	}
 	if len(r.Keywords) == 0 {
 		r.Keywords = nil
 	}
-	setEmptyText(&r.Summary, empty)
 	if raw != nil {
 		var det details
 		if err := json.Unmarshal(raw, &det); err != nil {
@@ -440,8 +429,8 @@ func (s *Store) ListContacts(ctx context.Context, community string, supplierID u
 	if p.Sort.Desc {
 		dir = " DESC"
 	}
-	items, total, err := listChildren(ctx, s, "supplier_contacts", community, supplierID,
-		"", nil, "name_key"+dir+" NULLS LAST, id", p, setContactEmptyText)
+	items, total, err := listChildren[supplier.Contact](ctx, s, "supplier_contacts", community, supplierID,
+		"", nil, "name_key"+dir+" NULLS LAST, id", p)
 	if err != nil {
 		return paging.Page[supplier.Contact]{}, fmt.Errorf("pgstore: list contacts: %w", err)
 	}
@@ -481,7 +470,7 @@ func (s *Store) ListRemittanceAddresses(ctx context.Context, community string, s
 	if !q.ModifiedSince.IsZero() {
 		filter, arg = " AND modified_date >= $3", ceilMicros(q.ModifiedSince)
 	}
-	items, total, err := listChildren(ctx, s, "remittance_addresses", community, supplierID, filter, arg, order, q.Page, setAddressEmptyText)
+	items, total, err := listChildren[supplier.RemittanceAddress](ctx, s, "remittance_addresses", community, supplierID, filter, arg, order, q.Page)
 	if err != nil {
 		return paging.Page[supplier.RemittanceAddress]{}, fmt.Errorf("pgstore: list remittance addresses: %w", err)
 	}
@@ -491,8 +480,7 @@ func (s *Store) ListRemittanceAddresses(ctx context.Context, community string, s
 // listChildren reads a page of a supplier's contacts or addresses (stored
 // as JSON documents), their total, and whether the supplier exists, in one
 // round trip. filter may use $3 (arg).
-func listChildren[T any](ctx context.Context, s *Store, table, community string, supplierID uuid.UUID, filter string, arg any, order string, p paging.Request,
-	restore func(*T, []string)) ([]T, int, error) {
+func listChildren[T any](ctx context.Context, s *Store, table, community string, supplierID uuid.UUID, filter string, arg any, order string, p paging.Request) ([]T, int, error) {
 	args := []any{community, supplierID}
 	if filter != "" {
 		args = append(args, arg)
@@ -506,22 +494,18 @@ func listChildren[T any](ctx context.Context, s *Store, table, community string,
 		QueryRow(func(row pgx.Row) error { return row.Scan(&exists) })
 	b.Queue(`SELECT count(*) FROM `+table+` WHERE community_id = $1 AND supplier_id = $2`+filter, args...).
 		QueryRow(func(row pgx.Row) error { return row.Scan(&total) })
-	b.Queue(`SELECT doc, empty_text FROM `+table+` WHERE community_id = $1 AND supplier_id = $2`+filter+`
+	b.Queue(`SELECT doc FROM `+table+` WHERE community_id = $1 AND supplier_id = $2`+filter+`
 		ORDER BY `+order+` LIMIT $`+itoa(n+1)+` OFFSET $`+itoa(n+2), append(args, int64(p.Size), int64(p.Offset()))...).
 		Query(func(rows pgx.Rows) error {
 			var err error
 			items, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (T, error) {
 				var v T
 				var raw []byte
-				var empty []string
-				if err := row.Scan(&raw, &empty); err != nil {
+				if err := row.Scan(&raw); err != nil {
 					return v, err
 				}
-				if err := json.Unmarshal(raw, &v); err != nil {
-					return v, err
-				}
-				restore(&v, empty)
-				return v, nil
+				err := json.Unmarshal(raw, &v)
+				return v, err
 			})
 			return err
 		})

@@ -19,7 +19,7 @@ func firstPage() paging.Request { return paging.Request{Page: 0, Size: 20} }
 func names(items []supplier.Summary) []string {
 	out := make([]string, len(items))
 	for i, s := range items {
-		out[i] = s.Name
+		out[i] = s.Name.String()
 	}
 	return out
 }
@@ -63,7 +63,7 @@ func TestSupplierStoreConformanceCached(t *testing.T) {
 func TestQueryText(t *testing.T) {
 	mk := func(n int, name, legal, sid string, keywords ...string) supplier.Record {
 		return supplier.Record{Detail: supplier.Detail{Summary: supplier.Summary{
-			ID: id(n), Name: name, LegalBusinessName: legal, SupplierID: sid, ProfileType: supplier.ProfileCompany,
+			ID: id(n), Name: supplier.NewText(name), LegalBusinessName: supplier.NewText(legal), SupplierID: supplier.NewText(sid), ProfileType: supplier.ProfileCompany,
 			ModifiedDate: at(n), CreatedDate: at(0),
 		}}, Keywords: keywords}
 	}

@@ -40,7 +40,7 @@ var supplierWriteColumns = []string{
 	"first_name", "last_name", "tax_identification_type", "tax_identification_number",
 	"tin_verification_status", "connection_state", "business_number", "default_email_address",
 	"profile_type", "tin_last_verified_date", "modified_date", "created_date", "keywords", "details",
-	"name_key", "empty_text",
+	"name_key",
 }
 
 // supplierRow returns the values of supplierWriteColumns for r.
@@ -64,11 +64,11 @@ func supplierRow(community string, r *supplier.Record) ([]any, error) {
 	row = append(row, community, r.ID)
 	row = append(row, summaryTextValues(&r.Summary)...)
 	row = append(row, string(r.ProfileType), r.TinLastVerifiedDate, r.ModifiedDate, r.CreatedDate, keywords, detArg,
-		nullKey(r.Name), summaryEmptyText(&r.Summary))
+		nullKey(r.Name.String()))
 	return row, nil
 }
 
-// upsertSupplierSQL writes one supplier row ($1..$22 in the order of
+// upsertSupplierSQL writes one supplier row ($1..$21 in the order of
 // supplierWriteColumns).
 var upsertSupplierSQL = func() string {
 	sql := `INSERT INTO suppliers (` + joinColumns(supplierWriteColumns, "") + `) VALUES (`
@@ -266,14 +266,14 @@ func queueTerms(b *pgx.Batch, community string, r *supplier.Record) {
 	if len(ts) > 0 {
 		b.Queue(`INSERT INTO supplier_terms (community_id, term, supplier_id, lcp_prev, name_key, created_date, modified_date)
 			SELECT $1, u.t, $2, u.l, $3, $4, $5 FROM unnest($6::text[], $7::int4[]) AS u(t, l)`,
-			community, r.ID, nullKey(r.Name), r.CreatedDate, r.ModifiedDate, ts, lcps)
+			community, r.ID, nullKey(r.Name.String()), r.CreatedDate, r.ModifiedDate, ts, lcps)
 	}
 }
 
 // sameTerms reports whether two versions of a supplier have the same
 // search terms with the same name and createdDate keys.
 func sameTerms(a, b *supplier.Record) bool {
-	if a.Name != b.Name || !a.CreatedDate.Equal(b.CreatedDate) {
+	if a.Name.String() != b.Name.String() || !a.CreatedDate.Equal(b.CreatedDate) {
 		return false
 	}
 	ta, _ := terms(a, nil, nil)
@@ -343,9 +343,9 @@ func (s *Store) PutSupplier(ctx context.Context, community string, r supplier.Re
 		b.Queue(`UPDATE communities SET last_modified = $2, supplier_count = supplier_count + $3 WHERE id = $1`, community, stamp, added)
 		var oldKeys *supplierKeys
 		if found {
-			oldKeys = keysOf(old.Name, old.CreatedDate, old.ModifiedDate)
+			oldKeys = keysOf(old.Name.String(), old.CreatedDate, old.ModifiedDate)
 		}
-		queueBucketDeltas(b, community, keyDeltas(oldKeys, keysOf(r.Name, r.CreatedDate, r.ModifiedDate)), &split)
+		queueBucketDeltas(b, community, keyDeltas(oldKeys, keysOf(r.Name.String(), r.CreatedDate, r.ModifiedDate)), &split)
 		out = r.Detail
 		return b, nil
 	})
@@ -472,19 +472,17 @@ func queueStampSupplier(b *pgx.Batch, community string, id uuid.UUID, old *suppl
 
 // queueLoadDoc queues the read of one contact or address document into
 // *v; *found tells whether there is one.
-func queueLoadDoc[T any](b *pgx.Batch, table, community string, supplierID, id uuid.UUID, v *T, found *bool, restore func(*T, []string)) {
-	b.Queue(`SELECT doc, empty_text FROM `+table+` WHERE community_id = $1 AND supplier_id = $2 AND id = $3`,
+func queueLoadDoc[T any](b *pgx.Batch, table, community string, supplierID, id uuid.UUID, v *T, found *bool) {
+	b.Queue(`SELECT doc FROM `+table+` WHERE community_id = $1 AND supplier_id = $2 AND id = $3`,
 		community, supplierID, id).Query(func(rows pgx.Rows) error {
 		for rows.Next() {
 			var raw []byte
-			var empty []string
-			if err := rows.Scan(&raw, &empty); err != nil {
+			if err := rows.Scan(&raw); err != nil {
 				return err
 			}
 			if err := json.Unmarshal(raw, v); err != nil {
 				return err
 			}
-			restore(v, empty)
 			*found = true
 		}
 		return rows.Err()
@@ -499,7 +497,6 @@ func (s *Store) PutContact(ctx context.Context, community string, supplierID uui
 		return supplier.Contact{}, err
 	}
 	c = c.Clone()
-	c.CleanEmptyText()
 	return putChild(s, ctx, community, supplierID, c, contactChildren)
 }
 
@@ -518,7 +515,6 @@ func (s *Store) PutRemittanceAddress(ctx context.Context, community string, supp
 		return supplier.RemittanceAddress{}, err
 	}
 	a = a.Clone()
-	a.CleanEmptyText()
 	return putChild(s, ctx, community, supplierID, a, addressChildren)
 }
 
@@ -527,7 +523,6 @@ func (s *Store) PutRemittanceAddress(ctx context.Context, community string, supp
 type childTable[T any] struct {
 	table, kind string
 	id          func(*T) uuid.UUID
-	restore     func(*T, []string)               // sets EmptyText from its column
 	same        func(a, b *T) bool               // equal but for dates (EqualContent)
 	stamp       func(v, old *T, stamp time.Time) // StampWrite
 	// upsert queues the write of v, whose JSON is doc.
@@ -537,28 +532,26 @@ type childTable[T any] struct {
 var (
 	contactChildren = childTable[supplier.Contact]{
 		table: "supplier_contacts", kind: "contact",
-		id:      func(c *supplier.Contact) uuid.UUID { return c.ID },
-		restore: setContactEmptyText,
-		same:    (*supplier.Contact).EqualContent,
-		stamp:   (*supplier.Contact).StampWrite,
+		id:    func(c *supplier.Contact) uuid.UUID { return c.ID },
+		same:  (*supplier.Contact).EqualContent,
+		stamp: (*supplier.Contact).StampWrite,
 		upsert: func(b *pgx.Batch, community string, supplierID uuid.UUID, c *supplier.Contact, doc string) {
-			b.Queue(`INSERT INTO supplier_contacts (community_id, supplier_id, id, name_key, doc, empty_text) VALUES ($1, $2, $3, $4, $5, $6)
-			ON CONFLICT (community_id, supplier_id, id) DO UPDATE SET name_key = excluded.name_key, doc = excluded.doc, empty_text = excluded.empty_text`,
-				community, supplierID, c.ID, nullKey(c.Name), doc, contactEmptyText(c))
+			b.Queue(`INSERT INTO supplier_contacts (community_id, supplier_id, id, name_key, doc) VALUES ($1, $2, $3, $4, $5)
+			ON CONFLICT (community_id, supplier_id, id) DO UPDATE SET name_key = excluded.name_key, doc = excluded.doc`,
+				community, supplierID, c.ID, nullKey(c.Name), doc)
 		},
 	}
 	addressChildren = childTable[supplier.RemittanceAddress]{
 		table: "remittance_addresses", kind: "remittance address",
-		id:      func(a *supplier.RemittanceAddress) uuid.UUID { return a.ID },
-		restore: setAddressEmptyText,
-		same:    (*supplier.RemittanceAddress).EqualContent,
-		stamp:   (*supplier.RemittanceAddress).StampWrite,
+		id:    func(a *supplier.RemittanceAddress) uuid.UUID { return a.ID },
+		same:  (*supplier.RemittanceAddress).EqualContent,
+		stamp: (*supplier.RemittanceAddress).StampWrite,
 		upsert: func(b *pgx.Batch, community string, supplierID uuid.UUID, a *supplier.RemittanceAddress, doc string) {
-			b.Queue(`INSERT INTO remittance_addresses (community_id, supplier_id, id, company_name_key, modified_date, doc, empty_text)
-			VALUES ($1, $2, $3, $4, $5, $6, $7)
+			b.Queue(`INSERT INTO remittance_addresses (community_id, supplier_id, id, company_name_key, modified_date, doc)
+			VALUES ($1, $2, $3, $4, $5, $6)
 			ON CONFLICT (community_id, supplier_id, id) DO UPDATE SET company_name_key = excluded.company_name_key,
-				modified_date = excluded.modified_date, doc = excluded.doc, empty_text = excluded.empty_text`,
-				community, supplierID, a.ID, nullKey(a.CompanyName), a.ModifiedDate, doc, addressEmptyText(a))
+				modified_date = excluded.modified_date, doc = excluded.doc`,
+				community, supplierID, a.ID, nullKey(a.CompanyName.String()), a.ModifiedDate, doc)
 		},
 	}
 )
@@ -574,7 +567,7 @@ func putChild[T any](s *Store, ctx context.Context, community string, supplierID
 	var split []bucketRef
 	first := beginWrite()
 	sl.queue(first, community, supplierID)
-	queueLoadDoc(first, t.table, community, supplierID, t.id(&v), &old, &found, t.restore)
+	queueLoadDoc(first, t.table, community, supplierID, t.id(&v), &old, &found)
 	err := s.runWrite(ctx, first, func() (*pgx.Batch, error) {
 		if err := sl.found(community, supplierID); err != nil {
 			return nil, err

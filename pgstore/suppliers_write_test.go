@@ -55,7 +55,7 @@ func TestWriteErrors(t *testing.T) {
 	ctx := context.Background()
 	s, _ := openStore(t, fixture())
 	good := func() supplier.Record {
-		return supplier.Record{Detail: supplier.Detail{Summary: supplier.Summary{ID: id(77), Name: "Good", ProfileType: supplier.ProfileCompany}}}
+		return supplier.Record{Detail: supplier.Detail{Summary: supplier.Summary{ID: id(77), Name: supplier.NewText("Good"), ProfileType: supplier.ProfileCompany}}}
 	}
 	if _, err := s.PutSupplier(ctx, "nope", good()); !errors.Is(err, procure.ErrUnknownCommunity) {
 		t.Errorf("PutSupplier to an unknown community: %v; want ErrUnknownCommunity", err)

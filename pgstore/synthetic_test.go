@@ -48,13 +48,13 @@ func syntheticCommunity(id string, n int) datafile.Community {
 		}
 		r := supplier.Record{
 			Detail: supplier.Detail{Summary: supplier.Summary{
-				ID: sid, SupplierID: fmt.Sprintf("SUP-%07d", i), Name: name, LegalBusinessName: name + " Ltd",
+				ID: sid, SupplierID: supplier.NewText(fmt.Sprintf("SUP-%07d", i)), Name: supplier.NewText(name), LegalBusinessName: supplier.NewText(name + " Ltd"),
 				ProfileType: supplier.ProfileCompany, ConnectionState: supplier.Connected,
 				ModifiedDate: modified, CreatedDate: created,
 			}},
-			Contacts: []supplier.Contact{{ID: uuid.NewSHA1(sid, []byte("contact")), Name: word(), Email: "ap@example.com",
+			Contacts: []supplier.Contact{{ID: uuid.NewSHA1(sid, []byte("contact")), Name: word(), Email: supplier.NewText("ap@example.com"),
 				ModifiedDate: modified, CreatedDate: created}},
-			RemittanceAddresses: []supplier.RemittanceAddress{{ID: uuid.NewSHA1(sid, []byte("address")), CompanyName: name,
+			RemittanceAddresses: []supplier.RemittanceAddress{{ID: uuid.NewSHA1(sid, []byte("address")), CompanyName: supplier.NewText(name),
 				Address:      supplier.Address{Line1: fmt.Sprintf("%d Main St", i), City: "Wellington", Country: "NZ"},
 				ModifiedDate: modified, CreatedDate: created}},
 		}

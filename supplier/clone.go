@@ -16,7 +16,6 @@ func (s *Summary) Clone() Summary {
 }
 
 func (s *Summary) cloneInPlace() {
-	s.EmptyText = s.EmptyText.Clone()
 	s.ProfileType = intern(s.ProfileType)
 	s.TaxIdentificationType = intern(s.TaxIdentificationType)
 	s.TinVerificationStatus = intern(s.TinVerificationStatus)
@@ -83,7 +82,6 @@ func (r *Record) Clone() Record {
 // Clone returns a deep copy of c.
 func (c *Contact) Clone() Contact {
 	cc := *c
-	cc.EmptyText = c.EmptyText.Clone()
 	cc.Phone = clonePtr(c.Phone)
 	cc.ManagedBy = intern(c.ManagedBy)
 	return cc
@@ -92,7 +90,6 @@ func (c *Contact) Clone() Contact {
 // Clone returns a deep copy of a.
 func (a *RemittanceAddress) Clone() RemittanceAddress {
 	aa := *a
-	aa.EmptyText = a.EmptyText.Clone()
 	aa.Address = a.Address.clone()
 	aa.ManagedBy = intern(a.ManagedBy)
 	return aa

@@ -30,8 +30,7 @@ func (s *Summary) equalContent(o *Summary) bool {
 		s.FirstName == o.FirstName && s.LastName == o.LastName && s.TaxIdentificationType == o.TaxIdentificationType &&
 		s.TaxIdentificationNumber == o.TaxIdentificationNumber && s.TinVerificationStatus == o.TinVerificationStatus &&
 		equalPtr(s.TinLastVerifiedDate, o.TinLastVerifiedDate, sameTimePtr) && s.ConnectionState == o.ConnectionState &&
-		s.BusinessNumber == o.BusinessNumber && s.DefaultEmailAddress == o.DefaultEmailAddress &&
-		slices.Equal(s.EmptyText, o.EmptyText)
+		s.BusinessNumber == o.BusinessNumber && s.DefaultEmailAddress == o.DefaultEmailAddress
 }
 
 // Equal reports whether d and o hold the same values, through their
@@ -81,7 +80,7 @@ func (c *Contact) EqualContent(o *Contact) bool {
 		return c == o
 	}
 	return c.ID == o.ID && c.Name == o.Name && equalPtr(c.Phone, o.Phone, equalValue) && c.Email == o.Email &&
-		c.ManagedBy == o.ManagedBy && slices.Equal(c.EmptyText, o.EmptyText)
+		c.ManagedBy == o.ManagedBy
 }
 
 // Equal reports whether a and o hold the same values.
@@ -99,7 +98,7 @@ func (a *RemittanceAddress) EqualContent(o *RemittanceAddress) bool {
 		return a == o
 	}
 	return a.ID == o.ID && a.Code == o.Code && a.CompanyName == o.CompanyName && a.Address.equal(&o.Address) &&
-		a.ManagedBy == o.ManagedBy && slices.Equal(a.EmptyText, o.EmptyText)
+		a.ManagedBy == o.ManagedBy
 }
 
 func (a *Address) equal(o *Address) bool {

@@ -41,6 +41,8 @@ func TestEqualSeesEveryField(t *testing.T) {
 	checkSeesEveryField(t, a, (*supplier.RemittanceAddress).EqualContent, []string{".ModifiedDate", ".CreatedDate"})
 }
 
+var textType = reflect.TypeFor[supplier.Text]()
+
 // Times are equal as the same instant in the same location: what their
 // RFC 3339 text shows.
 func TestEqualTimes(t *testing.T) {
@@ -69,15 +71,27 @@ func checkSeesEveryField[T any](t *testing.T, a T, same func(a, b *T) bool, igno
 	seen := map[string]bool{}
 	for _, path := range paths {
 		name := pathName(reflect.TypeOf(a), path)
-		for _, change := range []string{"value", "zero"} {
+		for _, change := range []string{"value", "zero", "empty", "empty, against none"} {
 			b := deepCopy(a)
 			v := at(reflect.ValueOf(&b).Elem(), path)
-			if change == "zero" {
+			a := a
+			switch change {
+			case "zero":
 				if v.IsZero() {
 					continue
 				}
 				v.SetZero()
-			} else {
+			case "empty", "empty, against none":
+				// An empty string and no value are different values.
+				if v.Type() != textType {
+					continue
+				}
+				v.Set(reflect.ValueOf(supplier.NewText("")))
+				if change == "empty, against none" {
+					a = deepCopy(b)
+					at(reflect.ValueOf(&a).Elem(), path).SetZero()
+				}
+			default:
 				alter(v)
 			}
 			switch got := same(&a, &b) || same(&b, &a); {
@@ -165,9 +179,12 @@ func checkDisjoint(t *testing.T, path string, a, b reflect.Value) {
 // zero: pointers point to filled values and slices hold two filled
 // elements.
 func fillFull(rng *rand.Rand, v reflect.Value) {
-	switch {
-	case v.Type() == reflect.TypeFor[time.Time]():
+	switch v.Type() {
+	case reflect.TypeFor[time.Time]():
 		v.Set(reflect.ValueOf(time.Date(2000+rng.IntN(30), time.Month(1+rng.IntN(12)), 1+rng.IntN(28), rng.IntN(24), 0, 0, rng.IntN(1e6)*1000, time.UTC)))
+		return
+	case textType:
+		v.Set(reflect.ValueOf(supplier.NewText(fmt.Sprintf("t%d", rng.IntN(1e6)))))
 		return
 	}
 	switch v.Kind() {
@@ -214,7 +231,7 @@ func collectPaths(v reflect.Value, path []int, out *[][]int) {
 		}
 		v = v.Elem()
 	}
-	if v.Type() == reflect.TypeFor[time.Time]() {
+	if v.Type() == reflect.TypeFor[time.Time]() || v.Type() == textType {
 		return
 	}
 	switch v.Kind() {
@@ -270,6 +287,8 @@ func alter(v reflect.Value) {
 	switch {
 	case v.Type() == reflect.TypeFor[time.Time]():
 		v.Set(reflect.ValueOf(v.Interface().(time.Time).Add(time.Microsecond)))
+	case v.Type() == textType:
+		v.Set(reflect.ValueOf(supplier.NewText(v.Interface().(supplier.Text).String() + "x")))
 	case v.Kind() == reflect.String:
 		v.SetString(v.String() + "x")
 	case v.Kind() == reflect.Bool:
@@ -320,9 +339,16 @@ func deepCopyValue(v reflect.Value) reflect.Value {
 			c.Set(s)
 		}
 	case reflect.Struct:
-		if v.Type() == reflect.TypeFor[time.Time]() {
+		switch v.Type() {
+		case reflect.TypeFor[time.Time]():
 			c.Set(v)
-			break
+			return c
+		case textType:
+			t := v.Interface().(supplier.Text)
+			if !t.IsZero() {
+				c.Set(reflect.ValueOf(supplier.NewText(strings.Clone(t.String()))))
+			}
+			return c
 		}
 		for i := range v.NumField() {
 			if v.Type().Field(i).IsExported() {

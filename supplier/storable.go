@@ -28,7 +28,10 @@ func checkStorable(verr *procure.ValidationError, v any) {
 	})
 }
 
-var timeType = reflect.TypeFor[time.Time]()
+var (
+	timeType = reflect.TypeFor[time.Time]()
+	textType = reflect.TypeFor[Text]()
+)
 
 // walkText calls visit with the JSON path and value of every string in v.
 func walkText(v reflect.Value, path string, visit func(path, s string)) {
@@ -48,7 +51,11 @@ func walkText(v reflect.Value, path string, visit func(path, s string)) {
 		}
 	case reflect.Struct:
 		t := v.Type()
-		if t == timeType {
+		switch t {
+		case timeType:
+			return
+		case textType:
+			visit(path, v.Interface().(Text).String())
 			return
 		}
 		for i := range t.NumField() {

@@ -3,12 +3,17 @@
 // remittance addresses, the queries that list them, and Store, the
 // interface a backend implements to serve them.
 //
-// Types carry the spec's exact JSON names. Optional text fields are plain
-// strings that are omitted from JSON when empty (docs: values.md: a field the
-// spec marks "or null" may be absent when it has no value). Enums are typed
-// strings whose UnmarshalJSON rejects unknown values. Validate checks the
-// spec's lengths (in characters), email and enum rules with
-// go-playground/validator.
+// Types carry the spec's exact JSON names. Optional text fields are of type
+// Text, which tells no value (left out of JSON: docs: values.md "Nulls")
+// from the empty string (kept: "Round trip"). Enums are typed strings whose
+// UnmarshalJSON rejects unknown values. Validate checks the spec's lengths
+// (in characters), email and enum rules, written as go-playground/validator
+// tags on the fields, and the rules every supplier keeps beyond them.
+//
+// The package owns every per-field rule of a supplier, so that the stores
+// and handlers apply them alike: Validate, Normalize, Equal and
+// EqualContent, Clone, and the stamping rule of writes (NextStamp,
+// StampWrite).
 package supplier
 
 import (
@@ -25,6 +30,10 @@ import (
 	"github.com/procurekit/procure/paging"
 )
 
+// checker checks the validator tags of the supplier types, Text as a
+// string.
+var checker = check.NewChecker(Text{})
+
 // ErrNotFound is matched by the error a Store returns for a supplier that
 // does not exist in the caller's community (a supplier of another community
 // is not found either: docs: tenancy.md).
@@ -33,29 +42,22 @@ var ErrNotFound = errors.New("supplier not found")
 // Summary is SupplierSummary (docs: suppliers.md "SupplierSummary"): an item of the supplier list.
 type Summary struct {
 	ID                      uuid.UUID             `json:"id"`
-	CommunitySupplierID     string                `json:"communitySupplierId,omitempty" validate:"max=255"`
-	SupplierID              string                `json:"supplierId,omitempty" validate:"max=255"`
-	Name                    string                `json:"name,omitempty" validate:"max=255"`
+	CommunitySupplierID     Text                  `json:"communitySupplierId,omitzero" validate:"max=255"`
+	SupplierID              Text                  `json:"supplierId,omitzero" validate:"max=255"`
+	Name                    Text                  `json:"name,omitzero" validate:"max=255"`
 	ProfileType             ProfileType           `json:"profileType" validate:"enum"`
-	LegalBusinessName       string                `json:"legalBusinessName,omitempty" validate:"max=255"`
-	FirstName               string                `json:"firstName,omitempty" validate:"max=255"`
-	LastName                string                `json:"lastName,omitempty" validate:"max=255"`
+	LegalBusinessName       Text                  `json:"legalBusinessName,omitzero" validate:"max=255"`
+	FirstName               Text                  `json:"firstName,omitzero" validate:"max=255"`
+	LastName                Text                  `json:"lastName,omitzero" validate:"max=255"`
 	TaxIdentificationType   TaxIdentificationType `json:"taxIdentificationType,omitempty" validate:"omitempty,enum"`
-	TaxIdentificationNumber string                `json:"taxIdentificationNumber,omitempty" validate:"max=255"`
+	TaxIdentificationNumber Text                  `json:"taxIdentificationNumber,omitzero" validate:"max=255"`
 	TinVerificationStatus   TinVerificationStatus `json:"tinVerificationStatus,omitempty" validate:"omitempty,enum"`
 	TinLastVerifiedDate     *time.Time            `json:"tinLastVerifiedDate,omitempty" validate:"omitempty,instant"`
 	ConnectionState         ConnectionState       `json:"connectionState,omitempty" validate:"omitempty,enum"`
-	BusinessNumber          string                `json:"businessNumber,omitempty" validate:"max=255"`
-	DefaultEmailAddress     string                `json:"defaultEmailAddress,omitempty" validate:"omitempty,max=255,email"`
+	BusinessNumber          Text                  `json:"businessNumber,omitzero" validate:"max=255"`
+	DefaultEmailAddress     Text                  `json:"defaultEmailAddress,omitzero" validate:"omitempty,max=255,email"`
 	ModifiedDate            time.Time             `json:"modifiedDate" validate:"required,instant"`
 	CreatedDate             time.Time             `json:"createdDate" validate:"required,instant"`
-
-	// EmptyText lists the optional text fields of the supplier detail
-	// (this summary and the detail's bankAccount, emails and settings;
-	// not the default contact and address, which keep their own) that
-	// hold an explicit empty string rather than no value, by JSON path:
-	// see TextPaths.
-	EmptyText TextPaths `json:"-"`
 }
 
 // Detail is SupplierDetail (docs: suppliers.md "SupplierDetail"): a supplier in full.
@@ -73,79 +75,71 @@ type Contact struct {
 	ID           uuid.UUID  `json:"id"`
 	Name         string     `json:"name" validate:"required,max=255"`
 	Phone        *Phone     `json:"phone,omitempty"`
-	Email        string     `json:"email,omitempty" validate:"omitempty,max=255,email"`
+	Email        Text       `json:"email,omitzero" validate:"omitempty,max=255,email"`
 	ManagedBy    TenantType `json:"managedBy,omitempty" validate:"omitempty,enum"`
 	ModifiedDate time.Time  `json:"modifiedDate" validate:"required,instant"`
 	CreatedDate  time.Time  `json:"createdDate" validate:"required,instant"`
-
-	// EmptyText lists the contact's optional text fields that hold an
-	// explicit empty string ("email", "phone.number", ...): see TextPaths.
-	EmptyText TextPaths `json:"-"`
 }
 
 // Phone is a contact's phone number; every part is optional.
 type Phone struct {
-	Prefix    string `json:"prefix,omitempty" validate:"max=5"`
-	Number    string `json:"number,omitempty" validate:"max=20"`
-	Extension string `json:"extension,omitempty" validate:"max=20"`
+	Prefix    Text `json:"prefix,omitzero" validate:"max=5"`
+	Number    Text `json:"number,omitzero" validate:"max=20"`
+	Extension Text `json:"extension,omitzero" validate:"max=20"`
 }
 
 // RemittanceAddress is where payments to a supplier are sent (docs: suppliers.md "RemittanceAddress").
 type RemittanceAddress struct {
 	ID           uuid.UUID  `json:"id"`
-	Code         string     `json:"code,omitempty" validate:"max=255"`
-	CompanyName  string     `json:"companyName,omitempty" validate:"max=255"`
+	Code         Text       `json:"code,omitzero" validate:"max=255"`
+	CompanyName  Text       `json:"companyName,omitzero" validate:"max=255"`
 	Address      Address    `json:"address"`
 	ManagedBy    TenantType `json:"managedBy,omitempty" validate:"omitempty,enum"`
 	ModifiedDate time.Time  `json:"modifiedDate" validate:"required,instant"`
 	CreatedDate  time.Time  `json:"createdDate" validate:"required,instant"`
-
-	// EmptyText lists the address's optional text fields that hold an
-	// explicit empty string ("code", "address.line2", ...): see TextPaths.
-	EmptyText TextPaths `json:"-"`
 }
 
 // Address is a postal address (docs: suppliers.md "RemittanceAddress").
 type Address struct {
 	Line1    string  `json:"line1" validate:"required,max=200"`
-	Line2    string  `json:"line2,omitempty" validate:"max=200"`
-	Line3    string  `json:"line3,omitempty" validate:"max=200"`
+	Line2    Text    `json:"line2,omitzero" validate:"max=200"`
+	Line3    Text    `json:"line3,omitzero" validate:"max=200"`
 	City     string  `json:"city" validate:"required,max=200"`
 	Region   *Region `json:"region,omitempty"`
-	Postcode string  `json:"postcode,omitempty" validate:"max=20"`
+	Postcode Text    `json:"postcode,omitzero" validate:"max=20"`
 	Country  string  `json:"country" validate:"required,max=255"`
 }
 
 // Region is the state, province or county of an address.
 type Region struct {
-	Name string `json:"name,omitempty" validate:"max=255"`
-	Code string `json:"code,omitempty" validate:"max=100"`
+	Name Text `json:"name,omitzero" validate:"max=255"`
+	Code Text `json:"code,omitzero" validate:"max=100"`
 }
 
 // BankAccount is the account a supplier is paid into (docs: suppliers.md "BankAccount").
 type BankAccount struct {
 	ID                 uuid.UUID       `json:"id"`
 	Country            string          `json:"country" validate:"required,max=255"`
-	BankName           string          `json:"bankName,omitempty" validate:"max=255"`
-	AccountName        string          `json:"accountName,omitempty" validate:"max=255"`
+	BankName           Text            `json:"bankName,omitzero" validate:"max=255"`
+	AccountName        Text            `json:"accountName,omitzero" validate:"max=255"`
 	Address            *Address        `json:"address,omitempty"`
-	AccountNumber      string          `json:"accountNumber,omitempty" validate:"max=255"`
-	RoutingNumber      string          `json:"routingNumber,omitempty" validate:"max=255"`
-	LocalAccountNumber string          `json:"localAccountNumber,omitempty" validate:"max=255"`
+	AccountNumber      Text            `json:"accountNumber,omitzero" validate:"max=255"`
+	RoutingNumber      Text            `json:"routingNumber,omitzero" validate:"max=255"`
+	LocalAccountNumber Text            `json:"localAccountNumber,omitzero" validate:"max=255"`
 	BankAccountType    BankAccountType `json:"bankAccountType,omitempty" validate:"omitempty,enum"`
 	DepositFormat      DepositFormat   `json:"depositFormat,omitempty" validate:"omitempty,enum"`
 }
 
 // Emails are the addresses a supplier receives each kind of mail at (docs: suppliers.md "Emails").
 type Emails struct {
-	DefaultEmailAddress          string `json:"defaultEmailAddress,omitempty" validate:"omitempty,max=255,email"`
-	RemittanceEmailAddress       string `json:"remittanceEmailAddress,omitempty" validate:"omitempty,max=255,email"`
-	OrdersEmailAddress           string `json:"ordersEmailAddress,omitempty" validate:"omitempty,max=255,email"`
-	InvoicingEmailAddress        string `json:"invoicingEmailAddress,omitempty" validate:"omitempty,max=255,email"`
-	RfqsEmailAddress             string `json:"rfqsEmailAddress,omitempty" validate:"omitempty,max=255,email"`
-	BidRequestsEmailAddress      string `json:"bidRequestsEmailAddress,omitempty" validate:"omitempty,max=255,email"`
-	IntegrationEmailAddress      string `json:"integrationEmailAddress,omitempty" validate:"omitempty,max=255,email"`
-	CustomerCommentsEmailAddress string `json:"customerCommentsEmailAddress,omitempty" validate:"omitempty,max=255,email"`
+	DefaultEmailAddress          Text `json:"defaultEmailAddress,omitzero" validate:"omitempty,max=255,email"`
+	RemittanceEmailAddress       Text `json:"remittanceEmailAddress,omitzero" validate:"omitempty,max=255,email"`
+	OrdersEmailAddress           Text `json:"ordersEmailAddress,omitzero" validate:"omitempty,max=255,email"`
+	InvoicingEmailAddress        Text `json:"invoicingEmailAddress,omitzero" validate:"omitempty,max=255,email"`
+	RfqsEmailAddress             Text `json:"rfqsEmailAddress,omitzero" validate:"omitempty,max=255,email"`
+	BidRequestsEmailAddress      Text `json:"bidRequestsEmailAddress,omitzero" validate:"omitempty,max=255,email"`
+	IntegrationEmailAddress      Text `json:"integrationEmailAddress,omitzero" validate:"omitempty,max=255,email"`
+	CustomerCommentsEmailAddress Text `json:"customerCommentsEmailAddress,omitzero" validate:"omitempty,max=255,email"`
 }
 
 // Settings are a supplier's commercial settings (docs: suppliers.md "SupplierSettings").
@@ -162,7 +156,7 @@ type PaymentTerm struct {
 	Active      bool      `json:"active"`
 	Days        *int      `json:"days,omitempty"`
 	TermType    TermType  `json:"termType" validate:"enum"`
-	Description string    `json:"description,omitempty" validate:"max=2000"`
+	Description Text      `json:"description,omitzero" validate:"max=2000"`
 }
 
 // BuyerGroup is a group of buyers with access to a supplier.
@@ -197,7 +191,7 @@ type Record struct {
 // ValidateRemittanceAddress apply it to a write's parts).
 func (r *Record) Validate() error {
 	verr := &procure.ValidationError{Source: procure.SourceData}
-	if err := check.Struct(procure.SourceData, r); err != nil {
+	if err := checker.Struct(procure.SourceData, r); err != nil {
 		var v *procure.ValidationError
 		if !errors.As(err, &v) {
 			return err
@@ -249,16 +243,7 @@ func (r *Record) Validate() error {
 // Normalize puts every date-time of r in UTC, truncated to microseconds
 // (what PostgreSQL keeps), so that a value read back from any store compares
 // equal and encodes as RFC 3339 with a Z (docs: filters.md).
-//
-// It also cleans every EmptyText list of r (Detail.CleanEmptyText).
 func (r *Record) Normalize() {
-	r.CleanEmptyText()
-	for i := range r.Contacts {
-		r.Contacts[i].CleanEmptyText()
-	}
-	for i := range r.RemittanceAddresses {
-		r.RemittanceAddresses[i].CleanEmptyText()
-	}
 	norm := func(t *time.Time) { *t = NormalizeTime(*t) }
 	norm(&r.ModifiedDate)
 	norm(&r.CreatedDate)

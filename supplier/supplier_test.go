@@ -19,28 +19,28 @@ import (
 func validRecord() supplier.Record {
 	at := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
 	days := 30
-	addr := supplier.Address{Line1: "1 Queen Street", City: "Auckland", Country: "New Zealand", Postcode: "1010", Region: &supplier.Region{Name: "Auckland", Code: "AUK"}}
+	addr := supplier.Address{Line1: "1 Queen Street", City: "Auckland", Country: "New Zealand", Postcode: supplier.NewText("1010"), Region: &supplier.Region{Name: supplier.NewText("Auckland"), Code: supplier.NewText("AUK")}}
 	r := supplier.Record{
 		Keywords: []string{"plumbing"},
 		Contacts: []supplier.Contact{
-			{ID: uuid.New(), Name: "Aroha", Email: "aroha@example.com", Phone: &supplier.Phone{Prefix: "+64", Number: "95551234"}, ManagedBy: supplier.ManagedBySupplier, ModifiedDate: at, CreatedDate: at},
+			{ID: uuid.New(), Name: "Aroha", Email: supplier.NewText("aroha@example.com"), Phone: &supplier.Phone{Prefix: supplier.NewText("+64"), Number: supplier.NewText("95551234")}, ManagedBy: supplier.ManagedBySupplier, ModifiedDate: at, CreatedDate: at},
 			{ID: uuid.New(), Name: "Bruce", ModifiedDate: at, CreatedDate: at},
 		},
-		RemittanceAddresses: []supplier.RemittanceAddress{{ID: uuid.New(), CompanyName: "Kiwi Plumbing", Address: addr, ModifiedDate: at, CreatedDate: at}},
+		RemittanceAddresses: []supplier.RemittanceAddress{{ID: uuid.New(), CompanyName: supplier.NewText("Kiwi Plumbing"), Address: addr, ModifiedDate: at, CreatedDate: at}},
 	}
 	d := &r.Detail
 	d.ID = uuid.New()
-	d.Name = "Kiwi Plumbing"
+	d.Name = supplier.NewText("Kiwi Plumbing")
 	d.ProfileType = supplier.ProfileCompany
 	d.TaxIdentificationType = supplier.TaxEIN
 	d.TinVerificationStatus = supplier.TinPending
 	d.ConnectionState = supplier.Connected
-	d.DefaultEmailAddress = "accounts@kiwi.example.com"
+	d.DefaultEmailAddress = supplier.NewText("accounts@kiwi.example.com")
 	d.ModifiedDate, d.CreatedDate = at, at
 	d.DefaultContact = &r.Contacts[0]
 	d.DefaultRemittanceAddress = &r.RemittanceAddresses[0]
 	d.BankAccount = &supplier.BankAccount{ID: uuid.New(), Country: "NZ", Address: &addr, BankAccountType: supplier.Savings, DepositFormat: supplier.DepositCTX}
-	d.Emails = &supplier.Emails{OrdersEmailAddress: "orders@kiwi.example.com"}
+	d.Emails = &supplier.Emails{OrdersEmailAddress: supplier.NewText("orders@kiwi.example.com")}
 	d.Settings = &supplier.Settings{
 		PaymentTerm: &supplier.PaymentTerm{ID: uuid.New(), Code: "NET30", Active: true, Days: &days, TermType: supplier.OfFollowingMonth},
 		BuyerGroups: []supplier.BuyerGroup{{ID: uuid.New(), Name: "Facilities"}},
@@ -99,31 +99,33 @@ func TestValidate(t *testing.T) {
 		change func(r *supplier.Record)
 		want   map[string]string // field -> rule; nil: valid
 	}{
-		{"255 two-byte characters", func(r *supplier.Record) { r.Name = e255 }, nil},
-		{"255 three-byte characters", func(r *supplier.Record) { r.LegalBusinessName = cjk255 }, nil},
-		{"256 two-byte characters", func(r *supplier.Record) { r.Name = e256 }, map[string]string{"name": "must be at most 255 characters"}},
-		{"256 ASCII characters", func(r *supplier.Record) { r.SupplierID = a(256) }, map[string]string{"supplierId": "must be at most 255 characters"}},
-		{"phone prefix of 5", func(r *supplier.Record) { r.Contacts[0].Phone.Prefix = "+6499" }, nil},
-		{"phone prefix of 6", func(r *supplier.Record) { r.Contacts[0].Phone.Prefix = "+64999" }, map[string]string{"defaultContact.phone.prefix": "must be at most 5 characters", "contacts[0].phone.prefix": "must be at most 5 characters"}},
+		{"255 two-byte characters", func(r *supplier.Record) { r.Name = supplier.NewText(e255) }, nil},
+		{"255 three-byte characters", func(r *supplier.Record) { r.LegalBusinessName = supplier.NewText(cjk255) }, nil},
+		{"256 two-byte characters", func(r *supplier.Record) { r.Name = supplier.NewText(e256) }, map[string]string{"name": "must be at most 255 characters"}},
+		{"256 ASCII characters", func(r *supplier.Record) { r.SupplierID = supplier.NewText(a(256)) }, map[string]string{"supplierId": "must be at most 255 characters"}},
+		{"phone prefix of 5", func(r *supplier.Record) { r.Contacts[0].Phone.Prefix = supplier.NewText("+6499") }, nil},
+		{"phone prefix of 6", func(r *supplier.Record) { r.Contacts[0].Phone.Prefix = supplier.NewText("+64999") }, map[string]string{"defaultContact.phone.prefix": "must be at most 5 characters", "contacts[0].phone.prefix": "must be at most 5 characters"}},
 		{"phone number of 21 characters", func(r *supplier.Record) {
-			r.Contacts[1].Phone = &supplier.Phone{Number: strings.Repeat("٣", 21)}
+			r.Contacts[1].Phone = &supplier.Phone{Number: supplier.NewText(strings.Repeat("٣", 21))}
 		}, map[string]string{"contacts[1].phone.number": "must be at most 20 characters"}},
 		{"payment term code of 35", func(r *supplier.Record) { r.Settings.PaymentTerm.Code = strings.Repeat("ü", 35) }, nil},
 		{"payment term code of 36", func(r *supplier.Record) { r.Settings.PaymentTerm.Code = a(36) }, map[string]string{"settings.paymentTerm.code": "must be at most 35 characters"}},
-		{"description of 2000", func(r *supplier.Record) { r.Settings.PaymentTerm.Description = strings.Repeat("é", 2000) }, nil},
-		{"description of 2001", func(r *supplier.Record) { r.Settings.PaymentTerm.Description = a(2001) }, map[string]string{"settings.paymentTerm.description": "must be at most 2000 characters"}},
-		{"address line of 201", func(r *supplier.Record) { r.RemittanceAddresses[0].Address.Line2 = a(201) }, map[string]string{"defaultRemittanceAddress.address.line2": "must be at most 200 characters", "remittanceAddresses[0].address.line2": "must be at most 200 characters"}},
+		{"description of 2000", func(r *supplier.Record) {
+			r.Settings.PaymentTerm.Description = supplier.NewText(strings.Repeat("é", 2000))
+		}, nil},
+		{"description of 2001", func(r *supplier.Record) { r.Settings.PaymentTerm.Description = supplier.NewText(a(2001)) }, map[string]string{"settings.paymentTerm.description": "must be at most 2000 characters"}},
+		{"address line of 201", func(r *supplier.Record) { r.RemittanceAddresses[0].Address.Line2 = supplier.NewText(a(201)) }, map[string]string{"defaultRemittanceAddress.address.line2": "must be at most 200 characters", "remittanceAddresses[0].address.line2": "must be at most 200 characters"}},
 		{"region code of 101", func(r *supplier.Record) {
-			r.BankAccount.Address = &supplier.Address{Line1: "x", City: "y", Country: "z", Region: &supplier.Region{Code: a(101)}}
+			r.BankAccount.Address = &supplier.Address{Line1: "x", City: "y", Country: "z", Region: &supplier.Region{Code: supplier.NewText(a(101))}}
 		}, map[string]string{"bankAccount.address.region.code": "must be at most 100 characters"}},
-		{"postcode of 21", func(r *supplier.Record) { r.RemittanceAddresses[0].Address.Postcode = a(21) }, map[string]string{"defaultRemittanceAddress.address.postcode": "must be at most 20 characters", "remittanceAddresses[0].address.postcode": "must be at most 20 characters"}},
+		{"postcode of 21", func(r *supplier.Record) { r.RemittanceAddresses[0].Address.Postcode = supplier.NewText(a(21)) }, map[string]string{"defaultRemittanceAddress.address.postcode": "must be at most 20 characters", "remittanceAddresses[0].address.postcode": "must be at most 20 characters"}},
 		{"keyword of 256", func(r *supplier.Record) { r.Keywords = []string{"ok", a(256)} }, map[string]string{"keywords[1]": "must be at most 255 characters"}},
 		{"tag name of 256", func(r *supplier.Record) { r.Settings.Tags[0].Name = e256 }, map[string]string{"settings.tags[0].name": "must be at most 255 characters"}},
-		{"email of 64", func(r *supplier.Record) { r.DefaultEmailAddress = email(64) }, nil},
-		{"email of 256", func(r *supplier.Record) { r.Emails.InvoicingEmailAddress = email(256) }, map[string]string{"emails.invoicingEmailAddress": "must be at most 255 characters"}},
-		{"bad default email", func(r *supplier.Record) { r.DefaultEmailAddress = "accounts at kiwi" }, map[string]string{"defaultEmailAddress": "must be a valid email address"}},
-		{"bad orders email", func(r *supplier.Record) { r.Emails.OrdersEmailAddress = "orders@" }, map[string]string{"emails.ordersEmailAddress": "must be a valid email address"}},
-		{"bad contact email", func(r *supplier.Record) { r.Contacts[1].Email = "@example.com" }, map[string]string{"contacts[1].email": "must be a valid email address"}},
+		{"email of 64", func(r *supplier.Record) { r.DefaultEmailAddress = supplier.NewText(email(64)) }, nil},
+		{"email of 256", func(r *supplier.Record) { r.Emails.InvoicingEmailAddress = supplier.NewText(email(256)) }, map[string]string{"emails.invoicingEmailAddress": "must be at most 255 characters"}},
+		{"bad default email", func(r *supplier.Record) { r.DefaultEmailAddress = supplier.NewText("accounts at kiwi") }, map[string]string{"defaultEmailAddress": "must be a valid email address"}},
+		{"bad orders email", func(r *supplier.Record) { r.Emails.OrdersEmailAddress = supplier.NewText("orders@") }, map[string]string{"emails.ordersEmailAddress": "must be a valid email address"}},
+		{"bad contact email", func(r *supplier.Record) { r.Contacts[1].Email = supplier.NewText("@example.com") }, map[string]string{"contacts[1].email": "must be a valid email address"}},
 		{"unknown profile type", func(r *supplier.Record) { r.ProfileType = "PERSON" }, map[string]string{"profileType": `must be one of COMPANY, INDIVIDUAL (got "PERSON")`}},
 		{"missing profile type", func(r *supplier.Record) { r.ProfileType = "" }, map[string]string{"profileType": `must be one of COMPANY, INDIVIDUAL (got "")`}},
 		{"unknown tax type", func(r *supplier.Record) { r.TaxIdentificationType = "VAT" }, map[string]string{"taxIdentificationType": `must be one of SSN, EIN, ITIN, GIIN, FOREIGN_TIN (got "VAT")`}},
@@ -161,8 +163,8 @@ func TestValidate(t *testing.T) {
 		}, map[string]string{"settings.buyerGroups[1].id": "is required (a non-nil UUID)"}},
 		{"nil contact id", func(r *supplier.Record) { r.Contacts[1].ID = uuid.Nil }, map[string]string{"contacts[1].id": "is required (a non-nil UUID)"}},
 		{"every broken rule is reported", func(r *supplier.Record) {
-			r.Name = e256
-			r.Emails.RfqsEmailAddress = "nope"
+			r.Name = supplier.NewText(e256)
+			r.Emails.RfqsEmailAddress = supplier.NewText("nope")
 			r.ID = uuid.Nil
 		}, map[string]string{"name": "must be at most 255 characters", "emails.rfqsEmailAddress": "must be a valid email address", "id": "is required (a non-nil UUID)"}},
 	}

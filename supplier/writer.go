@@ -9,7 +9,6 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/procurekit/procure"
-	"github.com/procurekit/procure/internal/check"
 )
 
 // Writer is the write side of the supplier store, scoped by community
@@ -231,7 +230,7 @@ func placeholderDates(ts ...*time.Time) {
 
 func validatePart(v any, id uuid.UUID) error {
 	verr := &procure.ValidationError{Source: procure.SourceBody}
-	if err := check.Struct(procure.SourceBody, v); err != nil {
+	if err := checker.Struct(procure.SourceBody, v); err != nil {
 		var ve *procure.ValidationError
 		if !errors.As(err, &ve) {
 			return err

@@ -24,9 +24,9 @@ func TestStampWrite(t *testing.T) {
 	stamp := t0.Add(48 * time.Hour)
 	cid, aid := uuid.New(), uuid.New()
 	var stored supplier.Detail
-	stored.ID, stored.Name, stored.ModifiedDate, stored.CreatedDate = uuid.New(), "A", t1, t0
+	stored.ID, stored.Name, stored.ModifiedDate, stored.CreatedDate = uuid.New(), supplier.NewText("A"), t1, t0
 	stored.DefaultContact = &supplier.Contact{ID: cid, Name: "C", ModifiedDate: t1, CreatedDate: t0}
-	stored.DefaultRemittanceAddress = &supplier.RemittanceAddress{ID: aid, CompanyName: "A", ModifiedDate: t1, CreatedDate: t0}
+	stored.DefaultRemittanceAddress = &supplier.RemittanceAddress{ID: aid, CompanyName: supplier.NewText("A"), ModifiedDate: t1, CreatedDate: t0}
 	type dates struct{ Modified, Created time.Time }
 	type want struct{ Supplier, Contact, Address dates }
 	tests := []struct {
@@ -38,7 +38,7 @@ func TestStampWrite(t *testing.T) {
 		{"new supplier", false, func(*supplier.Detail) {},
 			want{dates{stamp, stamp}, dates{stamp, stamp}, dates{stamp, stamp}}},
 		{"name changed, parts as stored (their dates in the write ignored)", true, func(d *supplier.Detail) {
-			d.Name = "B"
+			d.Name = supplier.NewText("B")
 			d.DefaultContact.ModifiedDate, d.DefaultContact.CreatedDate = time.Time{}, time.Time{}
 		}, want{dates{stamp, t0}, dates{t1, t0}, dates{t1, t0}}},
 		{"contact changed", true, func(d *supplier.Detail) { d.DefaultContact.Name = "D" },
@@ -105,14 +105,14 @@ func TestValidateStorable(t *testing.T) {
 		change func(r *supplier.Record)
 		want   map[string]string
 	}{
-		{"NUL in a name", func(r *supplier.Record) { r.Name = "a\x00b" }, map[string]string{"name": check.StorableRule}},
+		{"NUL in a name", func(r *supplier.Record) { r.Name = supplier.NewText("a\x00b") }, map[string]string{"name": check.StorableRule}},
 		{"invalid UTF-8 in a keyword", func(r *supplier.Record) { r.Keywords = []string{"ok", "\xff"} },
 			map[string]string{"keywords[1]": check.StorableRule}},
-		{"NUL in a nested field", func(r *supplier.Record) { r.BankAccount.BankName = "x\x00" },
+		{"NUL in a nested field", func(r *supplier.Record) { r.BankAccount.BankName = supplier.NewText("x\x00") },
 			map[string]string{"bankAccount.bankName": check.StorableRule}},
-		{"invalid UTF-8 in a contact's phone", func(r *supplier.Record) { r.Contacts[1].Phone = &supplier.Phone{Number: "\xc3"} },
+		{"invalid UTF-8 in a contact's phone", func(r *supplier.Record) { r.Contacts[1].Phone = &supplier.Phone{Number: supplier.NewText("\xc3")} },
 			map[string]string{"contacts[1].phone.number": check.StorableRule}},
-		{"a field broken twice is named once", func(r *supplier.Record) { r.Emails.OrdersEmailAddress = "\x00" },
+		{"a field broken twice is named once", func(r *supplier.Record) { r.Emails.OrdersEmailAddress = supplier.NewText("\x00") },
 			map[string]string{"emails.ordersEmailAddress": "must be a valid email address"}},
 	}
 	for _, tt := range tests {

@@ -195,10 +195,10 @@ func TestRealisticShape(t *testing.T) {
 	addresses := map[int]int{}
 	defaultIsFirst := 0
 	for _, s := range main {
-		if s.Name != "" && !isASCII(s.Name) {
+		if s.Name.String() != "" && !isASCII(s.Name.String()) {
 			nonASCII++
 		}
-		if s.Name == "" {
+		if s.Name.String() == "" {
 			nullName++
 		}
 		if s.ProfileType == supplier.ProfileIndividual {
@@ -216,7 +216,7 @@ func TestRealisticShape(t *testing.T) {
 			}
 			defaultIsFirst++
 		}
-		if len(s.Name) > 0 && !utf8.ValidString(s.Name) {
+		if !utf8.ValidString(s.Name.String()) {
 			t.Fatalf("supplier %s: name is not UTF-8", s.ID)
 		}
 	}
@@ -279,9 +279,9 @@ func TestManifestMatchesTheFile(t *testing.T) {
 		var sample *supplier.Record
 		for i := range c.Suppliers {
 			r := &c.Suppliers[i]
-			hit := strings.HasPrefix(strings.ToLower(r.Name), q) ||
-				strings.HasPrefix(strings.ToLower(r.LegalBusinessName), q) ||
-				strings.HasPrefix(strings.ToLower(r.SupplierID), q)
+			hit := strings.HasPrefix(strings.ToLower(r.Name.String()), q) ||
+				strings.HasPrefix(strings.ToLower(r.LegalBusinessName.String()), q) ||
+				strings.HasPrefix(strings.ToLower(r.SupplierID.String()), q)
 			for _, k := range r.Keywords {
 				hit = hit || strings.HasPrefix(strings.ToLower(k), q)
 			}

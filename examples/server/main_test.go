@@ -58,11 +58,11 @@ func TestDemoDataVariety(t *testing.T) {
 		var contacts, addresses, banks, emails, settings, keywords int
 		for _, s := range c.Suppliers {
 			profiles[s.ProfileType]++
-			if s.ProfileType == supplier.ProfileIndividual && (s.FirstName == "" || s.LastName == "") {
+			if s.ProfileType == supplier.ProfileIndividual && (s.FirstName.String() == "" || s.LastName.String() == "") {
 				t.Errorf("%s/%s: an INDIVIDUAL without first and last name", c.ID, s.ID)
 			}
-			if s.Name != "" {
-				names = append(names, s.Name)
+			if s.Name.String() != "" {
+				names = append(names, s.Name.String())
 			}
 			if len(s.Contacts) > 4 || len(s.RemittanceAddresses) > 3 {
 				t.Errorf("%s/%s: %d contacts and %d addresses; want at most 4 and 3", c.ID, s.Name, len(s.Contacts), len(s.RemittanceAddresses))

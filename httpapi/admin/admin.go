@@ -281,13 +281,6 @@ func readBody(w http.ResponseWriter, r *http.Request, max int64, v any, emptyOK 
 		}
 		return httpx.NewError(http.StatusBadRequest, httpx.CodeInvalidField, err.Error())
 	}
-	// A supplier, contact or address keeps the fields the body gives as ""
-	// (docs: values.md "Round trip").
-	if m, ok := v.(interface{ MarkEmptyText([]byte) error }); ok {
-		if err := m.MarkEmptyText(body); err != nil {
-			return httpx.NewError(http.StatusBadRequest, httpx.CodeMalformedRequest, "the request body is not valid JSON")
-		}
-	}
 	return nil
 }
 

@@ -38,8 +38,8 @@ func benchStore(b *testing.B, n int) (*memstore.Store, string) {
 	for i := range c.Suppliers {
 		r := full
 		r.ID = uuid.NewSHA1(uuid.NameSpaceOID, fmt.Appendf(nil, "bench-%d", i))
-		r.Name = fmt.Sprintf("Supplier %05d Pty Ltd", (i*7919)%n)
-		r.SupplierID = fmt.Sprintf("SUP-%05d", i)
+		r.Name = supplier.NewText(fmt.Sprintf("Supplier %05d Pty Ltd", (i*7919)%n))
+		r.SupplierID = supplier.NewText(fmt.Sprintf("SUP-%05d", i))
 		r.ModifiedDate = r.ModifiedDate.Add(time.Duration(i) * time.Minute)
 		c.Suppliers[i] = r
 	}

@@ -425,9 +425,10 @@ func jsonFieldsOf(t reflect.Type) []goField {
 		if name == "" {
 			name = f.Name
 		}
-		g := goField{name: name, omitempty: strings.Contains(opts, "omitempty")}
+		g := goField{name: name, omitempty: strings.Contains(opts, "omitempty") || strings.Contains(opts, "omitzero")}
+		text := f.Type.Kind() == reflect.String || f.Type == reflect.TypeFor[supplier.Text]()
 		for _, rule := range strings.Split(f.Tag.Get("validate"), ",") {
-			if n, ok := strings.CutPrefix(rule, "max="); ok && f.Type.Kind() == reflect.String {
+			if n, ok := strings.CutPrefix(rule, "max="); ok && text {
 				g.maxLength, _ = strconv.Atoi(n)
 			}
 		}

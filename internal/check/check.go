@@ -19,10 +19,12 @@ import (
 	"github.com/procurekit/procure"
 )
 
-// validate is built once: validator caches the parsed tags of every struct
-// type it has seen, so one instance per process is how it is meant to be
-// used. It is never changed after it is built.
-var validate = sync.OnceValue(func() *validator.Validate {
+// newValidator builds a validator set up for the library's types. A
+// validator caches the parsed tags of every struct type it has seen, so
+// one instance per Checker is how it is meant to be used; it is never
+// changed after it is built. Values of the types of texts are checked as
+// the string their String method returns.
+func newValidator(texts []fmt.Stringer) *validator.Validate {
 	v := validator.New(validator.WithRequiredStructEnabled())
 	v.RegisterTagNameFunc(func(f reflect.StructField) string {
 		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
@@ -47,8 +49,32 @@ var validate = sync.OnceValue(func() *validator.Validate {
 		t, ok := fl.Field().Interface().(time.Time)
 		return ok && Instant(t)
 	})
+	if len(texts) > 0 {
+		types := make([]any, len(texts))
+		for i, t := range texts {
+			types[i] = t
+		}
+		v.RegisterCustomTypeFunc(func(f reflect.Value) any { return f.Interface().(fmt.Stringer).String() }, types...)
+	}
 	return v
-})
+}
+
+// Checker validates structs with go-playground/validator, the tags of
+// their fields being the rules.
+type Checker struct {
+	validate func() *validator.Validate
+}
+
+// NewChecker returns a Checker that also checks the values of the types
+// of texts (such as supplier.Text) as the string their String method
+// returns: the rules of a string (max, email, ...) apply to them. It builds
+// its validator on first use.
+func NewChecker(texts ...fmt.Stringer) *Checker {
+	return &Checker{validate: sync.OnceValue(func() *validator.Validate { return newValidator(texts) })}
+}
+
+// std is the Checker of Struct.
+var std = NewChecker()
 
 // Enum is implemented by the library's typed string enums. The "enum" tag
 // accepts a value whose Valid method reports true.
@@ -60,8 +86,11 @@ type Enum interface {
 // Struct validates s (a struct or a pointer to one) and returns nil or a
 // *procure.ValidationError with one entry per broken rule. Field paths are
 // JSON names relative to s, e.g. "defaultContact.phone.prefix".
-func Struct(src procure.Source, s any) error {
-	err := validate().Struct(s)
+func Struct(src procure.Source, s any) error { return std.Struct(src, s) }
+
+// Struct is the package's Struct with c's validator.
+func (c *Checker) Struct(src procure.Source, s any) error {
+	err := c.validate().Struct(s)
 	if err == nil {
 		return nil
 	}

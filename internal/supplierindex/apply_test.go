@@ -21,7 +21,7 @@ func TestApply(t *testing.T) {
 	day := func(d int) time.Time { return time.Date(2030, 1, d, 0, 0, 0, 0, time.UTC) }
 	rid := func(n byte) uuid.UUID { return uuid.UUID{15: n} }
 	rec := func(n byte, name string, modified time.Time, contacts ...string) supplier.Record {
-		r := supplier.Record{Detail: supplier.Detail{Summary: supplier.Summary{ID: rid(n), Name: name,
+		r := supplier.Record{Detail: supplier.Detail{Summary: supplier.Summary{ID: rid(n), Name: supplier.NewText(name),
 			ProfileType: supplier.ProfileCompany, ModifiedDate: modified, CreatedDate: day(1)}}}
 		for i, c := range contacts {
 			r.Contacts = append(r.Contacts, supplier.Contact{ID: uuid.UUID{0: n, 15: byte(i)}, Name: c, ModifiedDate: modified, CreatedDate: day(1)})
@@ -42,7 +42,7 @@ func TestApply(t *testing.T) {
 		}
 		var out []string
 		for _, s := range p.Content {
-			out = append(out, s.Name+"@"+s.ModifiedDate.Format("02"))
+			out = append(out, s.Name.String()+"@"+s.ModifiedDate.Format("02"))
 		}
 		return out
 	}
@@ -71,7 +71,7 @@ func TestApply(t *testing.T) {
 		t.Fatal("deleted Beta: Record found it")
 	}
 	r, ok := x.Record(rid(1))
-	if !ok || r.Name != "Alpha 2" || len(r.Contacts) != 1 {
+	if !ok || r.Name.String() != "Alpha 2" || len(r.Contacts) != 1 {
 		t.Fatalf("Record(Alpha) = %+v, %v", r, ok)
 	}
 	// Deleted suppliers' dates count: day 8 is Gamma's, and a deleted
@@ -98,7 +98,7 @@ func TestApply(t *testing.T) {
 func TestBuildErrors(t *testing.T) {
 	day := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
 	rec := func(id uuid.UUID) supplier.Record {
-		return supplier.Record{Detail: supplier.Detail{Summary: supplier.Summary{ID: id, Name: "n", ModifiedDate: day, CreatedDate: day}}}
+		return supplier.Record{Detail: supplier.Detail{Summary: supplier.Summary{ID: id, Name: supplier.NewText("n"), ModifiedDate: day, CreatedDate: day}}}
 	}
 	a, b := uuid.UUID{15: 1}, uuid.UUID{15: 2}
 	for _, tt := range []struct {

@@ -44,7 +44,7 @@ func BenchmarkApply(b *testing.B) {
 	i := 0
 	for b.Loop() {
 		r := recs[rng.IntN(len(recs))]
-		r.Name = fmt.Sprintf("%s Rewritten %d", words[i%len(words)], i)
+		r.Name = supplier.NewText(fmt.Sprintf("%s Rewritten %d", words[i%len(words)], i))
 		r.Keywords = []string{"written", words[(i+3)%len(words)]}
 		stamp = stamp.Add(time.Microsecond)
 		r.ModifiedDate = stamp

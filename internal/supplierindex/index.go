@@ -560,7 +560,7 @@ func finishRec(r supplier.Record) supplierRec {
 	}
 	if len(r.RemittanceAddresses) > 1 {
 		as := r.RemittanceAddresses
-		keys := sortKeys(len(as), func(i int) string { return as[i].CompanyName })
+		keys := sortKeys(len(as), func(i int) string { return as[i].CompanyName.String() })
 		byName := func(a, b int32) int { return bytes.Compare(keys[a], keys[b]) }
 		noName := func(a int32) bool { return len(keys[a]) == 0 }
 		byID := func(a, b int32) int { return bytes.Compare(as[a].ID[:], as[b].ID[:]) }

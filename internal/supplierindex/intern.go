@@ -52,6 +52,14 @@ func (in *interner) str(p *string) {
 	}
 }
 
+// text is str for an optional text.
+func (in *interner) text(p *supplier.Text) {
+	if s := p.String(); s != "" {
+		in.str(&s)
+		*p = supplier.NewText(s)
+	}
+}
+
 // record interns the repeated values of r, in place.
 func (in *interner) record(r *supplier.Record) {
 	d := &r.Detail
@@ -63,7 +71,7 @@ func (in *interner) record(r *supplier.Record) {
 	}
 	if b := d.BankAccount; b != nil {
 		in.str(&b.Country)
-		in.str(&b.BankName)
+		in.text(&b.BankName)
 		if b.AccountName == d.Name {
 			b.AccountName = d.Name
 		}
@@ -73,11 +81,11 @@ func (in *interner) record(r *supplier.Record) {
 	}
 	if e := d.Emails; e != nil {
 		// A supplier's addresses often repeat one another: keep one copy.
-		fields := [...]*string{&e.DefaultEmailAddress, &e.RemittanceEmailAddress, &e.OrdersEmailAddress,
+		fields := [...]*supplier.Text{&e.DefaultEmailAddress, &e.RemittanceEmailAddress, &e.OrdersEmailAddress,
 			&e.InvoicingEmailAddress, &e.RfqsEmailAddress, &e.BidRequestsEmailAddress,
 			&e.IntegrationEmailAddress, &e.CustomerCommentsEmailAddress}
 		for i, f := range fields {
-			if *f == "" {
+			if f.IsZero() {
 				continue
 			}
 			if *f == d.DefaultEmailAddress {
@@ -118,12 +126,12 @@ func (in *interner) record(r *supplier.Record) {
 
 func (in *interner) contact(c *supplier.Contact) {
 	if p := c.Phone; p != nil {
-		in.str(&p.Prefix)
+		in.text(&p.Prefix)
 	}
 }
 
-func (in *interner) remittance(a *supplier.RemittanceAddress, name string) {
-	in.str(&a.Code)
+func (in *interner) remittance(a *supplier.RemittanceAddress, name supplier.Text) {
+	in.text(&a.Code)
 	if a.CompanyName == name {
 		a.CompanyName = name
 	}
@@ -133,13 +141,13 @@ func (in *interner) remittance(a *supplier.RemittanceAddress, name string) {
 func (in *interner) address(a *supplier.Address) {
 	in.str(&a.City)
 	in.str(&a.Country)
-	in.str(&a.Postcode)
+	in.text(&a.Postcode)
 	if r := a.Region; r != nil {
 		if v, ok := in.regions[*r]; ok {
 			a.Region = v
 		} else if len(in.regions) < maxInterned {
-			in.str(&r.Name)
-			in.str(&r.Code)
+			in.text(&r.Name)
+			in.text(&r.Code)
 			in.regions[*r] = r
 		}
 	}
@@ -157,7 +165,7 @@ func (in *interner) term(p *supplier.PaymentTerm) *supplier.PaymentTerm {
 	}
 	if len(in.terms) < maxInterned {
 		in.str(&p.Code)
-		in.str(&p.Description)
+		in.text(&p.Description)
 		in.terms[k] = p
 	}
 	return p

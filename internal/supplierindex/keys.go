@@ -41,9 +41,9 @@ func matchTerms(rec *supplierRec, dst []string) []string {
 			dst = append(dst, m)
 		}
 	}
-	add(d.Name)
-	add(d.LegalBusinessName)
-	add(d.SupplierID)
+	add(d.Name.String())
+	add(d.LegalBusinessName.String())
+	add(d.SupplierID.String())
 	for _, s := range rec.keywords {
 		add(s)
 	}
@@ -143,7 +143,7 @@ func oneChunk(src []*supplierRec, posOf []int32, lo, hi int, known func(i int) (
 	// character) and the usual terms, so that the buffers rarely grow.
 	size := 0
 	for _, rec := range src[lo:hi] {
-		size += 5*len(rec.detail.Name) + 8
+		size += 5*len(rec.detail.Name.String()) + 8
 	}
 	ch := chunkKeys{arena: make([]byte, 0, size), length: make([]uint16, 0, hi-lo)}
 	var own []string
@@ -158,7 +158,7 @@ func oneChunk(src []*supplierRec, posOf []int32, lo, hi int, known func(i int) (
 		if ok {
 			ch.arena = append(ch.arena, k...)
 		} else {
-			ch.arena = textkey.Sort(ch.arena, rec.detail.Name)
+			ch.arena = textkey.Sort(ch.arena, rec.detail.Name.String())
 		}
 		l := len(ch.arena) - before
 		if l > maxTermBytes {

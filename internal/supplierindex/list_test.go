@@ -40,13 +40,13 @@ func TestListAgainstReferenceRandom(t *testing.T) {
 		r.ID = uuid.NewSHA1(uuid.NameSpaceOID, []byte(fmt.Sprint(i)))
 		r.ProfileType = supplier.ProfileCompany
 		if rng.IntN(10) > 0 {
-			r.Name = word()
+			r.Name = supplier.NewText(word())
 		}
 		if rng.IntN(2) == 0 {
-			r.LegalBusinessName = r.Name + word()
+			r.LegalBusinessName = supplier.NewText(r.Name.String() + word())
 		}
 		if rng.IntN(2) == 0 {
-			r.SupplierID = word()
+			r.SupplierID = supplier.NewText(word())
 		}
 		for range rng.IntN(4) {
 			r.Keywords = append(r.Keywords, word())

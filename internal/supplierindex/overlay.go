@@ -30,7 +30,7 @@ type orderKey struct {
 
 func keyOf(rec *supplierRec) orderKey {
 	d := &rec.detail
-	return orderKey{name: sortKey(d.Name), created: d.CreatedDate.UnixMicro(), mod: d.ModifiedDate.UnixMicro(), id: d.ID}
+	return orderKey{name: sortKey(d.Name.String()), created: d.CreatedDate.UnixMicro(), mod: d.ModifiedDate.UnixMicro(), id: d.ID}
 }
 
 // compareKeys orders a and b in order o exactly as buildOrder does

@@ -28,7 +28,7 @@ func ovRecord(rng *rand.Rand, id uuid.UUID) supplier.Record {
 		r.Keywords = append(r.Keywords, ovKeywords[rng.IntN(len(ovKeywords))])
 	}
 	if rng.IntN(3) == 0 {
-		r.LegalBusinessName = ""
+		r.LegalBusinessName = supplier.Text{}
 	}
 	return r
 }

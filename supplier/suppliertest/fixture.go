@@ -165,18 +165,27 @@ func c2Specs() []spec {
 	}
 }
 
+// text is the Text of s, no value when s is "": a spec leaves out what
+// the supplier has none of.
+func text(s string) supplier.Text {
+	if s == "" {
+		return supplier.Text{}
+	}
+	return supplier.NewText(s)
+}
+
 func (s spec) record() supplier.Record {
 	r := supplier.Record{Keywords: s.keywords}
 	d := &r.Detail
 	d.ID = ID(s.key)
-	d.Name = s.name
-	d.LegalBusinessName = s.legal
-	d.SupplierID = s.supplierID
-	d.CommunitySupplierID = "CS-" + s.key
+	d.Name = text(s.name)
+	d.LegalBusinessName = text(s.legal)
+	d.SupplierID = text(s.supplierID)
+	d.CommunitySupplierID = supplier.NewText("CS-" + s.key)
 	d.ProfileType = supplier.ProfileCompany
 	if s.individual {
 		d.ProfileType = supplier.ProfileIndividual
-		d.FirstName, d.LastName = "Aroha", "Ngata"
+		d.FirstName, d.LastName = supplier.NewText("Aroha"), supplier.NewText("Ngata")
 	}
 	d.CreatedDate = s.created
 	d.ModifiedDate = s.modified
@@ -184,7 +193,7 @@ func (s spec) record() supplier.Record {
 		r.Contacts = append(r.Contacts, supplier.Contact{
 			ID:           ID(s.key + "/contact/" + name + fmt.Sprint(i)),
 			Name:         name,
-			Email:        fmt.Sprintf("contact%d@example.com", i),
+			Email:        supplier.NewText(fmt.Sprintf("contact%d@example.com", i)),
 			ModifiedDate: s.modified,
 			CreatedDate:  s.created,
 		})
@@ -192,8 +201,8 @@ func (s spec) record() supplier.Record {
 	for i, a := range s.addresses {
 		r.RemittanceAddresses = append(r.RemittanceAddresses, supplier.RemittanceAddress{
 			ID:           ID(s.key + "/address/" + a.company + fmt.Sprint(i)),
-			Code:         fmt.Sprintf("R%d", i),
-			CompanyName:  a.company,
+			Code:         supplier.NewText(fmt.Sprintf("R%d", i)),
+			CompanyName:  text(a.company),
 			Address:      supplier.Address{Line1: fmt.Sprintf("%d Queen Street", i+1), City: "Auckland", Country: "NZ"},
 			ManagedBy:    supplier.ManagedBySupplier,
 			ModifiedDate: a.modified,
@@ -213,46 +222,46 @@ func fill(r *supplier.Record, s spec) {
 	verified := s.created.Add(3*time.Hour + 999*time.Nanosecond).In(nz)
 	days := 20
 	d.TaxIdentificationType = supplier.TaxEIN
-	d.TaxIdentificationNumber = "12-3456789"
+	d.TaxIdentificationNumber = supplier.NewText("12-3456789")
 	d.TinVerificationStatus = supplier.TinMatched
 	d.TinLastVerifiedDate = &verified
 	d.ConnectionState = supplier.Connected
-	d.BusinessNumber = "NZBN 9429041234567"
-	d.DefaultEmailAddress = "accounts@" + s.key + ".example.com"
+	d.BusinessNumber = supplier.NewText("NZBN 9429041234567")
+	d.DefaultEmailAddress = supplier.NewText("accounts@" + s.key + ".example.com")
 	d.DefaultContact = &supplier.Contact{
 		ID:           ID(s.key + "/default-contact"),
 		Name:         "Default Person",
-		Phone:        &supplier.Phone{Prefix: "+64", Number: "95551234", Extension: "12"},
-		Email:        "default@example.com",
+		Phone:        &supplier.Phone{Prefix: supplier.NewText("+64"), Number: supplier.NewText("95551234"), Extension: supplier.NewText("12")},
+		Email:        supplier.NewText("default@example.com"),
 		ManagedBy:    supplier.ManagedByCommunity,
 		ModifiedDate: s.modified,
 		CreatedDate:  s.created,
 	}
 	d.DefaultRemittanceAddress = &supplier.RemittanceAddress{
 		ID:          ID(s.key + "/default-address"),
-		Code:        "MAIN",
-		CompanyName: s.name,
+		Code:        supplier.NewText("MAIN"),
+		CompanyName: text(s.name),
 		Address: supplier.Address{
-			Line1: "1 Lambton Quay", Line2: "Level 3", Line3: "Suite 4", City: "Wellington",
-			Region: &supplier.Region{Name: "Wellington", Code: "WGN"}, Postcode: "6011", Country: "New Zealand",
+			Line1: "1 Lambton Quay", Line2: supplier.NewText("Level 3"), Line3: supplier.NewText("Suite 4"), City: "Wellington",
+			Region: &supplier.Region{Name: supplier.NewText("Wellington"), Code: supplier.NewText("WGN")}, Postcode: supplier.NewText("6011"), Country: "New Zealand",
 		},
 		ManagedBy:    supplier.ManagedBySupplier,
 		ModifiedDate: s.modified,
 		CreatedDate:  s.created,
 	}
 	d.BankAccount = &supplier.BankAccount{
-		ID: ID(s.key + "/bank"), Country: "NZ", BankName: "Kiwibank", AccountName: s.name,
-		Address:       &supplier.Address{Line1: "2 Willis Street", City: "Wellington", Country: "NZ", Region: &supplier.Region{Code: "WGN"}},
-		AccountNumber: "38-9000-0123456-00", RoutingNumber: "389000", LocalAccountNumber: "0123456",
+		ID: ID(s.key + "/bank"), Country: "NZ", BankName: supplier.NewText("Kiwibank"), AccountName: text(s.name),
+		Address:       &supplier.Address{Line1: "2 Willis Street", City: "Wellington", Country: "NZ", Region: &supplier.Region{Code: supplier.NewText("WGN")}},
+		AccountNumber: supplier.NewText("38-9000-0123456-00"), RoutingNumber: supplier.NewText("389000"), LocalAccountNumber: supplier.NewText("0123456"),
 		BankAccountType: supplier.Checking, DepositFormat: supplier.DepositCCD,
 	}
 	d.Emails = &supplier.Emails{
-		DefaultEmailAddress: "a@example.com", RemittanceEmailAddress: "b@example.com", OrdersEmailAddress: "c@example.com",
-		InvoicingEmailAddress: "d@example.com", RfqsEmailAddress: "e@example.com", BidRequestsEmailAddress: "f@example.com",
-		IntegrationEmailAddress: "g@example.com", CustomerCommentsEmailAddress: "h@example.com",
+		DefaultEmailAddress: supplier.NewText("a@example.com"), RemittanceEmailAddress: supplier.NewText("b@example.com"), OrdersEmailAddress: supplier.NewText("c@example.com"),
+		InvoicingEmailAddress: supplier.NewText("d@example.com"), RfqsEmailAddress: supplier.NewText("e@example.com"), BidRequestsEmailAddress: supplier.NewText("f@example.com"),
+		IntegrationEmailAddress: supplier.NewText("g@example.com"), CustomerCommentsEmailAddress: supplier.NewText("h@example.com"),
 	}
 	d.Settings = &supplier.Settings{
-		PaymentTerm: &supplier.PaymentTerm{ID: ID(s.key + "/term"), Code: "NET20", Active: true, Days: &days, TermType: supplier.DaysAfterInvoiceDate, Description: "Twenty days after the invoice date"},
+		PaymentTerm: &supplier.PaymentTerm{ID: ID(s.key + "/term"), Code: "NET20", Active: true, Days: &days, TermType: supplier.DaysAfterInvoiceDate, Description: supplier.NewText("Twenty days after the invoice date")},
 		BuyerGroups: []supplier.BuyerGroup{{ID: ID(s.key + "/bg1"), Name: "Facilities"}, {ID: ID(s.key + "/bg2"), Name: "IT"}},
 		Tags:        []supplier.Tag{{ID: ID(s.key + "/tag"), Name: "Preferred"}},
 	}

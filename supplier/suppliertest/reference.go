@@ -53,7 +53,7 @@ func compareSummary(a, b *supplier.Summary, s paging.Sort) int {
 	var c int
 	switch s.Field {
 	case "name", "":
-		c = compareText(a.Name, b.Name, s.Desc)
+		c = compareText(a.Name.String(), b.Name.String(), s.Desc)
 	case "createdDate":
 		c = compareTime(a.CreatedDate, b.CreatedDate, s.Desc)
 	case "modifiedDate":
@@ -80,7 +80,7 @@ func matches(r *supplier.Record, q supplier.ListQuery) bool {
 	}
 	mq := textkey.Match(q.Query)
 	has := func(s string) bool { return strings.HasPrefix(textkey.Match(s), mq) }
-	if has(r.Name) || has(r.LegalBusinessName) || has(r.SupplierID) {
+	if has(r.Name.String()) || has(r.LegalBusinessName.String()) || has(r.SupplierID.String()) {
 		return true
 	}
 	for _, k := range r.Keywords {
@@ -146,7 +146,7 @@ func refAddresses(r *supplier.Record, q supplier.AddressQuery) []uuid.UUID {
 		if s.Field == "modifiedDate" {
 			c = compareTime(as[i].ModifiedDate, as[j].ModifiedDate, s.Desc)
 		} else {
-			c = compareText(as[i].CompanyName, as[j].CompanyName, s.Desc)
+			c = compareText(as[i].CompanyName.String(), as[j].CompanyName.String(), s.Desc)
 		}
 		if c != 0 {
 			return c < 0

@@ -63,20 +63,20 @@ func Synthetic(n int) []supplier.Record {
 		case k < 2:
 			name = "" // individuals without a trading name
 			r.ProfileType = supplier.ProfileIndividual
-			r.FirstName, r.LastName = "Aroha", "Ngata"
+			r.FirstName, r.LastName = supplier.NewText("Aroha"), supplier.NewText("Ngata")
 		case k < 7:
 			name = strings.ToLower(name)
 			r.ProfileType = supplier.ProfileCompany
 		default:
 			r.ProfileType = supplier.ProfileCompany
 		}
-		r.Name = name
+		r.Name = supplier.NewText(name)
 		if name != "" && rng.IntN(10) < 7 {
-			r.LegalBusinessName = name + " Limited"
+			r.LegalBusinessName = supplier.NewText(name + " Limited")
 		}
-		r.SupplierID = fmt.Sprintf("SUP-%07d", rng.IntN(10_000_000))
-		r.CommunitySupplierID = fmt.Sprintf("CS-%d", i)
-		r.DefaultEmailAddress = fmt.Sprintf("accounts%d@example.com", i)
+		r.SupplierID = supplier.NewText(fmt.Sprintf("SUP-%07d", rng.IntN(10_000_000)))
+		r.CommunitySupplierID = supplier.NewText(fmt.Sprintf("CS-%d", i))
+		r.DefaultEmailAddress = supplier.NewText(fmt.Sprintf("accounts%d@example.com", i))
 		r.Keywords = []string{strings.ToLower(trade), benchTrades[rng.IntN(len(benchTrades))]}
 		// Bulk imports: runs of suppliers share one modifiedDate.
 		if i%50 == 0 || rng.IntN(4) == 0 {
@@ -90,12 +90,12 @@ func Synthetic(n int) []supplier.Record {
 		r.ModifiedDate = batch
 		r.CreatedDate = start.Add(-time.Duration(rng.Int64N(int64(365 * 24 * time.Hour)))).Truncate(time.Second)
 		r.Contacts = []supplier.Contact{{
-			ID: uuid.Must(uuid.FromBytes(append(idb[:15:15], 1))), Name: "Accounts Payable", Email: "ap@example.com",
-			Phone: &supplier.Phone{Prefix: "+64", Number: "95550000"}, ModifiedDate: r.ModifiedDate, CreatedDate: r.CreatedDate,
+			ID: uuid.Must(uuid.FromBytes(append(idb[:15:15], 1))), Name: "Accounts Payable", Email: supplier.NewText("ap@example.com"),
+			Phone: &supplier.Phone{Prefix: supplier.NewText("+64"), Number: supplier.NewText("95550000")}, ModifiedDate: r.ModifiedDate, CreatedDate: r.CreatedDate,
 		}}
 		r.RemittanceAddresses = []supplier.RemittanceAddress{{
-			ID: uuid.Must(uuid.FromBytes(append(idb[:15:15], 2))), CompanyName: name, Code: "MAIN",
-			Address:      supplier.Address{Line1: fmt.Sprintf("%d Queen Street", i%500+1), City: "Auckland", Postcode: "1010", Country: "New Zealand"},
+			ID: uuid.Must(uuid.FromBytes(append(idb[:15:15], 2))), CompanyName: supplier.NewText(name), Code: supplier.NewText("MAIN"),
+			Address:      supplier.Address{Line1: fmt.Sprintf("%d Queen Street", i%500+1), City: "Auckland", Postcode: supplier.NewText("1010"), Country: "New Zealand"},
 			ModifiedDate: r.ModifiedDate, CreatedDate: r.CreatedDate,
 		}}
 	}

@@ -96,16 +96,16 @@ func (w *writerHarness) community(t *testing.T) string {
 func NewRecord(id uuid.UUID, name string, keywords ...string) supplier.Record {
 	r := supplier.Record{Keywords: slices.Clone(keywords)}
 	r.ID = id
-	r.Name = name
+	r.Name = supplier.NewText(name)
 	r.ProfileType = supplier.ProfileCompany
-	r.LegalBusinessName = name + " Limited"
-	r.SupplierID = "W-" + id.String()[:8]
-	r.DefaultEmailAddress = "accounts@example.com"
+	r.LegalBusinessName = supplier.NewText(name + " Limited")
+	r.SupplierID = supplier.NewText("W-" + id.String()[:8])
+	r.DefaultEmailAddress = supplier.NewText("accounts@example.com")
 	r.TaxIdentificationType = supplier.TaxEIN
 	r.DefaultContact = &supplier.Contact{ID: uuid.NewSHA1(id, []byte("default-contact")), Name: "Default Person",
-		Phone: &supplier.Phone{Prefix: "+64", Number: "95551234"}, Email: "default@example.com"}
-	r.DefaultRemittanceAddress = &supplier.RemittanceAddress{ID: uuid.NewSHA1(id, []byte("default-address")), CompanyName: name,
-		Address: supplier.Address{Line1: "1 Lambton Quay", City: "Wellington", Region: &supplier.Region{Name: "Wellington", Code: "WGN"}, Country: "New Zealand"}}
+		Phone: &supplier.Phone{Prefix: supplier.NewText("+64"), Number: supplier.NewText("95551234")}, Email: supplier.NewText("default@example.com")}
+	r.DefaultRemittanceAddress = &supplier.RemittanceAddress{ID: uuid.NewSHA1(id, []byte("default-address")), CompanyName: supplier.NewText(name),
+		Address: supplier.Address{Line1: "1 Lambton Quay", City: "Wellington", Region: &supplier.Region{Name: supplier.NewText("Wellington"), Code: supplier.NewText("WGN")}, Country: "New Zealand"}}
 	days := 20
 	r.Settings = &supplier.Settings{
 		PaymentTerm: &supplier.PaymentTerm{ID: uuid.NewSHA1(id, []byte("term")), Code: "NET20", Active: true, Days: &days, TermType: supplier.DaysAfterInvoiceDate},
@@ -116,12 +116,12 @@ func NewRecord(id uuid.UUID, name string, keywords ...string) supplier.Record {
 }
 
 func newContact(id uuid.UUID, name string) supplier.Contact {
-	return supplier.Contact{ID: id, Name: name, Email: "c@example.com", Phone: &supplier.Phone{Number: "021555"}, ManagedBy: supplier.ManagedByCommunity}
+	return supplier.Contact{ID: id, Name: name, Email: supplier.NewText("c@example.com"), Phone: &supplier.Phone{Number: supplier.NewText("021555")}, ManagedBy: supplier.ManagedByCommunity}
 }
 
 func newAddress(id uuid.UUID, company string) supplier.RemittanceAddress {
-	return supplier.RemittanceAddress{ID: id, CompanyName: company, Code: "C",
-		Address: supplier.Address{Line1: "2 Willis Street", City: "Wellington", Country: "NZ", Region: &supplier.Region{Code: "WGN"}}}
+	return supplier.RemittanceAddress{ID: id, CompanyName: supplier.NewText(company), Code: supplier.NewText("C"),
+		Address: supplier.Address{Line1: "2 Willis Street", City: "Wellington", Country: "NZ", Region: &supplier.Region{Code: supplier.NewText("WGN")}}}
 }
 
 func newID() uuid.UUID { return uuid.New() }
@@ -199,7 +199,7 @@ func (w *writerHarness) testCRUD(t *testing.T) {
 	}
 	a, b := newID(), newID()
 	da := w.put(t, com, NewRecord(a, "Kauri Timber", "wood"))
-	if da.ID != a || da.Name != "Kauri Timber" {
+	if da.ID != a || da.Name.String() != "Kauri Timber" {
 		t.Fatalf("PutSupplier returned %s %q, want %s %q", da.ID, da.Name, a, "Kauri Timber")
 	}
 	if got := w.get(t, com, a); !cmp.Equal(got, da) {
@@ -213,7 +213,7 @@ func (w *writerHarness) testCRUD(t *testing.T) {
 		}
 		var out []string
 		for _, s := range got {
-			out = append(out, s.Name)
+			out = append(out, s.Name.String())
 		}
 		return out
 	}
@@ -223,7 +223,7 @@ func (w *writerHarness) testCRUD(t *testing.T) {
 	// Replace: the new name moves it; the query sees the new keywords.
 	ra := NewRecord(a, "Zeta Timber", "joinery")
 	da2 := w.put(t, com, ra)
-	if got := w.get(t, com, a); !cmp.Equal(got, da2) || got.Name != "Zeta Timber" {
+	if got := w.get(t, com, a); !cmp.Equal(got, da2) || got.Name.String() != "Zeta Timber" {
 		t.Errorf("Supplier after a replace: %q, want %q and what PutSupplier returned", got.Name, "Zeta Timber")
 	}
 	if got, want := names(), []string{"Apex Plumbing", "Zeta Timber"}; !slices.Equal(got, want) {
@@ -564,12 +564,12 @@ func (w *writerHarness) randomWrite(tb testing.TB, rng *rand.Rand, com string, m
 			rec.Keywords = append(rec.Keywords, writeKeywords[rng.IntN(len(writeKeywords))])
 		}
 		if rng.IntN(4) == 0 {
-			rec.LegalBusinessName = ""
+			rec.LegalBusinessName = supplier.NewText("")
 		}
-		if rec.Name == "" && rng.IntN(2) == 0 {
-			// An explicit empty name sorts as no name does: last
-			// (docs: paging.md "Ordering").
-			rec.EmptyText = supplier.TextPaths{"name"}
+		if rec.Name.String() == "" && rng.IntN(2) == 0 {
+			// No name rather than an explicit empty one: both sort
+			// last (docs: paging.md "Ordering").
+			rec.Name = supplier.Text{}
 		}
 		d := w.put(tb, com, rec)
 		nr := &supplier.Record{Detail: d, Keywords: rec.Keywords}
@@ -775,7 +775,7 @@ func (w *writerHarness) testWriteTenancy(t *testing.T) {
 	if got := w.get(t, a, id); !cmp.Equal(got, da) {
 		t.Errorf("a write in community B changed A's supplier:\n%s", cmp.Diff(da, got))
 	}
-	if db.Name != "Tenant B" || len(w.contacts(t, b, id)) != 0 {
+	if db.Name.String() != "Tenant B" || len(w.contacts(t, b, id)) != 0 {
 		t.Errorf("B's supplier %q has A's contacts", db.Name)
 	}
 	if err := w.st.DeleteSupplier(ctx, b, id); err != nil {
@@ -825,7 +825,7 @@ func (w *writerHarness) testValidation(t *testing.T) {
 	}{
 		{"supplier email", func(id uuid.UUID) error {
 			r := NewRecord(id, "X")
-			r.DefaultEmailAddress = "not an email"
+			r.DefaultEmailAddress = supplier.NewText("not an email")
 			_, err := w.st.PutSupplier(ctx, com, r)
 			return err
 		}, "defaultEmailAddress"},
@@ -856,7 +856,7 @@ func (w *writerHarness) testValidation(t *testing.T) {
 		}, "id"},
 		{"contact bad email", func(uuid.UUID) error {
 			c := newContact(newID(), "c")
-			c.Email = "nope"
+			c.Email = supplier.NewText("nope")
 			_, err := w.st.PutContact(ctx, com, sid, c)
 			return err
 		}, "email"},
@@ -893,13 +893,13 @@ func (w *writerHarness) testValidation(t *testing.T) {
 		}, "keywords[1]"},
 		{"NUL in the default address's region", func(id uuid.UUID) error {
 			r := NewRecord(id, "X")
-			r.DefaultRemittanceAddress.Address.Region.Name = "x\x00"
+			r.DefaultRemittanceAddress.Address.Region.Name = supplier.NewText("x\x00")
 			_, err := w.st.PutSupplier(ctx, com, r)
 			return err
 		}, "defaultRemittanceAddress.address.region.name"},
 		{"NUL in a contact's phone", func(uuid.UUID) error {
 			c := newContact(newID(), "c")
-			c.Phone.Number = "1\x00"
+			c.Phone.Number = supplier.NewText("1\x00")
 			_, err := w.st.PutContact(ctx, com, sid, c)
 			return err
 		}, "phone.number"},
@@ -960,8 +960,8 @@ func (w *writerHarness) testAliasing(t *testing.T) {
 	// Scribble over everything the input pointed to.
 	r.Keywords[0] = "scribbled"
 	r.DefaultContact.Name = "scribbled"
-	r.DefaultContact.Phone.Number = "0"
-	r.DefaultRemittanceAddress.Address.Region.Name = "scribbled"
+	r.DefaultContact.Phone.Number = supplier.NewText("0")
+	r.DefaultRemittanceAddress.Address.Region.Name = supplier.NewText("scribbled")
 	r.Settings.BuyerGroups[0].Name = "scribbled"
 	r.Settings.Tags[0].Name = "scribbled"
 	*r.Settings.PaymentTerm.Days = 99
@@ -976,82 +976,94 @@ func (w *writerHarness) testAliasing(t *testing.T) {
 	if _, err := w.st.PutContact(ctx, com, id, c); err != nil {
 		t.Fatal(err)
 	}
-	c.Phone.Number = "scribbled"
+	c.Phone.Number = supplier.NewText("scribbled")
 	a := newAddress(newID(), "Addr")
 	if _, err := w.st.PutRemittanceAddress(ctx, com, id, a); err != nil {
 		t.Fatal(err)
 	}
-	a.Address.Region.Code = "scribbled"
-	if got := w.contacts(t, com, id); len(got) != 1 || got[0].Phone.Number != "021555" {
+	a.Address.Region.Code = supplier.NewText("scribbled")
+	if got := w.contacts(t, com, id); len(got) != 1 || got[0].Phone.Number.String() != "021555" {
 		t.Errorf("changing the input after PutContact changed the store: %+v", got)
 	}
-	if got := w.addresses(t, com, id); len(got) != 1 || got[0].Address.Region.Code != "WGN" {
+	if got := w.addresses(t, com, id); len(got) != 1 || got[0].Address.Region.Code.String() != "WGN" {
 		t.Errorf("changing the input after PutRemittanceAddress changed the store: %+v", got)
 	}
 }
 
-// testEmptyText checks docs: values.md "Round trip" on
-// writes: a text field written as "" (listed in EmptyText) reads back as
-// "", unlisted or non-empty paths are dropped, and "" versus no value is
-// a change.
+// testEmptyText checks docs: values.md "Round trip" on writes: a text
+// field written as "" reads back as "", no value as no value, at any
+// depth, and "" becoming no value is a change.
 func (w *writerHarness) testEmptyText(t *testing.T) {
 	com := w.community(t)
 	id := newID()
+	empty := supplier.NewText("")
 	r := NewRecord(id, "Empty Text")
-	r.BusinessNumber = ""
-	r.EmptyText = supplier.TextPaths{"businessNumber", "name", "no.such.field"}
-	r.DefaultContact.Email = ""
-	r.DefaultContact.EmptyText = supplier.TextPaths{"email"}
-	d := w.put(t, com, r)
-	want := supplier.TextPaths{"businessNumber"}
-	if !slices.Equal(d.EmptyText, want) || d.DefaultContact == nil || !slices.Equal(d.DefaultContact.EmptyText, supplier.TextPaths{"email"}) {
-		t.Errorf("PutSupplier returned EmptyText %q (default contact %q), want %q (and [email])", d.EmptyText, d.DefaultContact.EmptyText, want)
+	r.BusinessNumber = empty
+	r.FirstName = supplier.Text{}
+	r.DefaultContact.Email = empty
+	r.DefaultRemittanceAddress.Address.Region.Code = empty
+	r.BankAccount = &supplier.BankAccount{ID: newID(), Country: "NZ", BankName: empty, Address: &supplier.Address{Line1: "1", City: "W", Country: "NZ", Line2: empty}}
+	r.Emails = &supplier.Emails{OrdersEmailAddress: empty}
+	check := func(what string, d supplier.Detail) {
+		t.Helper()
+		got := []supplier.Text{d.BusinessNumber, d.FirstName, d.DefaultContact.Email, d.DefaultRemittanceAddress.Address.Region.Code,
+			d.BankAccount.BankName, d.BankAccount.Address.Line2, d.BankAccount.Address.Line3, d.Emails.OrdersEmailAddress, d.Emails.RfqsEmailAddress}
+		want := []supplier.Text{empty, {}, empty, empty, empty, empty, {}, empty, {}}
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: texts %q (zero: %v); want \"\" and no value where written", what, got, zeros(got))
+		}
 	}
+	d := w.put(t, com, r)
+	check("PutSupplier", d)
 	got := w.get(t, com, id)
+	check("Supplier", got)
 	if !cmp.Equal(got, d) {
 		t.Errorf("Supplier differs from what PutSupplier returned:\n%s", cmp.Diff(d, got))
 	}
-	r.EmptyText[0] = "scribbled"
 	items, _ := w.all(t, com, supplier.ListQuery{})
-	if len(items) != 1 || !slices.Equal(items[0].EmptyText, want) {
-		t.Errorf("the list's summary has EmptyText %v, want %q", items, want)
+	if len(items) != 1 || items[0].BusinessNumber != empty || !items[0].FirstName.IsZero() {
+		t.Errorf("the list's summary: %+v; want businessNumber \"\" and no firstName", items)
 	}
 	// The same content again is no change; "" becoming no value is one.
-	same := NewRecord(id, "Empty Text")
-	same.BusinessNumber = ""
-	same.EmptyText = supplier.TextPaths{"businessNumber"}
-	same.DefaultContact.Email = ""
-	same.DefaultContact.EmptyText = supplier.TextPaths{"email"}
-	if d2 := w.put(t, com, same); !d2.ModifiedDate.Equal(d.ModifiedDate) {
+	if d2 := w.put(t, com, r); !d2.ModifiedDate.Equal(d.ModifiedDate) {
 		t.Errorf("an unchanged write (same empty texts) was stamped")
 	}
-	same.EmptyText = nil
-	if d3 := w.put(t, com, same); !d3.ModifiedDate.After(d.ModifiedDate) || len(d3.EmptyText) != 0 {
-		t.Errorf("\"\" becoming no value: modified %s (before %s), EmptyText %q; want a stamped change and no paths", d3.ModifiedDate, d.ModifiedDate, d3.EmptyText)
+	r.BusinessNumber = supplier.Text{}
+	if d3 := w.put(t, com, r); !d3.ModifiedDate.After(d.ModifiedDate) || !d3.BusinessNumber.IsZero() {
+		t.Errorf("\"\" becoming no value: modified %s (before %s), businessNumber %q; want a stamped change and no value", d3.ModifiedDate, d.ModifiedDate, d3.BusinessNumber)
 	}
 	c := newContact(newID(), "Contact")
-	c.Email = ""
-	c.EmptyText = supplier.TextPaths{"email", "name"}
+	c.Email = empty
+	c.Phone.Extension = empty
 	gc, err := w.st.PutContact(ctx, com, id, c)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(gc.EmptyText, supplier.TextPaths{"email"}) {
-		t.Errorf("PutContact returned EmptyText %q, want [email]", gc.EmptyText)
+	if gc.Email != empty || gc.Phone.Extension != empty || !gc.Phone.Prefix.IsZero() {
+		t.Errorf("PutContact returned %+v; want email and phone.extension \"\", no phone.prefix", gc)
 	}
-	if cs := w.contacts(t, com, id); len(cs) != 1 || !slices.Equal(cs[0].EmptyText, supplier.TextPaths{"email"}) {
-		t.Errorf("listed contact EmptyText: %+v", cs)
+	if cs := w.contacts(t, com, id); len(cs) != 1 || cs[0].Email != empty || cs[0].Phone.Extension != empty || !cs[0].Phone.Prefix.IsZero() {
+		t.Errorf("listed contact: %+v", cs)
 	}
 	a := newAddress(newID(), "")
-	a.EmptyText = supplier.TextPaths{"companyName"}
+	a.Code = supplier.Text{}
 	ga, err := w.st.PutRemittanceAddress(ctx, com, id, a)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(ga.EmptyText, supplier.TextPaths{"companyName"}) {
-		t.Errorf("PutRemittanceAddress returned EmptyText %q, want [companyName]", ga.EmptyText)
+	if ga.CompanyName != empty || !ga.Code.IsZero() {
+		t.Errorf("PutRemittanceAddress returned %+v; want companyName \"\" and no code", ga)
 	}
-	if as := w.addresses(t, com, id); len(as) != 1 || !slices.Equal(as[0].EmptyText, supplier.TextPaths{"companyName"}) {
-		t.Errorf("listed address EmptyText: %+v", as)
+	if as := w.addresses(t, com, id); len(as) != 1 || as[0].CompanyName != empty || !as[0].Code.IsZero() {
+		t.Errorf("listed address: %+v", as)
 	}
+}
+
+// zeros reports which of ts have no value.
+func zeros(ts []supplier.Text) []bool {
+	out := make([]bool, len(ts))
+	for i, t := range ts {
+		out[i] = t.IsZero()
+	}
+	return out
 }

@@ -150,10 +150,10 @@ func TestMemoAdmission(t *testing.T) {
 	if e := slot.entry.Load(); e == nil || e.v.ID != a.ID {
 		t.Fatal("no entry for a summary encoded twice in a row")
 	}
-	a.Name = "Renamed"
+	a.Name = supplier.NewText("Renamed")
 	enc(&a)
 	enc(&a)
-	if e := slot.entry.Load(); e == nil || e.v.Name != "Renamed" {
+	if e := slot.entry.Load(); e == nil || e.v.Name.String() != "Renamed" {
 		t.Fatal("the entry of a changed summary was not replaced")
 	}
 	got, _ := appendSummaryMemo(m, nil, &a)
@@ -167,17 +167,17 @@ func benchSummary(i int) supplier.Summary {
 	verified := time.Date(2025, 12, 26, 7, 56, 29, 907702000, time.UTC)
 	return supplier.Summary{
 		ID:                      uuid.NewSHA1(uuid.NameSpaceOID, fmt.Appendf(nil, "memo-%d", i)),
-		CommunitySupplierID:     fmt.Sprintf("CS0-%07d", i),
-		SupplierID:              fmt.Sprintf("V%06d", i),
-		Name:                    fmt.Sprintf("Tasman Office Supplies %d", i),
+		CommunitySupplierID:     supplier.NewText(fmt.Sprintf("CS0-%07d", i)),
+		SupplierID:              supplier.NewText(fmt.Sprintf("V%06d", i)),
+		Name:                    supplier.NewText(fmt.Sprintf("Tasman Office Supplies %d", i)),
 		ProfileType:             supplier.ProfileCompany,
-		LegalBusinessName:       fmt.Sprintf("Tasman Office Supplies %d Pty Ltd", i),
+		LegalBusinessName:       supplier.NewText(fmt.Sprintf("Tasman Office Supplies %d Pty Ltd", i)),
 		TaxIdentificationType:   "FOREIGN_TIN",
-		TaxIdentificationNumber: fmt.Sprintf("TIN%09d", i),
+		TaxIdentificationNumber: supplier.NewText(fmt.Sprintf("TIN%09d", i)),
 		TinVerificationStatus:   "MATCHED",
 		TinLastVerifiedDate:     &verified,
 		ConnectionState:         "CONNECTED",
-		BusinessNumber:          "55 636 453 930",
+		BusinessNumber:          supplier.NewText("55 636 453 930"),
 		ModifiedDate:            time.Date(2026, 1, 5, 3, 0, 0, 123000, time.UTC),
 		CreatedDate:             time.Date(2022, 11, 21, 4, 24, 54, 0, time.UTC),
 	}

@@ -168,16 +168,16 @@ func appendSummaryFields(b []byte, s *supplier.Summary) ([]byte, error) {
 	var err error
 	b = append(b, `"id":`...)
 	b = appendUUID(b, s.ID)
-	b = optText(b, `,"communitySupplierId":`, s.CommunitySupplierID, s.EmptyText, "")
-	b = optText(b, `,"supplierId":`, s.SupplierID, s.EmptyText, "")
-	b = optText(b, `,"name":`, s.Name, s.EmptyText, "")
+	b = optText(b, `,"communitySupplierId":`, s.CommunitySupplierID)
+	b = optText(b, `,"supplierId":`, s.SupplierID)
+	b = optText(b, `,"name":`, s.Name)
 	b = append(b, `,"profileType":`...)
 	b = jsontext.AppendString(b, string(s.ProfileType))
-	b = optText(b, `,"legalBusinessName":`, s.LegalBusinessName, s.EmptyText, "")
-	b = optText(b, `,"firstName":`, s.FirstName, s.EmptyText, "")
-	b = optText(b, `,"lastName":`, s.LastName, s.EmptyText, "")
+	b = optText(b, `,"legalBusinessName":`, s.LegalBusinessName)
+	b = optText(b, `,"firstName":`, s.FirstName)
+	b = optText(b, `,"lastName":`, s.LastName)
 	b = optString(b, `,"taxIdentificationType":`, string(s.TaxIdentificationType))
-	b = optText(b, `,"taxIdentificationNumber":`, s.TaxIdentificationNumber, s.EmptyText, "")
+	b = optText(b, `,"taxIdentificationNumber":`, s.TaxIdentificationNumber)
 	b = optString(b, `,"tinVerificationStatus":`, string(s.TinVerificationStatus))
 	if s.TinLastVerifiedDate != nil {
 		b = append(b, `,"tinLastVerifiedDate":`...)
@@ -186,8 +186,8 @@ func appendSummaryFields(b []byte, s *supplier.Summary) ([]byte, error) {
 		}
 	}
 	b = optString(b, `,"connectionState":`, string(s.ConnectionState))
-	b = optText(b, `,"businessNumber":`, s.BusinessNumber, s.EmptyText, "")
-	b = optText(b, `,"defaultEmailAddress":`, s.DefaultEmailAddress, s.EmptyText, "")
+	b = optText(b, `,"businessNumber":`, s.BusinessNumber)
+	b = optText(b, `,"defaultEmailAddress":`, s.DefaultEmailAddress)
 	b = append(b, `,"modifiedDate":`...)
 	if b, err = appendTime(b, s.ModifiedDate); err != nil {
 		return b, err
@@ -222,15 +222,15 @@ func appendDetail(b []byte, d *supplier.Detail) ([]byte, error) {
 	}
 	if d.BankAccount != nil {
 		b = append(b, `,"bankAccount":`...)
-		b = appendBankAccount(b, d.BankAccount, d.EmptyText)
+		b = appendBankAccount(b, d.BankAccount)
 	}
 	if d.Emails != nil {
 		b = append(b, `,"emails":`...)
-		b = appendEmails(b, d.Emails, d.EmptyText)
+		b = appendEmails(b, d.Emails)
 	}
 	if d.Settings != nil {
 		b = append(b, `,"settings":`...)
-		b = appendSettings(b, d.Settings, d.EmptyText)
+		b = appendSettings(b, d.Settings)
 	}
 	return append(b, '}'), nil
 }
@@ -243,10 +243,10 @@ func appendContact(b []byte, c *supplier.Contact) ([]byte, error) {
 	b = jsontext.AppendString(b, c.Name)
 	if p := c.Phone; p != nil {
 		b = append(b, `,"phone":{`...)
-		b = optMembers(b, c.EmptyText, "phone.", `"prefix":`, p.Prefix, `"number":`, p.Number, `"extension":`, p.Extension)
+		b = optMembers(b, member{`"prefix":`, p.Prefix}, member{`"number":`, p.Number}, member{`"extension":`, p.Extension})
 		b = append(b, '}')
 	}
-	b = optText(b, `,"email":`, c.Email, c.EmptyText, "")
+	b = optText(b, `,"email":`, c.Email)
 	b = optString(b, `,"managedBy":`, string(c.ManagedBy))
 	b = append(b, `,"modifiedDate":`...)
 	if b, err = appendTime(b, c.ModifiedDate); err != nil {
@@ -263,10 +263,10 @@ func appendRemittanceAddress(b []byte, a *supplier.RemittanceAddress) ([]byte, e
 	var err error
 	b = append(b, `{"id":`...)
 	b = appendUUID(b, a.ID)
-	b = optText(b, `,"code":`, a.Code, a.EmptyText, "")
-	b = optText(b, `,"companyName":`, a.CompanyName, a.EmptyText, "")
+	b = optText(b, `,"code":`, a.Code)
+	b = optText(b, `,"companyName":`, a.CompanyName)
 	b = append(b, `,"address":`...)
-	b = appendAddress(b, &a.Address, a.EmptyText, "address.")
+	b = appendAddress(b, &a.Address)
 	b = optString(b, `,"managedBy":`, string(a.ManagedBy))
 	b = append(b, `,"modifiedDate":`...)
 	if b, err = appendTime(b, a.ModifiedDate); err != nil {
@@ -279,59 +279,59 @@ func appendRemittanceAddress(b []byte, a *supplier.RemittanceAddress) ([]byte, e
 	return append(b, '}'), nil
 }
 
-func appendAddress(b []byte, a *supplier.Address, e supplier.TextPaths, prefix string) []byte {
+func appendAddress(b []byte, a *supplier.Address) []byte {
 	b = append(b, `{"line1":`...)
 	b = jsontext.AppendString(b, a.Line1)
-	b = optText(b, `,"line2":`, a.Line2, e, prefix)
-	b = optText(b, `,"line3":`, a.Line3, e, prefix)
+	b = optText(b, `,"line2":`, a.Line2)
+	b = optText(b, `,"line3":`, a.Line3)
 	b = append(b, `,"city":`...)
 	b = jsontext.AppendString(b, a.City)
 	if r := a.Region; r != nil {
 		b = append(b, `,"region":{`...)
-		b = optMembers(b, e, prefix+"region.", `"name":`, r.Name, `"code":`, r.Code)
+		b = optMembers(b, member{`"name":`, r.Name}, member{`"code":`, r.Code})
 		b = append(b, '}')
 	}
-	b = optText(b, `,"postcode":`, a.Postcode, e, prefix)
+	b = optText(b, `,"postcode":`, a.Postcode)
 	b = append(b, `,"country":`...)
 	b = jsontext.AppendString(b, a.Country)
 	return append(b, '}')
 }
 
-func appendBankAccount(b []byte, a *supplier.BankAccount, e supplier.TextPaths) []byte {
+func appendBankAccount(b []byte, a *supplier.BankAccount) []byte {
 	b = append(b, `{"id":`...)
 	b = appendUUID(b, a.ID)
 	b = append(b, `,"country":`...)
 	b = jsontext.AppendString(b, a.Country)
-	b = optText(b, `,"bankName":`, a.BankName, e, "bankAccount.")
-	b = optText(b, `,"accountName":`, a.AccountName, e, "bankAccount.")
+	b = optText(b, `,"bankName":`, a.BankName)
+	b = optText(b, `,"accountName":`, a.AccountName)
 	if a.Address != nil {
 		b = append(b, `,"address":`...)
-		b = appendAddress(b, a.Address, e, "bankAccount.address.")
+		b = appendAddress(b, a.Address)
 	}
-	b = optText(b, `,"accountNumber":`, a.AccountNumber, e, "bankAccount.")
-	b = optText(b, `,"routingNumber":`, a.RoutingNumber, e, "bankAccount.")
-	b = optText(b, `,"localAccountNumber":`, a.LocalAccountNumber, e, "bankAccount.")
+	b = optText(b, `,"accountNumber":`, a.AccountNumber)
+	b = optText(b, `,"routingNumber":`, a.RoutingNumber)
+	b = optText(b, `,"localAccountNumber":`, a.LocalAccountNumber)
 	b = optString(b, `,"bankAccountType":`, string(a.BankAccountType))
 	b = optString(b, `,"depositFormat":`, string(a.DepositFormat))
 	return append(b, '}')
 }
 
-func appendEmails(b []byte, e *supplier.Emails, empty supplier.TextPaths) []byte {
+func appendEmails(b []byte, e *supplier.Emails) []byte {
 	b = append(b, '{')
-	b = optMembers(b, empty, "emails.",
-		`"defaultEmailAddress":`, e.DefaultEmailAddress,
-		`"remittanceEmailAddress":`, e.RemittanceEmailAddress,
-		`"ordersEmailAddress":`, e.OrdersEmailAddress,
-		`"invoicingEmailAddress":`, e.InvoicingEmailAddress,
-		`"rfqsEmailAddress":`, e.RfqsEmailAddress,
-		`"bidRequestsEmailAddress":`, e.BidRequestsEmailAddress,
-		`"integrationEmailAddress":`, e.IntegrationEmailAddress,
-		`"customerCommentsEmailAddress":`, e.CustomerCommentsEmailAddress,
+	b = optMembers(b,
+		member{`"defaultEmailAddress":`, e.DefaultEmailAddress},
+		member{`"remittanceEmailAddress":`, e.RemittanceEmailAddress},
+		member{`"ordersEmailAddress":`, e.OrdersEmailAddress},
+		member{`"invoicingEmailAddress":`, e.InvoicingEmailAddress},
+		member{`"rfqsEmailAddress":`, e.RfqsEmailAddress},
+		member{`"bidRequestsEmailAddress":`, e.BidRequestsEmailAddress},
+		member{`"integrationEmailAddress":`, e.IntegrationEmailAddress},
+		member{`"customerCommentsEmailAddress":`, e.CustomerCommentsEmailAddress},
 	)
 	return append(b, '}')
 }
 
-func appendSettings(b []byte, s *supplier.Settings, e supplier.TextPaths) []byte {
+func appendSettings(b []byte, s *supplier.Settings) []byte {
 	b = append(b, '{')
 	sep := false
 	if t := s.PaymentTerm; t != nil {
@@ -347,7 +347,7 @@ func appendSettings(b []byte, s *supplier.Settings, e supplier.TextPaths) []byte
 		}
 		b = append(b, `,"termType":`...)
 		b = jsontext.AppendString(b, string(t.TermType))
-		b = optText(b, `,"description":`, t.Description, e, "settings.paymentTerm.")
+		b = optText(b, `,"description":`, t.Description)
 		b = append(b, '}')
 		sep = true
 	}
@@ -398,38 +398,35 @@ func optString(b []byte, key, v string) []byte {
 	return jsontext.AppendString(b, v)
 }
 
-// optText appends key and v when v is not empty (omitempty) or is an
-// explicit empty string: e lists prefix plus the key's name
-// (supplier.TextPaths). key is `,"name":`.
-func optText(b []byte, key, v string, e supplier.TextPaths, prefix string) []byte {
-	if v == "" && !explicit(e, prefix, key[2:len(key)-2]) {
+// optText appends key and v unless v has no value (omitzero). key is
+// `,"name":`.
+func optText(b []byte, key string, v supplier.Text) []byte {
+	if v.IsZero() {
 		return b
 	}
 	b = append(b, key...)
-	return jsontext.AppendString(b, v)
+	return jsontext.AppendString(b, v.String())
 }
 
-// explicit reports whether e lists prefix+name; without building the path
-// when e is empty, as it nearly always is.
-func explicit(e supplier.TextPaths, prefix, name string) bool {
-	return len(e) > 0 && e.Has(prefix+name)
+// member is a member of an object whose members are all optional texts:
+// its key (`"name":`, no comma) and value.
+type member struct {
+	key string
+	v   supplier.Text
 }
 
-// optMembers appends the members of an object whose members are all
-// optional strings, given as key, value pairs (the keys, `"name":`, carry
-// no comma), that are not empty or that e lists as prefix plus the key's
-// name.
-func optMembers(b []byte, e supplier.TextPaths, prefix string, kv ...string) []byte {
+// optMembers appends the members that have a value, comma-separated.
+func optMembers(b []byte, ms ...member) []byte {
 	sep := false
-	for i := 0; i+1 < len(kv); i += 2 {
-		if kv[i+1] == "" && !explicit(e, prefix, kv[i][1:len(kv[i])-2]) {
+	for _, m := range ms {
+		if m.v.IsZero() {
 			continue
 		}
 		if sep {
 			b = append(b, ',')
 		}
-		b = append(b, kv[i]...)
-		b = jsontext.AppendString(b, kv[i+1])
+		b = append(b, m.key...)
+		b = jsontext.AppendString(b, m.v.String())
 		sep = true
 	}
 	return b

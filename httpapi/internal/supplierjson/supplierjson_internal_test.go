@@ -120,6 +120,17 @@ func fillRandom(rng *rand.Rand, v reflect.Value, depth int) {
 	case reflect.TypeFor[time.Time]():
 		v.Set(reflect.ValueOf(randomTime(rng)))
 		return
+	case reflect.TypeFor[supplier.Text]():
+		// No value, the empty string (a value: written as ""), or text.
+		switch rng.IntN(4) {
+		case 0:
+			v.SetZero()
+		case 1:
+			v.Set(reflect.ValueOf(supplier.NewText("")))
+		default:
+			v.Set(reflect.ValueOf(supplier.NewText(awkward[rng.IntN(len(awkward))])))
+		}
+		return
 	case reflect.TypeFor[uuid.UUID]():
 		var id uuid.UUID
 		for i := range id {
@@ -178,6 +189,9 @@ func fillFull(rng *rand.Rand, v reflect.Value) {
 	switch v.Type() {
 	case reflect.TypeFor[time.Time]():
 		v.Set(reflect.ValueOf(randomTime(rng)))
+		return
+	case reflect.TypeFor[supplier.Text]():
+		v.Set(reflect.ValueOf(supplier.NewText(awkward[1+rng.IntN(len(awkward)-1)])))
 		return
 	case reflect.TypeFor[uuid.UUID]():
 		v.Set(reflect.ValueOf(uuid.New()))
