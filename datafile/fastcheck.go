@@ -19,10 +19,12 @@ import (
 // true for a record that Validate rejects (a randomised test holds it to
 // that).
 //
-// Why it exists (BenchmarkCheckSupplier, beside it): about 10 us and no
-// allocation per record where the validator takes about 35-50 us and 125
-// allocations (2-core EPYC, shared machine): some 30 s of CPU saved on a
-// 1,000,000-supplier startup whose target is 30 s.
+// Why it exists: the validator's reflection is most of the cost of
+// checking a large file, and the 1,000,000-supplier startup has a target
+// that it would miss with it (BenchmarkCheckSupplier, beside it, and the
+// startup figures in bench/README.md). Its rules are held to the
+// validator tags by TestSurelyValidKnowsEveryRule, which derives a broken
+// value for every field and rule of the supplier types by reflection.
 func surelyValid(r *supplier.Record) bool {
 	if !summaryOK(&r.Summary) {
 		return false

@@ -21,15 +21,15 @@ import (
 // which stays the definition of the result and words the error. A test
 // holds the two to the same result on generated and mutated records.
 //
-// Why it exists (BenchmarkDecodeSupplier, beside it): on records of the
-// data-file shape it decodes in about 20 us and 12 allocations where
-// encoding/json takes about 110 us and 66 (2-core EPYC, shared machine).
-// At 1,000,000 suppliers that is ~20 s of CPU against ~110 s, and the
-// startup target is 30 s for the whole load. encoding/json/v2
-// (BenchmarkDecodeSupplierJSONv2, GOEXPERIMENT=jsonv2 in Go 1.26: the
-// engine github.com/go-json-experiment/json became) takes about 34 us and
-// 24 allocations, 2.4x this decoder's time; it becomes the candidate to
+// Why it exists: encoding/json's reflection and double scan are most of
+// the cost of reading a large file, and the 1,000,000-supplier startup has
+// a target that it would miss with them (BenchmarkDecodeSupplier, beside
+// it, and the startup figures in bench/README.md). encoding/json/v2
+// (BenchmarkDecodeSupplierJSONv2, GOEXPERIMENT=jsonv2) is the candidate to
 // replace it once it is part of Go without an experiment flag.
+// TestDecodeRecordKnowsEveryField fails when a supplier type gains a field
+// this decoder does not know (the field would send every record to the
+// slow path).
 func decodeRecord(raw []byte, r *supplier.Record, m *memo) bool {
 	d := fastDecoder{b: raw, m: m}
 	if !d.object(d.recordField(r)) {

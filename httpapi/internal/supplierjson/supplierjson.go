@@ -29,11 +29,12 @@ import (
 // BenchmarkEncodeSummaryPageJSONv2; figures in bench/README.md): a page of
 // summaries costs several times less here, and allocates nothing, than
 // with encoding/json or encoding/json/v2 (the engine of
-// github.com/go-json-experiment/json) set to the same bytes. The list is
-// the API's hot path, and its target is set against a precomputed-bytes
-// baseline. A summary or detail encoded before and unchanged is
-// copied from Memo instead (encmemo.go), which compares them with
-// supplier.Summary.Equal and supplier.Detail.Equal.
+// github.com/go-json-experiment/json) set to the same bytes. A summary or
+// detail encoded before and unchanged is copied from Memo instead
+// (encmemo.go), which compares them with supplier.Summary.Equal and
+// supplier.Detail.Equal; what the memo has not seen (a client paging or
+// reading at random: the suppliers package's BenchmarkRandomAccess) is
+// encoded here, and so is kept appendUTC, the hand RFC 3339 writer.
 
 // encBuf is a pooled output buffer.
 type encBuf struct{ b []byte }
