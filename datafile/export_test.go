@@ -1,6 +1,16 @@
 package datafile
 
-import "io"
+import (
+	"io"
+
+	"github.com/procurekit/procure/supplier"
+)
 
 // StreamPeak is Stream, returning also the largest read buffer it held.
 func StreamPeak(r io.Reader, h Handler) (int, error) { return stream(r, h) }
+
+// SurelyValid is the fast check of a supplier (fastcheck.go).
+func SurelyValid(r *supplier.Record) bool { return surelyValid(r) }
+
+// DecodeRecord is the fast decoder of a supplier (fastdecode.go).
+func DecodeRecord(raw []byte, r *supplier.Record) bool { return decodeRecord(raw, r, newMemo()) }

@@ -1,4 +1,4 @@
-package datafile
+package datafile_test
 
 import (
 	"encoding/json"
@@ -13,8 +13,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/uuid"
 
+	"github.com/procurekit/procure/datafile"
 	"github.com/procurekit/procure/internal/check"
 	"github.com/procurekit/procure/supplier"
+	"github.com/procurekit/procure/supplier/suppliertest"
 )
 
 // The fast paths know every field and every rule of the supplier types,
@@ -22,65 +24,6 @@ import (
 // tags, the JSON names): a field added to a supplier type, or a rule
 // added to a tag, that fastcheck.go or fastdecode.go does not know fails
 // one of these tests, never silently.
-
-// fullRecord is a valid record with every field, at every depth, set:
-// pointers point to filled values, slices hold two elements (ids
-// distinct), text within its limits, enums valid, e-mail addresses of the
-// plain shape.
-func fullRecord(rng *rand.Rand) supplier.Record {
-	var r supplier.Record
-	fillValid(rng, reflect.ValueOf(&r).Elem(), "")
-	return r
-}
-
-func fillValid(rng *rand.Rand, v reflect.Value, tag string) {
-	if e, ok := v.Addr().Interface().(check.Enum); ok {
-		allowed := e.Allowed()
-		v.SetString(allowed[rng.IntN(len(allowed))])
-		return
-	}
-	switch v.Type() {
-	case reflect.TypeFor[time.Time]():
-		v.Set(reflect.ValueOf(time.Date(2020+rng.IntN(6), 1, 1, 0, 0, 0, rng.IntN(1e6)*1000, time.UTC)))
-		return
-	case reflect.TypeFor[uuid.UUID]():
-		v.Set(reflect.ValueOf(uuid.New()))
-		return
-	}
-	switch {
-	case isText(v):
-		if hasRule(tag, "email") {
-			setText(v, fmt.Sprintf("a%d@example.com", rng.IntN(1000)))
-		} else {
-			setText(v, fmt.Sprintf("t%d", rng.IntN(1000)))
-		}
-		return
-	}
-	switch v.Kind() {
-	case reflect.Bool:
-		v.SetBool(true)
-	case reflect.Int:
-		v.SetInt(int64(1 + rng.IntN(90)))
-	case reflect.Pointer:
-		p := reflect.New(v.Type().Elem())
-		fillValid(rng, p.Elem(), tag)
-		v.Set(p)
-	case reflect.Slice:
-		s := reflect.MakeSlice(v.Type(), 2, 2)
-		for i := range 2 {
-			fillValid(rng, s.Index(i), tag)
-		}
-		v.Set(s)
-	case reflect.Struct:
-		for i := range v.NumField() {
-			if f := v.Type().Field(i); f.IsExported() {
-				fillValid(rng, v.Field(i), f.Tag.Get("validate"))
-			}
-		}
-	default:
-		panic("fillValid: no rule for " + v.Type().String())
-	}
-}
 
 // isText reports whether v holds text: a string (an enum included) or a
 // supplier.Text.
@@ -268,11 +211,11 @@ func jsonField(v reflect.Value, name string) reflect.Value {
 // agrees: the case does break a rule).
 func TestSurelyValidKnowsEveryRule(t *testing.T) {
 	rng := rand.New(rand.NewPCG(20, 1))
-	base := fullRecord(rng)
+	base := suppliertest.FullRecord(rng)
 	if err := base.Validate(); err != nil {
 		t.Fatalf("the full record is not valid: %v", err)
 	}
-	if !surelyValid(&base) {
+	if !datafile.SurelyValid(&base) {
 		t.Fatal("surelyValid refuses the full record, which is valid")
 	}
 	var cases []breaking
@@ -284,7 +227,7 @@ func TestSurelyValidKnowsEveryRule(t *testing.T) {
 		if r.Validate() == nil {
 			t.Fatalf("%s, %s: the case breaks no rule of Validate", c.path, c.rule)
 		}
-		if surelyValid(&r) {
+		if datafile.SurelyValid(&r) {
 			t.Errorf("%s: surelyValid accepts a value that breaks %q", c.path, c.rule)
 		}
 		paths[c.path] = true
@@ -299,28 +242,8 @@ func TestSurelyValidKnowsEveryRule(t *testing.T) {
 	} {
 		r := base.Clone()
 		change(&r)
-		if r.Validate() == nil || surelyValid(&r) {
-			t.Errorf("a repeated id: Validate %v, surelyValid %v", r.Validate(), surelyValid(&r))
-		}
-	}
-}
-
-// blankTexts sets every supplier.Text of v, at any depth, to "".
-func blankTexts(v reflect.Value) {
-	switch {
-	case v.Type() == reflect.TypeFor[supplier.Text]():
-		v.Set(reflect.ValueOf(supplier.NewText("")))
-	case v.Kind() == reflect.Pointer && !v.IsNil():
-		blankTexts(v.Elem())
-	case v.Kind() == reflect.Slice:
-		for i := range v.Len() {
-			blankTexts(v.Index(i))
-		}
-	case v.Kind() == reflect.Struct:
-		for i := range v.NumField() {
-			if v.Type().Field(i).IsExported() {
-				blankTexts(v.Field(i))
-			}
+		if r.Validate() == nil || datafile.SurelyValid(&r) {
+			t.Errorf("a repeated id: Validate %v, surelyValid %v", r.Validate(), datafile.SurelyValid(&r))
 		}
 	}
 }
@@ -332,10 +255,10 @@ func blankTexts(v reflect.Value) {
 func TestDecodeRecordKnowsEveryField(t *testing.T) {
 	rng := rand.New(rand.NewPCG(20, 2))
 	for i := range 20 {
-		r := fullRecord(rng)
+		r := suppliertest.FullRecord(rng)
 		if i%2 == 1 {
 			// Every optional text "": a value of its own, kept.
-			blankTexts(reflect.ValueOf(&r).Elem())
+			suppliertest.BlankTexts(&r)
 		}
 		raw, err := json.Marshal(&r)
 		if err != nil {
@@ -345,7 +268,7 @@ func TestDecodeRecordKnowsEveryField(t *testing.T) {
 		if err := json.Unmarshal(raw, &want); err != nil {
 			t.Fatal(err)
 		}
-		if !decodeRecord(raw, &got, newMemo()) {
+		if !datafile.DecodeRecord(raw, &got) {
 			t.Fatalf("record %d: a record with every field set takes the slow path: a key fastdecode.go does not know?\n%s", i, raw)
 		}
 		if diff := cmp.Diff(want, got); diff != "" {

@@ -55,12 +55,11 @@ func detailsJSON(d *supplier.Detail) ([]byte, error) {
 }
 
 // summaryTextValues returns the optional text columns of s, in the order
-// of summaryFields: NULL (nil) for no value, the empty text for "".
+// of summaryTexts: NULL (nil) for no value, the empty text for "".
 func summaryTextValues(s *supplier.Summary) []any {
-	fields := summaryFields(s)
-	out := make([]any, len(fields))
-	for i, f := range fields {
-		switch p := f.(type) {
+	out := make([]any, len(summaryTexts))
+	for i, t := range summaryTexts {
+		switch p := t.field(s).(type) {
 		case *supplier.Text:
 			if !p.IsZero() {
 				out[i] = p.String()

@@ -22,25 +22,58 @@ import (
 
 var _ supplier.Store = (*Store)(nil)
 
+// summaryTexts are the optional text columns of the suppliers table, each
+// with the field of a Summary it holds: a *supplier.Text (NULL for no
+// value, the empty text for "") or, for an enum, a *string (NULL for
+// none). The reads, the writes and the import take their column lists
+// from here, so a field is one entry (and its column a migration);
+// suppliertest's EveryFieldRoundTrips fails for a field left out.
+var summaryTexts = [...]struct {
+	col   string
+	field func(*supplier.Summary) any
+}{
+	{"community_supplier_id", func(s *supplier.Summary) any { return &s.CommunitySupplierID }},
+	{"supplier_id", func(s *supplier.Summary) any { return &s.SupplierID }},
+	{"name", func(s *supplier.Summary) any { return &s.Name }},
+	{"legal_business_name", func(s *supplier.Summary) any { return &s.LegalBusinessName }},
+	{"first_name", func(s *supplier.Summary) any { return &s.FirstName }},
+	{"last_name", func(s *supplier.Summary) any { return &s.LastName }},
+	{"tax_identification_type", func(s *supplier.Summary) any { return (*string)(&s.TaxIdentificationType) }},
+	{"tax_identification_number", func(s *supplier.Summary) any { return &s.TaxIdentificationNumber }},
+	{"tin_verification_status", func(s *supplier.Summary) any { return (*string)(&s.TinVerificationStatus) }},
+	{"connection_state", func(s *supplier.Summary) any { return (*string)(&s.ConnectionState) }},
+	{"business_number", func(s *supplier.Summary) any { return &s.BusinessNumber }},
+	{"default_email_address", func(s *supplier.Summary) any { return &s.DefaultEmailAddress }},
+}
+
+// summaryTextNames are the columns of summaryTexts, in order.
+var summaryTextNames = func() []string {
+	out := make([]string, len(summaryTexts))
+	for i, t := range summaryTexts {
+		out[i] = t.col
+	}
+	return out
+}()
+
 // summaryColumns are the columns scanned by scanSummary, in its order.
-// Optional text columns are NULL for no value and ” for an explicit
-// empty string.
-const summaryColumns = `s.id, s.community_supplier_id, s.supplier_id, s.name, s.profile_type, s.legal_business_name,
-	s.first_name, s.last_name, s.tax_identification_type, s.tax_identification_number, s.tin_verification_status,
-	s.tin_last_verified_date, s.connection_state, s.business_number, s.default_email_address, s.modified_date, s.created_date`
+var summaryColumns = "s.id, " + joinColumns(summaryTextNames, "s.") +
+	", s.profile_type, s.tin_last_verified_date, s.modified_date, s.created_date"
 
 func scanSummary(row pgx.CollectableRow, s *supplier.Summary, extra ...any) error {
-	var text [summaryTextColumns]pgtype.Text
+	var text [len(summaryTexts)]pgtype.Text
 	var profile pgtype.Text
-	dest := []any{&s.ID, &text[0], &text[1], &text[2], &profile, &text[3],
-		&text[4], &text[5], &text[6], &text[7], &text[8],
-		&s.TinLastVerifiedDate, &text[9], &text[10], &text[11], &s.ModifiedDate, &s.CreatedDate}
+	dest := make([]any, 0, len(text)+5+len(extra))
+	dest = append(dest, &s.ID)
+	for i := range text {
+		dest = append(dest, &text[i])
+	}
+	dest = append(dest, &profile, &s.TinLastVerifiedDate, &s.ModifiedDate, &s.CreatedDate)
 	if err := row.Scan(append(dest, extra...)...); err != nil {
 		return err
 	}
 	s.ProfileType = supplier.ProfileType(profile.String)
-	for i, f := range summaryFields(s) {
-		switch p := f.(type) {
+	for i, t := range summaryTexts {
+		switch p := t.field(s).(type) {
 		case *supplier.Text:
 			if text[i].Valid {
 				*p = supplier.NewText(text[i].String)
@@ -57,19 +90,6 @@ func scanSummary(row pgx.CollectableRow, s *supplier.Summary, extra ...any) erro
 		s.TinLastVerifiedDate = &t
 	}
 	return nil
-}
-
-// summaryTextColumns is the number of summaryFields.
-const summaryTextColumns = 12
-
-// summaryFields returns the optional text fields of s, in the order of
-// summaryColumns (and of the writes' column lists): a *supplier.Text, or
-// for an enum a *string. A nullable text column holds no value as NULL
-// and "" as the empty text.
-func summaryFields(s *supplier.Summary) [summaryTextColumns]any {
-	return [summaryTextColumns]any{&s.CommunitySupplierID, &s.SupplierID, &s.Name, &s.LegalBusinessName, &s.FirstName, &s.LastName,
-		(*string)(&s.TaxIdentificationType), &s.TaxIdentificationNumber, (*string)(&s.TinVerificationStatus),
-		(*string)(&s.ConnectionState), &s.BusinessNumber, &s.DefaultEmailAddress}
 }
 
 func collectSummary(row pgx.CollectableRow) (supplier.Summary, error) {
@@ -379,7 +399,7 @@ func loadRecord(ctx context.Context, q querier, community string, id uuid.UUID) 
 	return collectRecord(rows)
 }
 
-const loadRecordSQL = `SELECT ` + summaryColumns + `, s.details, s.keywords FROM suppliers s
+var loadRecordSQL = `SELECT ` + summaryColumns + `, s.details, s.keywords FROM suppliers s
 	WHERE s.community_id = $1 AND s.id = $2`
 
 // collectRecord reads the result of loadRecordSQL.

@@ -35,13 +35,9 @@ var _ supplier.Writer = (*Store)(nil)
 // communities do not wait for each other.
 
 // supplierWriteColumns are the columns supplierRow fills, in its order.
-var supplierWriteColumns = []string{
-	"community_id", "id", "community_supplier_id", "supplier_id", "name", "legal_business_name",
-	"first_name", "last_name", "tax_identification_type", "tax_identification_number",
-	"tin_verification_status", "connection_state", "business_number", "default_email_address",
-	"profile_type", "tin_last_verified_date", "modified_date", "created_date", "keywords", "details",
-	"name_key",
-}
+var supplierWriteColumns = slices.Concat([]string{"community_id", "id"}, summaryTextNames, []string{
+	"profile_type", "tin_last_verified_date", "modified_date", "created_date", "keywords", "details", "name_key",
+})
 
 // supplierRow returns the values of supplierWriteColumns for r.
 func supplierRow(community string, r *supplier.Record) ([]any, error) {
@@ -68,7 +64,7 @@ func supplierRow(community string, r *supplier.Record) ([]any, error) {
 	return row, nil
 }
 
-// upsertSupplierSQL writes one supplier row ($1..$21 in the order of
+// upsertSupplierSQL writes one supplier row ($1, $2, ... in the order of
 // supplierWriteColumns).
 var upsertSupplierSQL = func() string {
 	sql := `INSERT INTO suppliers (` + joinColumns(supplierWriteColumns, "") + `) VALUES (`

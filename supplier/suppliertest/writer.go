@@ -69,6 +69,7 @@ func RunWriter(t *testing.T, open func(t *testing.T) (WriteStore, func(t *testin
 	t.Run("Validation", w.testValidation)
 	t.Run("InputIsCopied", w.testAliasing)
 	t.Run("EmptyTextRoundTrips", w.testEmptyText)
+	t.Run("EveryFieldRoundTrips", w.testEveryField)
 	t.Run("StampExhausted", w.testStampExhausted)
 }
 
