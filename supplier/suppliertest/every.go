@@ -1,6 +1,7 @@
 package suppliertest
 
 import (
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"reflect"
@@ -8,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/google/uuid"
 
 	"github.com/procurekit/procure/supplier"
@@ -128,7 +130,8 @@ func (w *writerHarness) testEveryField(t *testing.T) {
 		got := w.get(t, com, r.ID)
 		for what, v := range map[string]supplier.Detail{"PutSupplier": d, "Supplier": got} {
 			if !v.EqualContent(&r.Detail) {
-				t.Errorf("blank %v: %s gives a supplier that differs from the one written, dates aside:\nwrote %+v\ngot   %+v", blankText, what, r.Detail, v)
+				t.Errorf("blank %v: %s gives a supplier that differs from the one written, dates aside (-wrote +got):\n%s",
+					blankText, what, jsonDiff(datedAs(r.Detail, v), v))
 			}
 		}
 		items, _ := w.all(t, com, supplier.ListQuery{})
@@ -137,21 +140,55 @@ func (w *writerHarness) testEveryField(t *testing.T) {
 			want.ModifiedDate, want.CreatedDate = items[0].ModifiedDate, items[0].CreatedDate
 		}
 		if len(items) != 1 || !items[0].Equal(&want) {
-			t.Errorf("blank %v: the list gives %+v; want the summary written, dates aside: %+v", blankText, items, r.Summary)
+			t.Errorf("blank %v: the list does not give the summary written, dates aside (-wrote +got):\n%s", blankText, jsonDiff([]supplier.Summary{want}, items))
 		}
 		c := full.Contacts[0].Clone()
 		if _, err := w.st.PutContact(ctx, com, r.ID, c); err != nil {
 			t.Fatal(err)
 		}
 		if cs := w.contacts(t, com, r.ID); len(cs) != 1 || !cs[0].EqualContent(&c) {
-			t.Errorf("blank %v: ListContacts gives %+v; want the contact written, dates aside: %+v", blankText, cs, c)
+			t.Errorf("blank %v: ListContacts does not give the contact written, dates aside (-wrote +got):\n%s", blankText, jsonDiff([]supplier.Contact{c}, cs))
 		}
 		a := full.RemittanceAddresses[0].Clone()
 		if _, err := w.st.PutRemittanceAddress(ctx, com, r.ID, a); err != nil {
 			t.Fatal(err)
 		}
 		if as := w.addresses(t, com, r.ID); len(as) != 1 || !as[0].EqualContent(&a) {
-			t.Errorf("blank %v: ListRemittanceAddresses gives %+v; want the address written, dates aside: %+v", blankText, as, a)
+			t.Errorf("blank %v: ListRemittanceAddresses does not give the address written, dates aside (-wrote +got):\n%s",
+				blankText, jsonDiff([]supplier.RemittanceAddress{a}, as))
 		}
 	}
+}
+
+// datedAs returns d with the dates a write stamps taken from like.
+func datedAs(d, like supplier.Detail) supplier.Detail {
+	d = d.Clone()
+	d.ModifiedDate, d.CreatedDate = like.ModifiedDate, like.CreatedDate
+	if c, l := d.DefaultContact, like.DefaultContact; c != nil && l != nil {
+		c.ModifiedDate, c.CreatedDate = l.ModifiedDate, l.CreatedDate
+	}
+	if a, l := d.DefaultRemittanceAddress, like.DefaultRemittanceAddress; a != nil && l != nil {
+		a.ModifiedDate, a.CreatedDate = l.ModifiedDate, l.CreatedDate
+	}
+	return d
+}
+
+// jsonDiff shows how the JSON of want and got differ, dates aside: the
+// members a store dropped or changed, by name.
+func jsonDiff(want, got any) string {
+	norm := func(v any) any {
+		b, err := json.Marshal(v)
+		if err != nil {
+			return err.Error()
+		}
+		var out any
+		if err := json.Unmarshal(b, &out); err != nil {
+			return err.Error()
+		}
+		return out
+	}
+	return cmp.Diff(norm(want), norm(got), cmp.FilterPath(func(p cmp.Path) bool {
+		k, ok := p.Last().(cmp.MapIndex)
+		return ok && (k.Key().String() == "modifiedDate" || k.Key().String() == "createdDate")
+	}, cmp.Ignore()))
 }
