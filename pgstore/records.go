@@ -2,6 +2,7 @@ package pgstore
 
 import (
 	"encoding/json"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -54,20 +55,20 @@ func detailsJSON(d *supplier.Detail) ([]byte, error) {
 	return json.Marshal(det)
 }
 
-// summaryTextValues returns the optional text columns of s, in the order
-// of summaryTexts: NULL (nil) for no value, the empty text for "".
+// summaryTextValues returns the text columns of s, in the order of
+// summaryTexts: NULL (nil) for no value or an empty string (enum), the
+// empty text for "" (supplier.Text).
 func summaryTextValues(s *supplier.Summary) []any {
 	out := make([]any, len(summaryTexts))
+	v := reflect.ValueOf(s).Elem()
 	for i, t := range summaryTexts {
-		switch p := t.field(s).(type) {
-		case *supplier.Text:
-			if !p.IsZero() {
+		f := v.FieldByIndex(t.index)
+		if t.text {
+			if p := f.Addr().Interface().(*supplier.Text); !p.IsZero() {
 				out[i] = p.String()
 			}
-		case *string: // an enum: no value is ""
-			if *p != "" {
-				out[i] = *p
-			}
+		} else if f.String() != "" {
+			out[i] = f.String()
 		}
 	}
 	return out

@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"reflect"
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/google/uuid"
@@ -22,28 +24,38 @@ import (
 
 var _ supplier.Store = (*Store)(nil)
 
-// summaryTexts are the optional text columns of the suppliers table, each
-// with the field of a Summary it holds: a *supplier.Text (NULL for no
-// value, the empty text for "") or, for an enum, a *string (NULL for
-// none). The reads, the writes and the import take their column lists
-// from here, so a field is one entry (and its column a migration);
-// suppliertest's EveryFieldRoundTrips fails for a field left out.
-var summaryTexts = [...]struct {
+// summaryTexts are the text columns of the suppliers table, found by
+// reflection on supplier.Summary: one per field that holds text (a
+// supplier.Text, NULL for no value and the empty text for ""; or a string
+// such as an enum, NULL for ""), named after the field's JSON name in
+// snake case (defaultEmailAddress: default_email_address). The reads, the
+// writes and the import take their column lists from here, so a text
+// field added to Summary needs only its column (a migration);
+// suppliertest's EveryFieldRoundTrips fails for a field of another kind
+// that this file does not read and write.
+var summaryTexts = func() (out []summaryText) {
+	for _, f := range reflect.VisibleFields(reflect.TypeFor[supplier.Summary]()) {
+		if f.Type != reflect.TypeFor[supplier.Text]() && f.Type.Kind() != reflect.String {
+			continue
+		}
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		var col strings.Builder
+		for _, r := range name {
+			if unicode.IsUpper(r) {
+				col.WriteByte('_')
+			}
+			col.WriteRune(unicode.ToLower(r))
+		}
+		out = append(out, summaryText{col: col.String(), index: f.Index, text: f.Type.Kind() == reflect.Struct})
+	}
+	return out
+}()
+
+// summaryText is a text column of the suppliers table and its field.
+type summaryText struct {
 	col   string
-	field func(*supplier.Summary) any
-}{
-	{"community_supplier_id", func(s *supplier.Summary) any { return &s.CommunitySupplierID }},
-	{"supplier_id", func(s *supplier.Summary) any { return &s.SupplierID }},
-	{"name", func(s *supplier.Summary) any { return &s.Name }},
-	{"legal_business_name", func(s *supplier.Summary) any { return &s.LegalBusinessName }},
-	{"first_name", func(s *supplier.Summary) any { return &s.FirstName }},
-	{"last_name", func(s *supplier.Summary) any { return &s.LastName }},
-	{"tax_identification_type", func(s *supplier.Summary) any { return (*string)(&s.TaxIdentificationType) }},
-	{"tax_identification_number", func(s *supplier.Summary) any { return &s.TaxIdentificationNumber }},
-	{"tin_verification_status", func(s *supplier.Summary) any { return (*string)(&s.TinVerificationStatus) }},
-	{"connection_state", func(s *supplier.Summary) any { return (*string)(&s.ConnectionState) }},
-	{"business_number", func(s *supplier.Summary) any { return &s.BusinessNumber }},
-	{"default_email_address", func(s *supplier.Summary) any { return &s.DefaultEmailAddress }},
+	index []int
+	text  bool // a supplier.Text; else a string
 }
 
 // summaryTextNames are the columns of summaryTexts, in order.
@@ -56,30 +68,27 @@ var summaryTextNames = func() []string {
 }()
 
 // summaryColumns are the columns scanned by scanSummary, in its order.
-var summaryColumns = "s.id, " + joinColumns(summaryTextNames, "s.") +
-	", s.profile_type, s.tin_last_verified_date, s.modified_date, s.created_date"
+var summaryColumns = "s.id, " + joinColumns(summaryTextNames, "s.") + ", s.tin_last_verified_date, s.modified_date, s.created_date"
 
 func scanSummary(row pgx.CollectableRow, s *supplier.Summary, extra ...any) error {
-	var text [len(summaryTexts)]pgtype.Text
-	var profile pgtype.Text
-	dest := make([]any, 0, len(text)+5+len(extra))
+	text := make([]pgtype.Text, len(summaryTexts))
+	dest := make([]any, 0, len(text)+4+len(extra))
 	dest = append(dest, &s.ID)
 	for i := range text {
 		dest = append(dest, &text[i])
 	}
-	dest = append(dest, &profile, &s.TinLastVerifiedDate, &s.ModifiedDate, &s.CreatedDate)
+	dest = append(dest, &s.TinLastVerifiedDate, &s.ModifiedDate, &s.CreatedDate)
 	if err := row.Scan(append(dest, extra...)...); err != nil {
 		return err
 	}
-	s.ProfileType = supplier.ProfileType(profile.String)
+	v := reflect.ValueOf(s).Elem()
 	for i, t := range summaryTexts {
-		switch p := t.field(s).(type) {
-		case *supplier.Text:
-			if text[i].Valid {
-				*p = supplier.NewText(text[i].String)
-			}
-		case *string:
-			*p = text[i].String
+		f := v.FieldByIndex(t.index)
+		switch {
+		case !t.text:
+			f.SetString(text[i].String)
+		case text[i].Valid:
+			*f.Addr().Interface().(*supplier.Text) = supplier.NewText(text[i].String)
 		}
 	}
 	// pgx returns timestamptz in the local zone; responses are in UTC.

@@ -36,7 +36,7 @@ var _ supplier.Writer = (*Store)(nil)
 
 // supplierWriteColumns are the columns supplierRow fills, in its order.
 var supplierWriteColumns = slices.Concat([]string{"community_id", "id"}, summaryTextNames, []string{
-	"profile_type", "tin_last_verified_date", "modified_date", "created_date", "keywords", "details", "name_key",
+	"tin_last_verified_date", "modified_date", "created_date", "keywords", "details", "name_key",
 })
 
 // supplierRow returns the values of supplierWriteColumns for r.
@@ -59,7 +59,7 @@ func supplierRow(community string, r *supplier.Record) ([]any, error) {
 	row := make([]any, 0, len(supplierWriteColumns))
 	row = append(row, community, r.ID)
 	row = append(row, summaryTextValues(&r.Summary)...)
-	row = append(row, string(r.ProfileType), r.TinLastVerifiedDate, r.ModifiedDate, r.CreatedDate, keywords, detArg,
+	row = append(row, r.TinLastVerifiedDate, r.ModifiedDate, r.CreatedDate, keywords, detArg,
 		nullKey(r.Name.String()))
 	return row, nil
 }
