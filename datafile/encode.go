@@ -8,11 +8,10 @@ import (
 
 // Reader returns f written as a data file by encoding/json, for any
 // reader of one (memstore.LoadReader, an ImportStream): so that a File
-// built or changed in Go loads the way a file on disk does, validated.
-// What json.Marshal leaves out is not written (the EmptyText lists: an
-// explicit "" reads back as absent). A File that cannot be written (an
-// enum value the supplier package does not know, say) gives that error at
-// the first Read.
+// built or changed in Go loads the way a file on disk does, validated
+// (an explicit "" included: supplier.Text). A File that cannot be written
+// (an enum value the supplier package does not know, say) gives that
+// error at the first Read.
 func (f *File) Reader() io.Reader {
 	b, err := json.Marshal(f)
 	if err != nil {
