@@ -14,3 +14,7 @@ func SurelyValid(r *supplier.Record) bool { return surelyValid(r) }
 
 // DecodeRecord is the fast decoder of a supplier (fastdecode.go).
 func DecodeRecord(raw []byte, r *supplier.Record) bool { return decodeRecord(raw, r, newMemo()) }
+
+// FastCheckUnknown is a rule of the supplier types' tags the fast check
+// cannot check ("" when it checks them all).
+func FastCheckUnknown() string { return recordPlan().unknown }

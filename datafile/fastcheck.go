@@ -1,7 +1,12 @@
 package datafile
 
 import (
+	"fmt"
+	"reflect"
 	"slices"
+	"strconv"
+	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -12,145 +17,243 @@ import (
 )
 
 // surelyValid reports whether r keeps every rule of supplier.Record.Validate,
-// checked by hand, without the validator's reflection (most of the cost of
-// reading a large file). It may answer false for a valid record (an email
-// address of an unusual shape): the caller then runs Validate, which stays
-// the one definition of the rules and words the errors. It never answers
-// true for a record that Validate rejects (a randomised test holds it to
-// that).
+// without the validator's cost (most of the cost of reading a large file).
+// It may answer false for a valid record (an email address of an unusual
+// shape): the caller then runs Validate, which words the errors. It never
+// answers true for a record that Validate rejects.
 //
-// Why it exists: the validator's reflection is most of the cost of
-// checking a large file, and the 1,000,000-supplier startup has a target
-// that it would miss with it (BenchmarkCheckSupplier, beside it, and the
-// startup figures in bench/README.md). Its rules are held to the
-// validator tags by TestSurelyValidKnowsEveryRule, which derives a broken
-// value for every field and rule of the supplier types by reflection.
+// It reads the same rules: the validator tags of the supplier types,
+// compiled once into a plan of the fields to check (recordPlan), plus the
+// rules Validate adds beyond the tags (every id non-nil, every text
+// storable, contact and address ids unique within the supplier). A tag
+// rule the plan does not know makes it answer false for every record
+// (TestSurelyValidKnowsEveryRule then fails: a full record must pass), so
+// nothing is ever admitted unchecked.
+//
+// Why it exists: go-playground/validator's generality is most of the cost
+// of checking a large file, and the 1,000,000-supplier startup has a
+// target that it would miss with it (BenchmarkCheckSupplier, beside it,
+// and the startup figures in bench/README.md).
 func surelyValid(r *supplier.Record) bool {
-	if !summaryOK(&r.Summary) {
+	p := recordPlan()
+	if p.unknown != "" || !p.check(reflect.ValueOf(r).Elem()) {
 		return false
-	}
-	if c := r.DefaultContact; c != nil && !contactOK(c) {
-		return false
-	}
-	if a := r.DefaultRemittanceAddress; a != nil && !remittanceOK(a) {
-		return false
-	}
-	if b := r.BankAccount; b != nil {
-		if b.ID == uuid.Nil || !required(b.Country, 255) || !maxLen(b.BankName.String(), 255) || !maxLen(b.AccountName.String(), 255) ||
-			!maxLen(b.AccountNumber.String(), 255) || !maxLen(b.RoutingNumber.String(), 255) || !maxLen(b.LocalAccountNumber.String(), 255) ||
-			(b.BankAccountType != "" && !b.BankAccountType.Valid()) || (b.DepositFormat != "" && !b.DepositFormat.Valid()) {
-			return false
-		}
-		if b.Address != nil && !addressOK(b.Address) {
-			return false
-		}
-	}
-	if e := r.Emails; e != nil {
-		for _, s := range [...]string{e.DefaultEmailAddress.String(), e.RemittanceEmailAddress.String(), e.OrdersEmailAddress.String(),
-			e.InvoicingEmailAddress.String(), e.RfqsEmailAddress.String(), e.BidRequestsEmailAddress.String(), e.IntegrationEmailAddress.String(),
-			e.CustomerCommentsEmailAddress.String()} {
-			if !emailOK(s) {
-				return false
-			}
-		}
-	}
-	if s := r.Settings; s != nil {
-		if p := s.PaymentTerm; p != nil {
-			if p.ID == uuid.Nil || !required(p.Code, 35) || !p.TermType.Valid() || !maxLen(p.Description.String(), 2000) {
-				return false
-			}
-		}
-		for _, g := range s.BuyerGroups {
-			if g.ID == uuid.Nil || !required(g.Name, 255) {
-				return false
-			}
-		}
-		for _, t := range s.Tags {
-			if t.ID == uuid.Nil || !required(t.Name, 255) {
-				return false
-			}
-		}
-	}
-	for _, k := range r.Keywords {
-		if !maxLen(k, 255) {
-			return false
-		}
 	}
 	for i := range r.Contacts {
 		id := r.Contacts[i].ID
-		if !contactOK(&r.Contacts[i]) || slices.ContainsFunc(r.Contacts[:i], func(c supplier.Contact) bool { return c.ID == id }) {
+		if slices.ContainsFunc(r.Contacts[:i], func(c supplier.Contact) bool { return c.ID == id }) {
 			return false
 		}
 	}
 	for i := range r.RemittanceAddresses {
 		id := r.RemittanceAddresses[i].ID
-		if !remittanceOK(&r.RemittanceAddresses[i]) ||
-			slices.ContainsFunc(r.RemittanceAddresses[:i], func(a supplier.RemittanceAddress) bool { return a.ID == id }) {
+		if slices.ContainsFunc(r.RemittanceAddresses[:i], func(a supplier.RemittanceAddress) bool { return a.ID == id }) {
 			return false
 		}
 	}
 	return true
 }
 
-func summaryOK(s *supplier.Summary) bool {
-	return s.ID != uuid.Nil &&
-		maxLen(s.CommunitySupplierID.String(), 255) && maxLen(s.SupplierID.String(), 255) && maxLen(s.Name.String(), 255) &&
-		s.ProfileType.Valid() &&
-		maxLen(s.LegalBusinessName.String(), 255) && maxLen(s.FirstName.String(), 255) && maxLen(s.LastName.String(), 255) &&
-		(s.TaxIdentificationType == "" || s.TaxIdentificationType.Valid()) &&
-		maxLen(s.TaxIdentificationNumber.String(), 255) &&
-		(s.TinVerificationStatus == "" || s.TinVerificationStatus.Valid()) &&
-		(s.ConnectionState == "" || s.ConnectionState.Valid()) &&
-		maxLen(s.BusinessNumber.String(), 255) && emailOK(s.DefaultEmailAddress.String()) &&
-		dated(s.ModifiedDate, s.CreatedDate) && (s.TinLastVerifiedDate == nil || check.Instant(*s.TinLastVerifiedDate))
+// plan is what to check of the fields of one struct type.
+type plan struct {
+	fields  []fieldPlan
+	unknown string // a rule it cannot check, if any (anywhere below)
 }
 
-func contactOK(c *supplier.Contact) bool {
-	if c.ID == uuid.Nil || !required(c.Name, 255) || !emailOK(c.Email.String()) ||
-		(c.ManagedBy != "" && !c.ManagedBy.Valid()) || !dated(c.ModifiedDate, c.CreatedDate) {
-		return false
+// fieldPlan is one field and its rules.
+type fieldPlan struct {
+	index int
+	kind  fieldKind
+	// The rules of its tag (for a slice, of its elements after dive).
+	max                                 int // -1: none
+	required, omitempty, email, instant bool
+	enum                                bool
+	elem                                *plan // a struct, or what a pointer or slice holds
+	elemText                            bool  // a slice of supplier.Text (else of strings, when elem is nil)
+}
+
+type fieldKind int
+
+const (
+	kindString fieldKind = iota // a string or an enum
+	kindText                    // supplier.Text
+	kindTime
+	kindTimePtr
+	kindUUID
+	kindStruct
+	kindPtr   // to a struct
+	kindSlice // of structs or strings
+	kindOther // no rule (a bool, an int, a *int)
+)
+
+// honoured are the rules check applies to a field of each kind (for a
+// slice of texts, to its elements).
+var honoured = map[fieldKind][]string{
+	kindString:  {"omitempty", "required", "max", "email", "enum"},
+	kindText:    {"omitempty", "required", "max", "email", "enum"},
+	kindSlice:   {"omitempty", "required", "max", "email", "enum"},
+	kindTime:    {"required", "instant"},
+	kindTimePtr: {"omitempty", "instant"},
+	kindUUID:    {"required"},
+}
+
+var recordPlan = sync.OnceValue(func() *plan { return compile(reflect.TypeFor[supplier.Record]()) })
+
+var (
+	textType = reflect.TypeFor[supplier.Text]()
+	timeType = reflect.TypeFor[time.Time]()
+	uuidType = reflect.TypeFor[uuid.UUID]()
+)
+
+// compile makes the plan of struct type t from its fields' validate tags.
+func compile(t reflect.Type) *plan {
+	p := &plan{}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if !f.IsExported() {
+			continue
+		}
+		fp := fieldPlan{index: i, max: -1}
+		rules := f.Tag.Get("validate")
+		ft := f.Type
+		switch {
+		case ft == textType:
+			fp.kind = kindText
+		case ft == timeType:
+			fp.kind = kindTime
+		case ft.Kind() == reflect.Pointer && ft.Elem() == timeType:
+			fp.kind = kindTimePtr
+		case ft == uuidType:
+			fp.kind = kindUUID
+		case ft.Kind() == reflect.String:
+			fp.kind = kindString
+		case ft.Kind() == reflect.Struct:
+			fp.kind, fp.elem = kindStruct, compile(ft)
+		case ft.Kind() == reflect.Pointer && ft.Elem().Kind() == reflect.Struct:
+			fp.kind, fp.elem = kindPtr, compile(ft.Elem())
+		case ft.Kind() == reflect.Slice && (ft.Elem() == textType || ft.Elem().Kind() == reflect.String):
+			fp.kind, fp.elemText = kindSlice, ft.Elem() == textType
+			rules = strings.TrimPrefix(strings.TrimPrefix(rules, "dive"), ",")
+		case ft.Kind() == reflect.Slice && ft.Elem().Kind() == reflect.Struct:
+			fp.kind, fp.elem = kindSlice, compile(ft.Elem())
+			if rules = strings.TrimPrefix(rules, "dive"); rules != "" {
+				p.unknown = f.Name + ": " + rules // a rule on the elements themselves
+			}
+		default:
+			fp.kind = kindOther
+		}
+		for _, rule := range strings.Split(rules, ",") {
+			name, param, _ := strings.Cut(rule, "=")
+			if name != "" && !slices.Contains(honoured[fp.kind], name) {
+				p.unknown = f.Name + ": " + rule
+				continue
+			}
+			switch name {
+			case "":
+			case "omitempty":
+				fp.omitempty = true
+			case "required":
+				fp.required = true
+			case "max":
+				n, err := strconv.Atoi(param)
+				if err != nil {
+					p.unknown = fmt.Sprintf("%s: max=%s", f.Name, param)
+				}
+				fp.max = n
+			case "email":
+				fp.email = true
+			case "enum":
+				fp.enum = true
+			case "instant":
+				fp.instant = true
+			default:
+				p.unknown = f.Name + ": " + rule
+			}
+		}
+		if fp.elem != nil && fp.elem.unknown != "" {
+			p.unknown = fp.elem.unknown
+		}
+		p.fields = append(p.fields, fp)
 	}
-	if p := c.Phone; p != nil {
-		return maxLen(p.Prefix.String(), 5) && maxLen(p.Number.String(), 20) && maxLen(p.Extension.String(), 20)
+	if len(p.fields) == 0 {
+		// A struct this plan does not know inside (such as a time in a
+		// slice): nothing of it would be checked.
+		p.unknown = t.String()
+	}
+	return p
+}
+
+// check reports whether v, a struct of the plan's type, surely keeps its
+// rules.
+func (p *plan) check(v reflect.Value) bool {
+	for i := range p.fields {
+		fp := &p.fields[i]
+		f := v.Field(fp.index)
+		switch fp.kind {
+		case kindString:
+			if !fp.text(f.String(), f) {
+				return false
+			}
+		case kindText:
+			if !fp.text(f.Addr().Interface().(*supplier.Text).String(), f) {
+				return false
+			}
+		case kindTime:
+			t := f.Addr().Interface().(*time.Time)
+			if fp.required && t.IsZero() || fp.instant && !check.Instant(*t) {
+				return false
+			}
+		case kindTimePtr:
+			if t := f.Interface().(*time.Time); t != nil && fp.instant && !check.Instant(*t) {
+				return false
+			}
+		case kindUUID:
+			if *f.Addr().Interface().(*uuid.UUID) == uuid.Nil {
+				return false // every id of a supplier is required
+			}
+		case kindStruct:
+			if !fp.elem.check(f) {
+				return false
+			}
+		case kindPtr:
+			if !f.IsNil() && !fp.elem.check(f.Elem()) {
+				return false
+			}
+		case kindSlice:
+			for j := range f.Len() {
+				e := f.Index(j)
+				switch {
+				case fp.elem != nil:
+					if !fp.elem.check(e) {
+						return false
+					}
+				case fp.elemText:
+					if !fp.text(e.Addr().Interface().(*supplier.Text).String(), e) {
+						return false
+					}
+				default:
+					if !fp.text(e.String(), e) {
+						return false
+					}
+				}
+			}
+		}
 	}
 	return true
 }
 
-func remittanceOK(a *supplier.RemittanceAddress) bool {
-	return a.ID != uuid.Nil && maxLen(a.Code.String(), 255) && maxLen(a.CompanyName.String(), 255) && addressOK(&a.Address) &&
-		(a.ManagedBy == "" || a.ManagedBy.Valid()) && dated(a.ModifiedDate, a.CreatedDate)
-}
-
-func addressOK(a *supplier.Address) bool {
-	if !required(a.Line1, 200) || !maxLen(a.Line2.String(), 200) || !maxLen(a.Line3.String(), 200) || !required(a.City, 200) ||
-		!maxLen(a.Postcode.String(), 20) || !required(a.Country, 255) {
-		return false
+// text checks a text value s (the field f holds it) against fp's rules:
+// lengths in characters, the plain e-mail shape (check.PlainEmail: any
+// other shape goes to the validator), enum values, and storable text (an
+// address of the plain shape and an enum value are storable).
+func (fp *fieldPlan) text(s string, f reflect.Value) bool {
+	switch {
+	case s == "":
+		return !fp.required && !(fp.enum && !fp.omitempty)
+	case fp.email:
+		return (fp.max < 0 || len(s) <= fp.max) && check.PlainEmail(s)
+	case fp.enum:
+		return f.Addr().Interface().(check.Enum).Valid()
 	}
-	if r := a.Region; r != nil {
-		return maxLen(r.Name.String(), 255) && maxLen(r.Code.String(), 100)
-	}
-	return true
-}
-
-// dated is the rule "required,instant" on both dates: not the zero time,
-// and within the years 1 to 9999 in UTC (check.Instant).
-func dated(modified, created time.Time) bool {
-	return !modified.IsZero() && !created.IsZero() && check.Instant(modified) && check.Instant(created)
-}
-
-// maxLen is the validator's max=n on a string, at most n characters, and
-// the rule every text keeps (check.Storable).
-func maxLen(s string, n int) bool {
-	return (len(s) <= n || utf8.RuneCountInString(s) <= n) && check.Storable(s)
-}
-
-// required is "required,max=n": not empty, at most n characters.
-func required(s string, n int) bool { return s != "" && maxLen(s, n) }
-
-// emailOK is "omitempty,max=255,email" for the addresses of the shape
-// nearly every data file holds (check.PlainEmail, the fast path shared with
-// the user rules); any other shape answers false and goes to the
-// validator.
-func emailOK(s string) bool {
-	return s == "" || len(s) <= 255 && check.PlainEmail(s)
+	return (fp.max < 0 || len(s) <= fp.max || utf8.RuneCountInString(s) <= fp.max) && check.Storable(s)
 }

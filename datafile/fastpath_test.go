@@ -3,6 +3,7 @@ package datafile
 import (
 	"encoding/json"
 	"math/rand/v2"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -272,5 +273,40 @@ func TestDecodeRecordAgreesWithUnmarshal(t *testing.T) {
 	}
 	if fast < 1500 {
 		t.Errorf("only %d records took the fast path", fast)
+	}
+}
+
+// A rule, or a type, the fast check's plan cannot check is named, so
+// that surelyValid answers false rather than let a value through
+// unchecked.
+func TestFastCheckPlanUnknown(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		typ  reflect.Type
+	}{
+		{"an unknown rule", reflect.TypeFor[struct {
+			A string `validate:"url"`
+		}]()},
+		{"a rule on a kind without rules", reflect.TypeFor[struct {
+			N int `validate:"max=5"`
+		}]()},
+		{"a rule on the elements of a slice of structs", reflect.TypeFor[struct {
+			S []supplier.Tag `validate:"dive,required"`
+		}]()},
+		{"a struct it does not know inside", reflect.TypeFor[struct {
+			T []time.Time
+		}]()},
+		{"an unknown rule deeper down", reflect.TypeFor[struct {
+			P *struct {
+				A string `validate:"uuid"`
+			}
+		}]()},
+	} {
+		if p := compile(tc.typ); p.unknown == "" {
+			t.Errorf("%s: the plan of %s knows every rule", tc.name, tc.typ)
+		}
+	}
+	if p := compile(reflect.TypeFor[supplier.Record]()); p.unknown != "" {
+		t.Errorf("supplier.Record: the plan cannot check %s", p.unknown)
 	}
 }
