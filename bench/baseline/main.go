@@ -21,6 +21,8 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -48,7 +50,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if *path == "" {
 		return errors.New("-fixtures: is required")
 	}
-	rs, err := fixture.Read(*path)
+	h, err := loadHandler(*path)
 	if err != nil {
 		return err
 	}
@@ -56,8 +58,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	srv := &http.Server{Handler: newHandler(rs), ReadHeaderTimeout: 5 * time.Second, IdleTimeout: 120 * time.Second}
-	fmt.Fprintf(stdout, "baseline: serving %d recorded responses on http://%s\n", len(rs), ln.Addr())
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second, IdleTimeout: 120 * time.Second}
+	fmt.Fprintf(stdout, "baseline: serving %d recorded responses on http://%s\n", len(h), ln.Addr())
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
@@ -82,17 +84,58 @@ type prepared struct {
 // slices are shared between requests, which net/http only reads.
 type handler map[string]*prepared
 
-func newHandler(rs []fixture.Response) handler {
-	h := handler{}
-	for _, r := range rs {
-		hdr := r.Header.Clone()
-		if hdr == nil {
-			hdr = http.Header{}
-		}
-		hdr["Content-Length"] = []string{fmt.Sprint(len(r.Body))}
-		h[fixture.Key(r.Method, r.Target)] = &prepared{status: r.Status, header: hdr, body: r.Body}
+// builder fills a handler, sharing one header map between the responses
+// whose headers are equal (the random scenarios record every supplier of
+// a community, each with the same headers), so that the baseline's memory
+// is its bodies.
+type builder struct {
+	h       handler
+	headers map[string]http.Header
+}
+
+func newBuilder() *builder { return &builder{h: handler{}, headers: map[string]http.Header{}} }
+
+func (b *builder) add(r fixture.Response) error {
+	k := fixture.Key(r.Method, r.Target)
+	if _, dup := b.h[k]; dup {
+		return fmt.Errorf("a second response for %s", k)
 	}
-	return h
+	hdr := r.Header.Clone()
+	if hdr == nil {
+		hdr = http.Header{}
+	}
+	hdr["Content-Length"] = []string{strconv.Itoa(len(r.Body))}
+	var sig strings.Builder
+	_ = hdr.Write(&sig) // a strings.Builder does not fail
+	if shared, ok := b.headers[sig.String()]; ok {
+		hdr = shared
+	} else {
+		b.headers[sig.String()] = hdr
+	}
+	b.h[k] = &prepared{status: r.Status, header: hdr, body: r.Body}
+	return nil
+}
+
+func newHandler(rs []fixture.Response) handler {
+	b := newBuilder()
+	for _, r := range rs {
+		_ = b.add(r) // a duplicate: the first one stays (fixture.Read refuses them)
+	}
+	return b.h
+}
+
+// loadHandler streams the fixture file at path into a handler.
+func loadHandler(path string) (handler, error) {
+	b := newBuilder()
+	n := 0
+	err := fixture.Each(path, func(r fixture.Response) error {
+		if err := b.add(r); err != nil {
+			return fmt.Errorf("%s: [%d]: %w", path, n, err)
+		}
+		n++
+		return nil
+	})
+	return b.h, err
 }
 
 func (h handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {

@@ -116,3 +116,48 @@ func TestRunServesUntilCancelled(t *testing.T) {
 		t.Fatal("run did not return after cancel")
 	}
 }
+
+// loadHandler streams a fixture file: responses with equal headers share
+// one header map (the random sets: every supplier of a community), each
+// keeps its own Content-Length, and a second response for a request is
+// refused.
+func TestLoadHandler(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "f.jsonl")
+	hdr := http.Header{"Content-Type": {"application/json"}, "X-Request-Id": {"r1"}}
+	rs := []fixture.Response{
+		{Method: "GET", Target: "/s/1", Status: 200, Header: hdr, Body: []byte(`{"id":"1"}`)},
+		{Method: "GET", Target: "/s/2", Status: 200, Header: hdr, Body: []byte(`{"id":"2"}`)},
+		{Method: "GET", Target: "/s/33", Status: 200, Header: hdr, Body: []byte(`{"id":"33"}`)},
+		{Method: "GET", Target: "/s/4", Status: 200, Header: http.Header{"Content-Type": {"text/plain"}}, Body: []byte(`{"id":"4"}`)},
+	}
+	if err := fixture.Write(path, rs); err != nil {
+		t.Fatal(err)
+	}
+	h, err := loadHandler(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p1, p2, p33, p4 := h["GET /s/1"], h["GET /s/2"], h["GET /s/33"], h["GET /s/4"]
+	if p1 == nil || p2 == nil || p33 == nil || p4 == nil || len(h) != 4 {
+		t.Fatalf("handler holds %d responses: %v", len(h), h)
+	}
+	if !sameMap(p1.header, p2.header) || sameMap(p1.header, p33.header) || sameMap(p1.header, p4.header) {
+		t.Errorf("header maps: 1 and 2 should share one, 33 (another length) and 4 (another type) not")
+	}
+	if string(p33.body) != `{"id":"33"}` || p33.header.Get("Content-Length") != "11" || p33.status != 200 {
+		t.Errorf("response 33: %d %v %s", p33.status, p33.header, p33.body)
+	}
+
+	if err := fixture.Write(path, append(rs, rs[1])); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := loadHandler(path); err == nil || !strings.Contains(err.Error(), "[4]: a second response for GET /s/2") {
+		t.Fatalf("loadHandler with a duplicate = %v", err)
+	}
+}
+
+func sameMap(a, b http.Header) bool {
+	a["X-Probe"] = []string{"x"}
+	defer delete(a, "X-Probe")
+	return b.Get("X-Probe") == "x"
+}

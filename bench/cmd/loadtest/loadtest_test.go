@@ -113,7 +113,7 @@ func TestWriteTable(t *testing.T) {
 		},
 	}
 	var b strings.Builder
-	writeTable(&b, rows, true)
+	writeTable(&b, rows, true, false)
 	lines := strings.Split(strings.TrimRight(b.String(), "\n"), "\n")
 	if len(lines) != 4 {
 		t.Fatalf("table has %d lines, want 4:\n%s", len(lines), b.String())
@@ -141,8 +141,21 @@ func TestWriteTable(t *testing.T) {
 		t.Fatalf("table cells (-want +got):\n%s\n%s", diff, b.String())
 	}
 
+	// With writes running, the writing targets apply; a scenario
+	// without one shows none.
 	b.Reset()
-	writeTable(&b, rows, false)
+	rows[0].sc.WritesGoal = 0.50
+	writeTable(&b, rows, true, true)
+	lines = strings.Split(strings.TrimRight(b.String(), "\n"), "\n")
+	if c := cells(lines[2]); c[8] != ">= 50% met" {
+		t.Errorf("list while writing: target %q, want >= 50%% met", c[8])
+	}
+	if c := cells(lines[3]); c[8] != "-" {
+		t.Errorf("create-user while writing: target %q, want -", c[8])
+	}
+
+	b.Reset()
+	writeTable(&b, rows, false, false)
 	if strings.Contains(b.String(), "target") {
 		t.Errorf("targets shown when not asked for:\n%s", b.String())
 	}
@@ -302,15 +315,17 @@ func TestScenariosFromManifest(t *testing.T) {
 		got[sc.Name] = sc.Method + " " + sc.Target
 	}
 	want := map[string]string{
-		"list":          "GET /public/community/suppliers",
-		"list-query":    "GET /public/community/suppliers?query=sun",
-		"list-modified": "GET /public/community/suppliers?modifiedSince=2025-10-01T00%3A00%3A00Z",
-		"page-1000":     "GET /public/community/suppliers?page=1000",
-		"get-supplier":  "GET /public/community/suppliers/8c7f5a1e-3b7a-4c55-9d2e-0a1b2c3d4e5f",
-		"contacts":      "GET /public/community/suppliers/8c7f5a1e-3b7a-4c55-9d2e-0a1b2c3d4e5f/contacts",
-		"get-user":      "GET /v1/users/username/ana.kim0",
-		"create-user":   "POST /v1/users",
-		"update-user":   "PUT /v1/users",
+		"list":            "GET /public/community/suppliers",
+		"list-query":      "GET /public/community/suppliers?query=sun",
+		"list-modified":   "GET /public/community/suppliers?modifiedSince=2025-10-01T00%3A00%3A00Z",
+		"page-1000":       "GET /public/community/suppliers?page=1000",
+		"get-supplier":    "GET /public/community/suppliers/8c7f5a1e-3b7a-4c55-9d2e-0a1b2c3d4e5f",
+		"contacts":        "GET /public/community/suppliers/8c7f5a1e-3b7a-4c55-9d2e-0a1b2c3d4e5f/contacts",
+		"get-user":        "GET /v1/users/username/ana.kim0",
+		"create-user":     "POST /v1/users",
+		"update-user":     "PUT /v1/users",
+		"random-supplier": "GET /public/community/suppliers/8c7f5a1e-3b7a-4c55-9d2e-0a1b2c3d4e5f",
+		"random-page":     "GET /public/community/suppliers?page=0",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Fatalf("scenarios (-want +got):\n%s", diff)

@@ -147,7 +147,8 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	return o, nil
 }
 
-var scenarioNames = []string{"list", "list-query", "list-modified", "page-1000", "get-supplier", "contacts", "get-user", "create-user", "update-user"}
+var scenarioNames = []string{"list", "list-query", "list-modified", "page-1000", "get-supplier", "contacts", "get-user", "create-user", "update-user",
+	"random-supplier", "random-page"}
 
 // selectScenarios keeps the scenarios named in the comma-separated list
 // (or all), in the canonical order.
@@ -320,9 +321,18 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 
 	// Record each scenario's answer from the real server, and check it.
 	logf("recording the responses of %d scenarios", len(scs))
-	var fixtures []fixture.Response
+	fixturesPath := filepath.Join(work, "fixtures.jsonl")
+	fw, err := fixture.Create(fixturesPath)
+	if err != nil {
+		return err
+	}
+	cl.add(func() error { return fw.Close() }) // after a failure; closing twice is harmless
+	recorded := map[string]bool{}
 	var failed []string
 	for _, sc := range scs {
+		if sc.Random != "" {
+			continue // recorded with its whole set below
+		}
 		resp, body, err := exchange(ctx, realBase, sc, cr)
 		if err != nil {
 			return fmt.Errorf("scenario %s: %w", sc.Name, err)
@@ -331,10 +341,17 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 			failed = append(failed, fmt.Sprintf("%s: %v", sc.Name, err))
 			logf("CHECK FAILED %s: %v", sc.Name, err)
 		}
-		fixtures = append(fixtures, fixture.Record(sc.Method, sc.Target, resp, body))
+		if err := fw.Write(fixture.Record(sc.Method, sc.Target, resp, body)); err != nil {
+			return err
+		}
+		recorded[fixture.Key(sc.Method, sc.Target)] = true
 	}
-	fixturesPath := filepath.Join(work, "fixtures.json")
-	if err := fixture.Write(fixturesPath, fixtures); err != nil {
+	if f, err := recordRandomSets(ctx, scs, recorded, fw, realBase, cr, m.Communities[0].Suppliers, work, logf); err != nil {
+		return err
+	} else {
+		failed = append(failed, f...)
+	}
+	if err := fw.Close(); err != nil {
 		return err
 	}
 
@@ -349,11 +366,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 		return err
 	}
 	cl.add(func() error { return base.stop(10 * time.Second) })
-	// The baseline answers the first scenario's request with 200 once up.
+	// The baseline answers the first scenario's request with 200 once up
+	// (after reading the fixtures: some seconds for the random sets).
 	baseReady := func(ctx context.Context) (int, []byte, error) { return do(ctx, baseBase, scs[0], cr) }
-	if err := waitReady(ctx, base, baseReady, 30*time.Second); err != nil {
+	if err := waitReady(ctx, base, baseReady, o.readyTimeout); err != nil {
 		return err
 	}
+	baseRSS, _ := rssOf(base.cmd.Process.Pid) // informative only
 
 	var w *writer
 	loadStarted := time.Now()
@@ -425,11 +444,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 	fmt.Fprintf(&report, "load: wrk -t%d -c%d, %s per run, %d runs per server interleaved (medians shown), %s warm-up; wrk, server and baseline share the cores\n",
 		o.threads, o.conns, o.duration, o.runs, o.warmup)
 	fmt.Fprintf(&report, "server: ready %.1fs after start, %.0f MB resident\n", loadTook.Seconds(), float64(rss)/1e6)
+	fmt.Fprintf(&report, "baseline: %d recorded answers, %.0f MB resident\n", fw.Len(), float64(baseRSS)/1e6)
 	if w != nil {
 		fmt.Fprintf(&report, "writes while reading (server only; the baseline serves fixed bytes): %s\n", w.stats(time.Since(loadStarted)))
 	}
 	fmt.Fprintln(&report)
-	writeTable(&report, rows, backend == "memstore")
+	writeTable(&report, rows, backend == "memstore", o.writes > 0)
 	writeCPUTable(&report, rows)
 	if len(failed) > 0 {
 		fmt.Fprintf(&report, "\nCHECKS FAILED (the server answered wrongly; its figures are suspect):\n")

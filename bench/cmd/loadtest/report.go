@@ -67,8 +67,9 @@ func formatRPS(v float64) string { return fmt.Sprintf("%.0f", v) }
 // writeTable prints the results as a Markdown table: per scenario the
 // medians of the real server and of the baseline, the ratio of their
 // throughputs, and the target ratio. goals says whether to show the
-// targets (they are set for memstore).
-func writeTable(w io.Writer, rows []row, goals bool) {
+// targets (they are set for memstore); writing, whether writes ran (-writes),
+// which targets apply.
+func writeTable(w io.Writer, rows []row, goals, writing bool) {
 	header := []string{"scenario", "req/s", "p50", "p99", "baseline req/s", "p50", "p99", "ratio"}
 	if goals {
 		header = append(header, "target")
@@ -84,9 +85,13 @@ func writeTable(w io.Writer, rows []row, goals bool) {
 		line := []string{r.sc.Name, formatRPS(real.rps), formatLatency(real.p50), formatLatency(real.p99),
 			formatRPS(base.rps), formatLatency(base.p50), formatLatency(base.p99), ratio}
 		if goals {
-			goal := fmt.Sprintf(">= %.0f%%", 100*r.sc.Goal)
-			if base.rps > 0 {
-				if real.rps/base.rps >= r.sc.Goal {
+			g := r.sc.goal(writing)
+			goal := fmt.Sprintf(">= %.0f%%", 100*g)
+			switch {
+			case g == 0:
+				goal = "-"
+			case base.rps > 0:
+				if real.rps/base.rps >= g {
 					goal += " met"
 				} else {
 					goal += " MISSED"

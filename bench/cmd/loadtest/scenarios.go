@@ -88,8 +88,14 @@ type scenario struct {
 	// Lua is a wrk request() function making each request unique; empty
 	// means every request is the same.
 	Lua string
-	// Target ratio to the baseline on memstore (issue 6, part 4).
-	Goal float64
+	// Target ratio to the baseline on memstore (issues 6 and 22), and
+	// while -writes run (issue 22; 0: none set).
+	Goal, WritesGoal float64
+	// Random, when set (randomSupplier, randomPage), makes each request
+	// name a supplier or a page drawn at random from all of the
+	// community's; Target is then one of them, and the harness records
+	// the whole set for the baseline (random.go).
+	Random string
 	// check inspects the real server's answer to the recorded request:
 	// the status and body the scenario expects (the load itself is only
 	// meaningful if the server answers correctly).
@@ -132,7 +138,7 @@ func scenarios(m *manifest, nonce string) ([]scenario, error) {
 	return []scenario{
 		{
 			Name: "list", About: "GET " + suppliersPath + " (first page, 20 by name)",
-			Method: "GET", Target: suppliersPath, Goal: 0.75,
+			Method: "GET", Target: suppliersPath, Goal: 0.75, WritesGoal: 0.50,
 			check: pageCheck(min(perPage, c.Suppliers), c.Suppliers),
 		},
 		{
@@ -177,7 +183,28 @@ func scenarios(m *manifest, nonce string) ([]scenario, error) {
 			Lua:   updateLua(users),
 			check: fieldCheck("id", users[0][0]),
 		},
+		{
+			Name: "random-supplier", About: fmt.Sprintf("GET %s/{id}, a supplier drawn at random of all %d", suppliersPath, c.Suppliers),
+			Method: "GET", Target: suppliersPath + "/" + s.SupplierID, Goal: 0.75, WritesGoal: 0.50,
+			Random: randomSupplier, // Lua: set by the harness once it has the ids (randomSupplierLua)
+			check:  fieldCheck("id", s.SupplierID),
+		},
+		{
+			Name: "random-page", About: fmt.Sprintf("GET %s?page=P, a page of 20 by name drawn at random of all %d", suppliersPath, pages(c.Suppliers)),
+			Method: "GET", Target: suppliersPath + "?page=0", Goal: 0.60,
+			Random: randomPage, Lua: randomPageLua(pages(c.Suppliers)),
+			check: pageCheck(min(perPage, c.Suppliers), c.Suppliers),
+		},
 	}, nil
+}
+
+// goal is the scenario's target ratio, with writes running or not; 0 when
+// none is set.
+func (sc *scenario) goal(writing bool) float64 {
+	if writing {
+		return sc.WritesGoal
+	}
+	return sc.Goal
 }
 
 // pageCheck expects a 200 page with n items of total.
