@@ -65,7 +65,9 @@
 //     exchange, answered from a budget.Validator.
 //   - httpapi/health: the liveness and readiness probes of a host
 //     (docs: operations.md); httpapi.Observe gives requests their ids,
-//     log lines and Prometheus metrics, pgstore.WithMetrics the store's.
+//     log lines and Prometheus metrics, pgstore.WithMetrics and
+//     memstore's RegisterMetrics the store's (one write-latency family,
+//     defined once in internal/storemetrics).
 //   - httpapi/internal/httpx: what the APIs share - the error body and
 //     the one mapping of errors to statuses and codes, JSON bodies, the
 //     request log; httpapi/internal/supplierjson: the supplier encoder

@@ -58,6 +58,7 @@ func unknownCommunity(id string) error {
 // PutCommunity implements procure.CommunityStore: it creates the community
 // or replaces its name, region and auto-roles, keeping everything it owns.
 func (s *Store) PutCommunity(ctx context.Context, c procure.Community) (procure.Community, error) {
+	defer s.timeWrite("PutCommunity", s.writeStart())
 	if err := ctx.Err(); err != nil {
 		return procure.Community{}, err
 	}

@@ -31,6 +31,7 @@ func nowMicros() time.Time { return time.Now().UTC().Truncate(time.Microsecond) 
 
 // AddToken implements auth.TokenWriter.
 func (s *Store) AddToken(ctx context.Context, t auth.Token) (auth.Token, error) {
+	defer s.timeWrite("AddToken", s.writeStart())
 	if err := ctx.Err(); err != nil {
 		return auth.Token{}, err
 	}
@@ -64,6 +65,7 @@ func (s *Store) AddToken(ctx context.Context, t auth.Token) (auth.Token, error) 
 
 // RevokeToken implements auth.TokenWriter.
 func (s *Store) RevokeToken(ctx context.Context, community, id string) error {
+	defer s.timeWrite("RevokeToken", s.writeStart())
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -170,6 +172,7 @@ func (x *accounts) account(community, id string) (auth.ServiceAccount, error) {
 
 // PutServiceAccount implements auth.KeyWriter.
 func (s *Store) PutServiceAccount(ctx context.Context, community, id string, allowedIPs []netip.Prefix) (auth.ServiceAccount, error) {
+	defer s.timeWrite("PutServiceAccount", s.writeStart())
 	if err := ctx.Err(); err != nil {
 		return auth.ServiceAccount{}, err
 	}
@@ -204,6 +207,7 @@ func (s *Store) PutServiceAccount(ctx context.Context, community, id string, all
 
 // AddKey implements auth.KeyWriter.
 func (s *Store) AddKey(ctx context.Context, community, accountID string, k auth.Key) (auth.Key, error) {
+	defer s.timeWrite("AddKey", s.writeStart())
 	if err := ctx.Err(); err != nil {
 		return auth.Key{}, err
 	}
@@ -237,6 +241,7 @@ func (s *Store) AddKey(ctx context.Context, community, accountID string, k auth.
 
 // SetKeyActive implements auth.KeyWriter.
 func (s *Store) SetKeyActive(ctx context.Context, community, accountID, keyID string, active bool) (auth.Key, error) {
+	defer s.timeWrite("SetKeyActive", s.writeStart())
 	if err := ctx.Err(); err != nil {
 		return auth.Key{}, err
 	}
@@ -290,6 +295,7 @@ func (s *Store) ServiceAccounts(ctx context.Context, community string) ([]auth.S
 // (checks read it without locks), so a write builds the next table: O(n)
 // in the table's size, which is fine for admin writes.
 func (s *Store) PutBudget(ctx context.Context, community, account string, amount decimal.Decimal) error {
+	defer s.timeWrite("PutBudget", s.writeStart())
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -311,6 +317,7 @@ func (s *Store) PutBudget(ctx context.Context, community, account string, amount
 
 // DeleteBudget implements budget.Writer.
 func (s *Store) DeleteBudget(ctx context.Context, community, account string) error {
+	defer s.timeWrite("DeleteBudget", s.writeStart())
 	if err := ctx.Err(); err != nil {
 		return err
 	}

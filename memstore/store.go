@@ -35,6 +35,7 @@ type Store struct {
 	users       users       // users.go
 	accounts    accounts    // accounts.go
 	budgets     budgets     // budgets.go
+	metrics     metrics     // metrics.go
 }
 
 // New returns an empty store.

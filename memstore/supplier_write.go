@@ -54,6 +54,7 @@ func (s *Store) begin(ctx context.Context, community string) (*comSuppliers, err
 // supplier r.ID, keeping its contacts and remittance addresses, and dates
 // it by supplier.Detail.StampWrite.
 func (s *Store) PutSupplier(ctx context.Context, community string, r supplier.Record) (supplier.Detail, error) {
+	defer s.timeWrite("PutSupplier", s.writeStart())
 	if err := ctx.Err(); err != nil {
 		return supplier.Detail{}, err
 	}
@@ -99,6 +100,7 @@ func (s *Store) PutSupplier(ctx context.Context, community string, r supplier.Re
 
 // DeleteSupplier implements supplier.Writer.
 func (s *Store) DeleteSupplier(ctx context.Context, community string, id uuid.UUID) error {
+	defer s.timeWrite("DeleteSupplier", s.writeStart())
 	c, err := s.begin(ctx, community)
 	if err != nil {
 		return err
@@ -119,6 +121,7 @@ func (s *Store) DeleteSupplier(ctx context.Context, community string, id uuid.UU
 
 // PutContact implements supplier.Writer.
 func (s *Store) PutContact(ctx context.Context, community string, supplierID uuid.UUID, in supplier.Contact) (supplier.Contact, error) {
+	defer s.timeWrite("PutContact", s.writeStart())
 	if err := ctx.Err(); err != nil {
 		return supplier.Contact{}, err
 	}
@@ -131,11 +134,13 @@ func (s *Store) PutContact(ctx context.Context, community string, supplierID uui
 
 // DeleteContact implements supplier.Writer.
 func (s *Store) DeleteContact(ctx context.Context, community string, supplierID, id uuid.UUID) error {
+	defer s.timeWrite("DeleteContact", s.writeStart())
 	return deleteChild(s, ctx, community, supplierID, id, contactsOf)
 }
 
 // PutRemittanceAddress implements supplier.Writer.
 func (s *Store) PutRemittanceAddress(ctx context.Context, community string, supplierID uuid.UUID, in supplier.RemittanceAddress) (supplier.RemittanceAddress, error) {
+	defer s.timeWrite("PutRemittanceAddress", s.writeStart())
 	if err := ctx.Err(); err != nil {
 		return supplier.RemittanceAddress{}, err
 	}
@@ -148,6 +153,7 @@ func (s *Store) PutRemittanceAddress(ctx context.Context, community string, supp
 
 // DeleteRemittanceAddress implements supplier.Writer.
 func (s *Store) DeleteRemittanceAddress(ctx context.Context, community string, supplierID, id uuid.UUID) error {
+	defer s.timeWrite("DeleteRemittanceAddress", s.writeStart())
 	return deleteChild(s, ctx, community, supplierID, id, addressesOf)
 }
 

@@ -166,6 +166,7 @@ func (s *Store) UserByID(_ context.Context, community, id string) (user.User, er
 
 // CreateUser implements user.Store.
 func (s *Store) CreateUser(_ context.Context, community string, u user.User) (user.User, error) {
+	defer s.timeWrite("CreateUser", s.writeStart())
 	x := &s.users
 	u = u.Clone()
 	u.Version = 1
@@ -194,6 +195,7 @@ func (s *Store) CreateUser(_ context.Context, community string, u user.User) (us
 // not call the store and must be cheap (user.Service prepares the new
 // user before the call).
 func (s *Store) UpdateUser(_ context.Context, community, id string, apply func(*user.User) error) (user.User, error) {
+	defer s.timeWrite("UpdateUser", s.writeStart())
 	x := &s.users
 	x.mu.Lock()
 	defer x.mu.Unlock()

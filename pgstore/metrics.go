@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/procurekit/procure/internal/storemetrics"
 )
 
 // WithMetrics registers the store's metrics on reg when Open succeeds,
@@ -26,7 +28,7 @@ func WithMetrics(reg prometheus.Registerer) Option { return func(o *options) { o
 type storeMetrics struct {
 	reg    prometheus.Registerer
 	cs     []prometheus.Collector
-	writes *prometheus.HistogramVec
+	writes *storemetrics.Writes
 }
 
 // importStats are the counters of the store's imports, kept whether or
@@ -39,24 +41,22 @@ type importStats struct {
 }
 
 // WriteBuckets are the bounds, in seconds, of the write latency
-// histogram.
-var WriteBuckets = []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5}
+// histogram (internal/storemetrics, shared with memstore).
+var WriteBuckets = storemetrics.Buckets
 
 // registerMetrics registers s's metrics on reg.
 func (s *Store) registerMetrics(reg prometheus.Registerer) error {
 	m := &storeMetrics{reg: reg}
-	m.writes = prometheus.NewHistogramVec(prometheus.HistogramOpts{
-		Name:    "procure_store_write_duration_seconds",
-		Help:    "Time a write method of the PostgreSQL store took, from its call to its return (its transaction committed or failed), by method.",
-		Buckets: WriteBuckets,
-	}, []string{"op"})
-	for _, c := range []prometheus.Collector{m.writes, &collector{s: s}} {
-		if err := reg.Register(c); err != nil {
-			m.unregister()
-			return err
-		}
-		m.cs = append(m.cs, c)
+	var err error
+	if m.writes, err = storemetrics.Register(reg); err != nil {
+		return err
 	}
+	c := &collector{s: s}
+	if err := reg.Register(c); err != nil {
+		m.unregister()
+		return err
+	}
+	m.cs = append(m.cs, c)
 	s.metrics = m
 	return nil
 }
@@ -65,6 +65,7 @@ func (m *storeMetrics) unregister() {
 	if m == nil {
 		return
 	}
+	m.writes.Unregister()
 	for _, c := range m.cs {
 		m.reg.Unregister(c)
 	}
@@ -73,7 +74,7 @@ func (m *storeMetrics) unregister() {
 // timeWrite records a write method's latency: defer s.timeWrite("PutSupplier", time.Now()).
 func (s *Store) timeWrite(op string, start time.Time) {
 	if s.metrics != nil {
-		s.metrics.writes.WithLabelValues(op).Observe(time.Since(start).Seconds())
+		s.metrics.writes.Since(op, start)
 	}
 }
 

@@ -312,6 +312,14 @@ func openAll(ctx context.Context, cfg config, log *slog.Logger) (loaded, opened,
 		return loaded{}, opened{}, err
 	}
 	o := opened{store: store, close: closeStore}
+	if ms, ok := store.(*memstore.Store); ok && cfg.registry != nil {
+		// pgstore registers its metrics at Open (pgOptions); memstore's
+		// are its write latency.
+		if err := ms.RegisterMetrics(cfg.registry); err != nil {
+			closeStore()
+			return loaded{}, opened{}, err
+		}
+	}
 	holds, closeHolds, err := openHolds(ctx, cfg)
 	if err != nil {
 		closeStore()

@@ -121,6 +121,33 @@ func TestMetricsOnPostgres(t *testing.T) {
 	}
 }
 
+// In memory, /metrics has the request families, the runtime's and
+// memstore's write latency (the pgstore families are PostgreSQL's alone).
+func TestMetricsInMemory(t *testing.T) {
+	t.Setenv(adminTokenEnv, metricsTestToken)
+	a := startAdmin(t)
+	waitProbe(t, a.base+"/readyz", 200)
+	for _, budget := range []string{"12.50", "13.00"} {
+		if st, body := a.adminDo(t, http.MethodPut, "/communities/acme-au/budgets/6100-999", `{"budget": "`+budget+`"}`); st != http.StatusOK {
+			t.Fatalf("budget put: %d %s", st, body)
+		}
+	}
+	fams := metricstest.Scrape(t, a.admin+"/metrics", "Authorization", "Bearer "+metricsTestToken)
+	if got, ok := fams.Value(t, "procure_store_write_duration_seconds", "op", "PutBudget"); !ok || got != 2 {
+		t.Errorf("procure_store_write_duration_seconds{op=PutBudget} = %v (present %v); want 2", got, ok)
+	}
+	for _, name := range []string{"procure_http_request_duration_seconds", "procure_http_requests_in_flight", "go_goroutines", "process_cpu_seconds_total"} {
+		if len(fams.Samples(name)) == 0 {
+			t.Errorf("no %s in the scrape", name)
+		}
+	}
+	for name := range fams {
+		if strings.HasPrefix(name, "procure_pg_") || strings.HasPrefix(name, "procure_supplier_cache_") {
+			t.Errorf("family %s in memory", name)
+		}
+	}
+}
+
 func contains(list []string, s string) bool {
 	for _, x := range list {
 		if x == s {
