@@ -301,7 +301,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return listenError(cfg.addr, err)
 	}
 	srv := &http.Server{
-		Handler:           logRequests(log, mux),
+		Handler:           httpapi.RequestLog(log, mux), // request id, route, status, duration_ms (docs: operations.md "Logs")
 		ReadHeaderTimeout: 5 * time.Second,
 		MaxHeaderBytes:    maxHeaderBytes,
 		ReadTimeout:       30 * time.Second,
@@ -422,27 +422,6 @@ func serve(ctx context.Context, srv *http.Server, ln net.Listener, log *slog.Log
 	}
 	log.Info("stopped")
 	return nil
-}
-
-// logRequests logs each request's method, path, status and duration.
-func logRequests(log *slog.Logger, next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		start := time.Now()
-		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
-		next.ServeHTTP(sw, r)
-		log.Info("request", "method", r.Method, "path", r.URL.Path, "status", sw.status,
-			"remote", r.RemoteAddr, "duration", time.Since(start).Round(time.Microsecond).String())
-	})
-}
-
-type statusWriter struct {
-	http.ResponseWriter
-	status int
-}
-
-func (w *statusWriter) WriteHeader(status int) {
-	w.status = status
-	w.ResponseWriter.WriteHeader(status)
 }
 
 // holdsSetup is where holds and audit entries go.
