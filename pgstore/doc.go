@@ -40,11 +40,11 @@
 // operations.md "Metrics").
 //
 // Reads: from the database, or from a per-node cache (WithSupplierCache,
-// on by default in examples/server). Served from the database, a list at
-// 1,000,000 suppliers takes 1 to 2 ms of the database and of the node
-// (pgx decoding, round trips), 4.4x to 8x the cost of memstore in the
-// bench harness, and a broad prefix query costs what its matches do. With
-// the cache each node keeps every community's suppliers in a supplier index
+// on by default in examples/server). Served from the database, a list
+// costs the database and the node (pgx decoding, round trips) several
+// times memstore's whole request, and a broad prefix query costs what its
+// matches do. With the cache each node keeps every community's suppliers
+// in a supplier index
 // (internal/supplierindex, the engine of memstore's reads) that follows the
 // database's changes in commit order (cache.go):
 //
@@ -69,25 +69,10 @@
 //     the background otherwise (every community is queued at Open), while
 //     reads go to the database.
 //
-// Measured at 1,000,000 suppliers (one contact and one address each) on a
-// 2-core machine shared with other heavy jobs, so every figure is
-// inflated and noisy (BenchmarkPostgres, TestSupplierCacheMemory):
-//
-//   - lists, database / cache: page 0 350 us / 4.4 us, page 1,000 2.0 ms /
-//     5.1 us (3.9 ms / 4.2 us while 200 writes a second run), a 3-letter
-//     query (106,000 matches) 83 ms / 5.0 us, a modifiedSince filter
-//     keeping 100,000 15 ms / 5.1 us (page 1,000: 37 ms / 5.1 us); the
-//     broad-prefix case, a one-letter query matching 205,000 suppliers,
-//     147 ms (page 1,000: 216 ms) from the database - bounded by the
-//     statement timeout - and 5.1 us from the cache, memstore's cost;
-//   - the cache's load: 40 s to 88 s (the busier run) for the community,
-//     in the background; then 1,431 bytes of live heap per supplier (1,488
-//     resident just after a collection; a Go heap may grow to twice its
-//     live size between collections), with a peak of 3.4 GB while loading
-//     (the rows read and the indexes built);
-//   - writes, with BEGIN and COMMIT sent with the statements (two round
-//     trips): a supplier write 1.4 ms p50, 5.8 ms p99; a contact write
-//     1.1 ms p50; an unchanged supplier 0.33 ms p50.
+// The costs of both paths at 1,000,000 suppliers (lists, queries, the
+// cache's load and memory, writes) are in bench/README.md ("PostgreSQL,
+// 1,000,000 suppliers" and the session figures after it), measured by
+// BenchmarkPostgres and TestSupplierCacheMemory.
 //
 // So the cache is what the bench harness's 3x-of-memstore target needs (a
 // read from the database costs the node more in decoding and round trips
@@ -96,11 +81,9 @@
 // request's remaining round trip was the bearer token's lookup:
 // WithCredentialCache (credcache.go) answers a lookup made less than half
 // a second ago from memory, forgotten at the node's own credential writes.
-// In the bench harness at 1,000,000 suppliers (bench/README.md "Session 4
-// figures") examples/server with both caches served the default page, page
-// 1,000, a modifiedSince window and a 3-letter query at 0.9x to 1.1x of
-// memstore's requests per second; reading from the database, at 1/7 to
-// 1/300 of them.
+// In the bench harness (bench/README.md "Session 4 figures") examples/server
+// with both caches serves lists near memstore's rate; reading from the
+// database, at a small fraction of it.
 //
 // The database path (every read without the cache, and a cache's reads
 // until it is loaded or while it is behind):

@@ -282,10 +282,10 @@ func checkTags(u *User, ve *procure.ValidationError) error {
 // returns false, and the validator decides and words the errors.
 // TestPlainlyValidAgreesWithValidator checks the claim on random users.
 //
-// Why it exists (BenchmarkPlainlyValid, beside it): a typical user takes
-// 0.3-1 us and no allocation here, 30-57 us and 50 allocations in the
-// validator (2-core EPYC, shared machine) - most of a create or update's
-// CPU before the store is called.
+// Why it exists (BenchmarkPlainlyValid, beside it; figures in
+// bench/README.md): the validator costs a typical user tens of times more
+// and allocates - most of a create or update's CPU before the store is
+// called.
 func plainlyValid(u *User) bool {
 	const maxText, maxAttr = 255, 20
 	if u.Username == "" || len(u.Username) > maxText || len(u.ID) > maxText ||

@@ -553,8 +553,8 @@ func appendUTC(b []byte, t time.Time) ([]byte, bool) {
 	n := 20
 	if ns := uint32(t.Nanosecond()); ns != 0 {
 		// Three independent groups of three digits rather than nine
-		// divisions each waiting for the last (BenchmarkAppendTime/utc:
-		// 36 -> 28 ns with the two-digit table).
+		// divisions each waiting for the last (BenchmarkAppendTime/utc;
+		// bench/README.md).
 		ms, rest := ns/1_000_000, ns%1_000_000
 		us, nano := rest/1000, rest%1000
 		s[20] = '.'
