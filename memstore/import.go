@@ -54,7 +54,9 @@ import (
 // replaced last, one by one (each supplier whole), under the community's
 // supplier write lock only, so that a large file does not stall the reads
 // of every other community.
-func (s *Store) ImportStream(ctx context.Context, r io.Reader) (datafile.ImportCounts, error) {
+func (s *Store) ImportStream(ctx context.Context, r io.Reader) (counts datafile.ImportCounts, err error) {
+	r, done := s.metrics.imports.Start(r, 0)
+	defer func() { done(err) }()
 	im := &importer{}
 	if err := datafile.Stream(r, im); err != nil {
 		return nil, err
@@ -62,7 +64,7 @@ func (s *Store) ImportStream(ctx context.Context, r io.Reader) (datafile.ImportC
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	counts := datafile.NewImportCounts()
+	counts = datafile.NewImportCounts()
 	if err := s.importAll(im.staged, counts); err != nil {
 		return nil, err
 	}

@@ -12,12 +12,14 @@ import (
 
 // metrics is what RegisterMetrics sets: nil until then.
 type metrics struct {
-	writes atomic.Pointer[storemetrics.Writes]
+	writes  atomic.Pointer[storemetrics.Writes]
+	imports storemetrics.Imports // counted always, collected once registered
 }
 
 // RegisterMetrics registers the store's metrics on reg (docs:
 // operations.md "Metrics"): the latency of every write method, as
-// procure_store_write_duration_seconds by op, the family and labels
+// procure_store_write_duration_seconds by op, and the progress and
+// results of ImportStream (procure_import_*), the families and labels
 // pgstore.WithMetrics registers. It may be called while the store
 // serves; writes are timed from then on. reg is the caller's own registry;
 // a second store on it needs prometheus.WrapRegistererWith, or
@@ -30,6 +32,11 @@ func (s *Store) RegisterMetrics(reg prometheus.Registerer) error {
 	if !s.metrics.writes.CompareAndSwap(nil, w) {
 		w.Unregister()
 		return errMetricsRegistered
+	}
+	if err := reg.Register(&s.metrics.imports); err != nil {
+		w.Unregister()
+		s.metrics.writes.Store(nil)
+		return err
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/uuid"
@@ -21,7 +22,8 @@ import (
 
 // RegisterMetrics times every write method once it is called (writes
 // before it are not counted), a failed write included, under the family
-// and op labels pgstore uses (docs: operations.md "Metrics").
+// and op labels pgstore uses, and counts imports as pgstore does (docs:
+// operations.md "Metrics").
 func TestRegisterMetrics(t *testing.T) {
 	ctx := context.Background()
 	s := memstore.New()
@@ -72,7 +74,30 @@ func TestRegisterMetrics(t *testing.T) {
 	must(u, err)
 	must(s.UpdateUser(ctx, "acme", u.ID, func(u *user.User) error { u.FirstName = "Jo"; return nil }))
 
+	// An import that succeeds and one that fails.
+	file := `{"communities": [{"id": "acme", "region": "AU", "suppliers": []}]}`
+	if _, err := s.ImportStream(ctx, strings.NewReader(file)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.ImportStream(ctx, strings.NewReader(`{"communities": [`)); err == nil {
+		t.Fatal("a truncated file imported")
+	}
+
 	fams := metricstest.Gather(t, reg)
+	for _, c := range []struct {
+		name   string
+		labels []string
+		want   float64
+	}{
+		{"procure_imports_total", []string{"result", "ok"}, 1},
+		{"procure_imports_total", []string{"result", "failed"}, 1},
+		{"procure_import_running", nil, 0},
+		{"procure_import_read_bytes", nil, 17}, // the truncated file, the latest
+	} {
+		if got, ok := fams.Value(t, c.name, c.labels...); !ok || got != c.want {
+			t.Errorf("%s%v = %v (present %v); want %v", c.name, c.labels, got, ok, c.want)
+		}
+	}
 	want := map[string]float64{
 		"PutCommunity": 1, "PutSupplier": 2, "PutContact": 1, "DeleteContact": 1,
 		"PutRemittanceAddress": 1, "DeleteRemittanceAddress": 1, "DeleteSupplier": 1,

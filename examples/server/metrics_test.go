@@ -121,8 +121,9 @@ func TestMetricsOnPostgres(t *testing.T) {
 	}
 }
 
-// In memory, /metrics has the request families, the runtime's and
-// memstore's write latency (the pgstore families are PostgreSQL's alone).
+// In memory, /metrics has the request families, the runtime's, and
+// memstore's write latency and imports (the pool and cache families are
+// PostgreSQL's alone).
 func TestMetricsInMemory(t *testing.T) {
 	t.Setenv(adminTokenEnv, metricsTestToken)
 	a := startAdmin(t)
@@ -136,7 +137,9 @@ func TestMetricsInMemory(t *testing.T) {
 	if got, ok := fams.Value(t, "procure_store_write_duration_seconds", "op", "PutBudget"); !ok || got != 2 {
 		t.Errorf("procure_store_write_duration_seconds{op=PutBudget} = %v (present %v); want 2", got, ok)
 	}
-	for _, name := range []string{"procure_http_request_duration_seconds", "procure_http_requests_in_flight", "go_goroutines", "process_cpu_seconds_total"} {
+	for _, name := range []string{"procure_http_request_duration_seconds", "procure_http_requests_in_flight", "procure_import_running",
+		"procure_import_read_bytes", "procure_import_size_bytes", "procure_import_last_start_timestamp_seconds", "procure_imports_total",
+		"go_goroutines", "process_cpu_seconds_total"} {
 		if len(fams.Samples(name)) == 0 {
 			t.Errorf("no %s in the scrape", name)
 		}
