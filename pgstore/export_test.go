@@ -26,3 +26,23 @@ func CacheLoading(s *Store, community string) bool {
 // ProcStatus is procStatus (cache_memory_test.go) for the external tests:
 // a field of /proc/self/status in kB.
 var ProcStatus = procStatus
+
+// UserCacheServed returns how many user reads the store's user cache
+// answered (0 without WithUserCache).
+func UserCacheServed(s *Store) int64 {
+	if s.users == nil {
+		return 0
+	}
+	return s.users.served.Load()
+}
+
+// UserDBReads returns how many user reads (by username or id) went to the
+// database.
+func UserDBReads(s *Store) int64 { return s.userReads.Load() }
+
+// HoldUserPolls keeps the user cache from polling until release is
+// called.
+func HoldUserPolls(s *Store) (release func()) {
+	s.users.pollMu.Lock()
+	return s.users.pollMu.Unlock
+}

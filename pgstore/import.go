@@ -46,6 +46,7 @@ func (s *Store) Import(ctx context.Context, f *datafile.File) (err error) {
 	defer func() {
 		if err == nil {
 			s.cache.imported()
+			s.users.imported()
 		}
 	}()
 	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
@@ -157,6 +158,7 @@ func (s *Store) ImportStreamWith(ctx context.Context, r io.Reader, o ImportOptio
 		return nil, err
 	}
 	s.cache.imported()
+	s.users.imported()
 	return counts, nil
 }
 

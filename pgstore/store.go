@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -36,6 +37,9 @@ type Store struct {
 	usage    usageMinutes   // lastUsedAt minutes this node has written (credentials.go)
 	cache    *supplierCache // nil without WithSupplierCache (cache.go)
 	creds    *credCache     // nil without WithCredentialCache (credcache.go)
+	users    *userCache     // nil without WithUserCache (usercache.go)
+	// userReads counts the user reads that went to the database (tests).
+	userReads atomic.Int64
 	// readyEarly: Ready does not wait for the cache (ready.go).
 	readyEarly bool
 	metrics    *storeMetrics // nil without WithMetrics (metrics.go)
@@ -51,6 +55,7 @@ type options struct {
 	log              *slog.Logger
 	cache            bool
 	credCache        bool
+	userCache        bool
 	readyEarly       bool
 	metrics          prometheus.Registerer
 	migrateDSN       string
@@ -220,6 +225,9 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*Store, error) {
 	if o.cache {
 		s.cache = newSupplierCache(s, o.log)
 	}
+	if o.userCache {
+		s.users = newUserCache(s, o.log)
+	}
 	if o.metrics != nil {
 		if err := s.registerMetrics(o.metrics); err != nil {
 			s.Close()
@@ -293,6 +301,7 @@ func newStore(ctx context.Context, d *db, log *slog.Logger) (*Store, error) {
 func (s *Store) Close() {
 	s.metrics.unregister()
 	s.cache.close()
+	s.users.close()
 	if s.ownsPool {
 		s.pool.pool.Close()
 	}

@@ -92,6 +92,13 @@ func scanUser(row pgx.Row) (user.User, error) {
 // username case-insensitively, or an error matching user.ErrNotFound
 // (user.Store).
 func (s *Store) UserByUsername(ctx context.Context, community, username string) (user.User, error) {
+	if u, found, ok := s.users.byUsername(community, username); ok {
+		if !found {
+			return user.User{}, fmt.Errorf("pgstore: user %q: %w", username, user.ErrNotFound)
+		}
+		return u, nil
+	}
+	s.userReads.Add(1)
 	u, err := scanUser(s.pool.QueryRow(ctx, `SELECT `+userSelect+` FROM users WHERE community_id = $1 AND username_key = $2`,
 		community, user.UsernameKey(username)))
 	if errors.Is(err, pgx.ErrNoRows) {
@@ -107,6 +114,13 @@ func (s *Store) UserByUsername(ctx context.Context, community, username string) 
 // matching user.ErrNotFound, also when another community holds the id
 // (user.Store).
 func (s *Store) UserByID(ctx context.Context, community, id string) (user.User, error) {
+	if u, found, ok := s.users.byID(community, id); ok {
+		if !found {
+			return user.User{}, fmt.Errorf("pgstore: user id %q: %w", id, user.ErrNotFound)
+		}
+		return u, nil
+	}
+	s.userReads.Add(1)
 	u, err := scanUser(s.pool.QueryRow(ctx, `SELECT `+userSelect+` FROM users WHERE community_id = $1 AND id = $2`, community, id))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return user.User{}, fmt.Errorf("pgstore: user id %q: %w", id, user.ErrNotFound)
@@ -138,6 +152,7 @@ func (s *Store) CreateUser(ctx context.Context, community string, u user.User) (
 		}
 		return user.User{}, fmt.Errorf("pgstore: create user: %w", err)
 	}
+	s.users.wrote(community, stored)
 	return stored, nil
 }
 
@@ -174,6 +189,7 @@ func userConflict(err error) error {
 func (s *Store) UpdateUser(ctx context.Context, community, id string, apply func(*user.User) error) (user.User, error) {
 	defer s.timeWrite("UpdateUser", time.Now())
 	var stored user.User
+	wrote := false
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		cur, err := scanUser(tx.QueryRow(ctx, `SELECT `+userSelect+` FROM users WHERE community_id = $1 AND id = $2 FOR UPDATE`, community, id))
 		if errors.Is(err, pgx.ErrNoRows) {
@@ -202,10 +218,14 @@ func (s *Store) UpdateUser(ctx context.Context, community, id string, apply func
 		if err != nil {
 			return fmt.Errorf("pgstore: update user: %w", userConflict(err))
 		}
+		wrote = true
 		return nil
 	})
 	if err != nil {
 		return user.User{}, err
+	}
+	if wrote {
+		s.users.wrote(community, stored) // committed
 	}
 	return stored, nil
 }

@@ -160,7 +160,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&cfg.data, "data", "", "data `file` to serve instead of the built-in demo data (JSON, docs/datafile.md)")
 	fs.StringVar(&cfg.postgres, "postgres", "", "PostgreSQL `URL` to keep the data in (postgres://user:pass@host:5432/db); the schema is created or migrated at start and the data (-data, or the demo data) is imported, idempotently")
 	fs.StringVar(&cfg.pgMigrate, "postgres-migrate", "", "with -postgres: the database's own `URL` for the migrations at start, when -postgres goes through a pooler such as PgBouncer (default: -postgres)")
-	fs.BoolVar(&cfg.pgCache, "pg-cache", true, "with -postgres, serve supplier reads from a per-node cache in memory that follows the database's changes (pgstore.WithSupplierCache; loaded in the background at start, reads go to the database until then) and remember credential lookups for half a second (pgstore.WithCredentialCache); -pg-cache=false reads every request from the database")
+	fs.BoolVar(&cfg.pgCache, "pg-cache", true, "with -postgres, serve supplier reads from a per-node cache in memory that follows the database's changes (pgstore.WithSupplierCache; loaded in the background at start, reads go to the database until then), serve user reads by username and id from a per-node copy of the users that follows it too (pgstore.WithUserCache) and remember credential lookups for half a second (pgstore.WithCredentialCache); -pg-cache=false reads every request from the database")
 	fs.BoolVar(&cfg.readyEarly, "ready-while-loading", false, "with -postgres and the cache, answer /readyz 200 while the cache loads at start (reads go to the database meanwhile) instead of 503 until it is loaded: for a cluster whose nodes may all start at once (docs/operations.md)")
 	fs.StringVar(&cfg.financeURL, "finance-url", "", "finance system `URL` the demo checkout asks over the XML exchange (e.g. http://127.0.0.1:8090/account-code-validation from examples/connector); empty uses the stored budget tables")
 	fs.StringVar(&cfg.adminAddr, "admin-addr", "", "listen `address` of the admin API (host:port; off when empty). Its token is PROCURE_ADMIN_TOKEN, or one generated and printed at start")
@@ -460,7 +460,7 @@ func pgOptions(cfg config, log *slog.Logger) []pgstore.Option {
 		opts = append(opts, pgstore.WithMigrateDSN(cfg.pgMigrate))
 	}
 	if cfg.pgCache {
-		opts = append(opts, pgstore.WithSupplierCache(), pgstore.WithCredentialCache())
+		opts = append(opts, pgstore.WithSupplierCache(), pgstore.WithUserCache(), pgstore.WithCredentialCache())
 	}
 	if cfg.readyEarly {
 		opts = append(opts, pgstore.WithReadyWhileCacheLoads())
