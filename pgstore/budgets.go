@@ -19,7 +19,7 @@ var _ budget.Writer = (*Store)(nil)
 // which every account is absent.
 func (s *Store) Budgets(ctx context.Context, community string) (map[string]decimal.Decimal, error) {
 	// numeric travels as text, so that no digit is lost.
-	rows, err := s.pool.Query(ctx, `SELECT account, budget::text FROM budgets WHERE community_id = $1`, community)
+	rows, err := s.rd().Query(ctx, `SELECT account, budget::text FROM budgets WHERE community_id = $1`, community)
 	if err != nil {
 		return nil, fmt.Errorf("pgstore: budgets: %w", err)
 	}

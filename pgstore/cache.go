@@ -63,6 +63,13 @@ import (
 //     syncs have not covered every counted write (readers coalesce on one
 //     sync), so the write costs what it did, and the read after it one
 //     round trip more.
+//   - With a read replica (WithReadDSN, replica.go) loads, syncs and polls
+//     read from it while it may serve them; a snapshot's time is then the
+//     replica's as-of time, not the local time of the read, so maxStale
+//     still bounds what the cache serves. A replica that shows a community
+//     behind what a sync from the primary brought (an older generation or
+//     mark) teaches nothing and changes nothing: generations and, within
+//     one, marks only grow.
 
 const (
 	// pollInterval is how often the poller checks every community.
@@ -250,7 +257,7 @@ func (c *supplierCache) ensure(cc *cachedCom) {
 		return
 	}
 	var count int64
-	err := c.s.pool.QueryRow(c.ctx, `SELECT supplier_count FROM communities WHERE id = $1`, cc.id).Scan(&count)
+	err := c.s.rd().QueryRow(c.ctx, `SELECT supplier_count FROM communities WHERE id = $1`, cc.id).Scan(&count)
 	if err != nil {
 		// An unknown community (or no database): the database answers.
 		cc.failedLoad.Store(time.Now().UnixNano())
@@ -312,7 +319,7 @@ func (c *supplierCache) poll() {
 // before measuring the cache. A node that starts with an import (the
 // example server with -data) thus warms up with what it imported.
 func (c *supplierCache) warmUp() {
-	rows, err := c.s.pool.Query(c.ctx, `SELECT id FROM communities ORDER BY id`)
+	rows, err := c.s.rd().Query(c.ctx, `SELECT id FROM communities ORDER BY id`)
 	if err != nil {
 		return
 	}
@@ -370,8 +377,8 @@ func (c *supplierCache) pollOnce() {
 	if len(ids) == 0 {
 		return
 	}
-	start := time.Now()
-	rows, err := c.s.pool.Query(c.ctx, `SELECT id, supplier_generation, last_modified FROM communities WHERE id = ANY($1)`, ids)
+	q, start := c.source()
+	rows, err := q.Query(c.ctx, `SELECT id, supplier_generation, last_modified FROM communities WHERE id = ANY($1)`, ids)
 	if err != nil {
 		return
 	}
@@ -404,6 +411,10 @@ func (c *supplierCache) pollOnce() {
 			continue
 		case st == nil || st.stale:
 			c.background(cc)
+		case behind(h.gen, h.mark, st):
+			// A replica behind what a sync from the primary brought:
+			// nothing to learn from it yet.
+			continue
 		case h.gen != st.gen || start.Sub(st.syncedAt) > tombstoneRetention/2:
 			c.markStale(cc)
 			c.background(cc)
@@ -477,7 +488,7 @@ func (c *supplierCache) syncLocked(cc *cachedCom) error {
 		return errStale
 	}
 	seq := cc.wseq.Load()
-	start := time.Now()
+	q, start := c.source()
 	var gen int64
 	var mark *time.Time
 	found := false
@@ -522,8 +533,16 @@ func (c *supplierCache) syncLocked(cc *cachedCom) error {
 		return err
 	})
 	b.Queue(`COMMIT`)
-	if err := c.s.pool.SendBatch(c.ctx, b).Close(); err != nil {
+	if err := q.SendBatch(c.ctx, b).Close(); err != nil {
 		return err
+	}
+	if found && behind(gen, mark, st) {
+		// A replica behind the cache (which a sync from the primary
+		// brought further) holds nothing newer, and every write of this
+		// node counted in seq: it was chosen only once it held them
+		// (replica.go), so the cache, further still, holds them too.
+		raise(&cc.applied, seq)
+		return nil
 	}
 	if !found || gen != st.gen {
 		cc.state.Store(staleState(st))
@@ -535,13 +554,36 @@ func (c *supplierCache) syncLocked(cc *cachedCom) error {
 	}
 	st.ix.Apply(puts, deleted)
 	next := *st
-	next.syncedAt = start
+	if start.After(st.syncedAt) {
+		next.syncedAt = start
+	}
 	if mark != nil {
 		next.mark = mark.UTC()
 	}
 	cc.state.Store(&next)
 	raise(&cc.applied, seq)
 	return nil
+}
+
+// source returns where the cache's next read goes (the replica while it
+// is fresh enough, else the primary: replica.go) and the time its data is
+// at least as fresh as: the replica's as-of time, or now.
+func (c *supplierCache) source() (*db, time.Time) {
+	q, at := c.s.rdAt()
+	if at.IsZero() {
+		at = time.Now()
+	}
+	return q, at
+}
+
+// behind reports whether a community's generation and mark, as a replica
+// shows them, are older than st's: generations and, within one, marks
+// only grow.
+func behind(gen int64, mark *time.Time, st *comState) bool {
+	if gen != st.gen {
+		return gen < st.gen
+	}
+	return (mark == nil && !st.mark.IsZero()) || (mark != nil && mark.Before(st.mark))
 }
 
 // syncQueries are the reads of a sync after the community's row: the
@@ -580,7 +622,8 @@ func (c *supplierCache) loadCom(cc *cachedCom) error {
 	}
 	seq := cc.wseq.Load()
 	start := time.Now()
-	st, n, err := c.read(cc)
+	q, at := c.source()
+	st, n, err := c.read(cc, q)
 	if err != nil {
 		cc.failedLoad.Store(time.Now().UnixNano())
 		if c.log != nil && c.ctx.Err() == nil {
@@ -588,7 +631,7 @@ func (c *supplierCache) loadCom(cc *cachedCom) error {
 		}
 		return err
 	}
-	st.syncedAt = start
+	st.syncedAt = at
 	cc.state.Store(st)
 	raise(&cc.applied, seq)
 	if c.log != nil && n > syncLoadMax {
@@ -598,12 +641,12 @@ func (c *supplierCache) loadCom(cc *cachedCom) error {
 	return nil
 }
 
-// read reads the community in one read-only repeatable-read transaction,
-// without the statement timeout, and builds its index.
-func (c *supplierCache) read(cc *cachedCom) (*comState, int, error) {
+// read reads the community from q in one read-only repeatable-read
+// transaction, without the statement timeout, and builds its index.
+func (c *supplierCache) read(cc *cachedCom, q *db) (*comState, int, error) {
 	community := cc.id
 	ctx := WithoutStatementTimeout(c.ctx)
-	conn, err := c.s.pool.Acquire(ctx)
+	conn, err := q.Acquire(ctx)
 	if err != nil {
 		return nil, 0, err
 	}

@@ -50,6 +50,18 @@ type db struct {
 	// call to the server's setting (New: the caller configured the pool).
 	timeout time.Duration
 	set     bool
+	// read marks the calls as reads (readCall): on the primary's pool, a
+	// read that a replica could not serve, which is no write of this
+	// node (replica.go).
+	read bool
+}
+
+// mark marks ctx as the context of a read when d is for reads.
+func (d *db) mark(ctx context.Context) context.Context {
+	if d.read {
+		return context.WithValue(ctx, readCall{}, true)
+	}
+	return ctx
 }
 
 // limit is the bound of one call: ms, the statement timeout in
@@ -207,7 +219,7 @@ func txOptions(o pgx.TxOptions, ms string) pgx.TxOptions {
 // pool, each call bounded as described above.
 
 func (d *db) Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error) {
-	return boundQuery(ctx, d.pool, d.limit(ctx), sql, args...)
+	return boundQuery(d.mark(ctx), d.pool, d.limit(ctx), sql, args...)
 }
 
 func (d *db) QueryRow(ctx context.Context, sql string, args ...any) pgx.Row {
@@ -216,11 +228,11 @@ func (d *db) QueryRow(ctx context.Context, sql string, args ...any) pgx.Row {
 }
 
 func (d *db) Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error) {
-	return boundExec(ctx, d.pool, d.limit(ctx), sql, args...)
+	return boundExec(d.mark(ctx), d.pool, d.limit(ctx), sql, args...)
 }
 
 func (d *db) SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults {
-	return boundBatch(ctx, d.pool, d.limit(ctx), b)
+	return boundBatch(d.mark(ctx), d.pool, d.limit(ctx), b)
 }
 
 func (d *db) Begin(ctx context.Context) (pgx.Tx, error) {
@@ -228,19 +240,19 @@ func (d *db) Begin(ctx context.Context) (pgx.Tx, error) {
 }
 
 func (d *db) BeginTx(ctx context.Context, o pgx.TxOptions) (pgx.Tx, error) {
-	return d.pool.BeginTx(ctx, txOptions(o, d.limit(ctx).ms))
+	return d.pool.BeginTx(d.mark(ctx), txOptions(o, d.limit(ctx).ms))
 }
 
 // CopyFrom is the pool's: a bulk load runs without the bound (outside a
 // transaction no bound is set; inside one the tracer lifts it).
 func (d *db) CopyFrom(ctx context.Context, table pgx.Identifier, columns []string, src pgx.CopyFromSource) (int64, error) {
-	return d.pool.CopyFrom(ctx, table, columns, src)
+	return d.pool.CopyFrom(d.mark(ctx), table, columns, src)
 }
 
 // Acquire returns a connection of the pool whose calls are bounded alike;
 // Release returns it.
 func (d *db) Acquire(ctx context.Context) (*conn, error) {
-	c, err := d.pool.Acquire(ctx)
+	c, err := d.pool.Acquire(d.mark(ctx))
 	if err != nil {
 		return nil, err
 	}

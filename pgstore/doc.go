@@ -10,6 +10,17 @@
 // schema_migrations. Import loads a data file (datafile.File) with COPY in
 // one transaction.
 //
+// Deployment: the store works on a direct connection and through a pooler
+// in transaction mode (PgBouncer's pool_mode = transaction), which gives
+// each transaction whichever server connection is free: it keeps no
+// session state outside a transaction (db.go: the statement timeout is
+// set per transaction; locks are transaction-level) and prepares named
+// statements only on a connection it finds direct (internal/pgpool).
+// WithMigrateDSN sends the migrations to the database directly;
+// WithReadDSN reads from a streaming replica while it is less than 300 ms
+// behind and has this node's writes (replica.go). The README's
+// "PostgreSQL" section gives the settings; bench/README.md the figures.
+//
 // Behaviour is that of memstore, which the conformance suites
 // (supplier/suppliertest, user/usertest) check for both stores: the same
 // ordering (docs: paging.md: names by collation keys computed in Go by

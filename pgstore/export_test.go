@@ -46,3 +46,22 @@ func HoldUserPolls(s *Store) (release func()) {
 	s.users.pollMu.Lock()
 	return s.users.pollMu.Unlock
 }
+
+// ReadsFromReplica reports whether a read of s that may be served a
+// little old would go to its replica now (WithReadDSN).
+func ReadsFromReplica(s *Store) bool {
+	if s.replica == nil {
+		return false
+	}
+	_, ok := s.replica.fresh()
+	return ok
+}
+
+// ReplicaReads returns how many reads s sent to its replica, and how many
+// it sent to the primary instead.
+func ReplicaReads(s *Store) (replica, primary int64) {
+	if s.replica == nil {
+		return 0, 0
+	}
+	return s.replica.served.Load(), s.replica.fallbacks.Load()
+}

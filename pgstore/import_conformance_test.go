@@ -12,5 +12,5 @@ func TestImportConformance(t *testing.T) {
 			s, _ := openIn(tb, su, nil)
 			return s
 		})
-	})
+	}, "direct", "pgbouncer") // an import reads nothing a replica could serve
 }

@@ -138,7 +138,7 @@ func testPollAcrossNodes(t *testing.T, su setup, cached bool) {
 			poll()
 		}
 	}
-	if cached {
+	if cached || su.lag > 0 {
 		time.Sleep(time.Second) // the bound within which node B follows node A
 	}
 	poll() // once more, after the writers stopped

@@ -5,6 +5,7 @@ import (
 	"os"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -39,27 +40,36 @@ func openStore(tb testing.TB, f *datafile.File, opts ...pgstore.Option) (*pgstor
 type setup struct {
 	name string
 	new  func(tb testing.TB) database
+	// lag is how long a node may take to see another's write (docs:
+	// live-data.md): at once without a replica, within a second with one.
+	lag time.Duration
 }
 
 // setups: directly; through PgBouncer in transaction mode, which hands
 // each transaction any server connection (no session state survives it),
-// migrations included.
+// migrations included; with reads from a streaming replica (each node
+// opened on it first waits until it reads from the replica).
 var setups = []setup{
 	{"direct", func(tb testing.TB) database {
 		dsn := pgtest.NewDatabase(tb)
 		return database{dsn: dsn, direct: dsn}
-	}},
+	}, 0},
 	{"pgbouncer", func(tb testing.TB) database {
 		pooled, direct := pgtest.NewPooledDatabase(tb)
 		return database{dsn: pooled, direct: direct}
-	}},
+	}, 0},
+	{"replica", func(tb testing.TB) database {
+		r := pgtest.NewReplicatedDatabase(tb)
+		return database{dsn: r.Primary, direct: r.Primary, opts: []pgstore.Option{pgstore.WithReadDSN(r.Replica)}, replica: r}
+	}, time.Second},
 }
 
 // database is a test's database in a set-up.
 type database struct {
-	dsn    string           // what a node opens
-	direct string           // the database's own URL: the test's inspection and direct writes
-	opts   []pgstore.Option // what each node adds in the set-up
+	dsn     string           // what a node opens
+	direct  string           // the database's own URL: the test's inspection and direct writes
+	opts    []pgstore.Option // what each node adds in the set-up
+	replica *pgtest.Replicated
 }
 
 // open opens a node on the database.
@@ -73,10 +83,17 @@ func (d database) open(tb testing.TB, opts ...pgstore.Option) *pgstore.Store {
 	return s
 }
 
-// inSetups runs f as a subtest in each set-up.
-func inSetups(t *testing.T, f func(t *testing.T, su setup)) {
+// inSetups runs f as a subtest in each set-up, or in those named by only;
+// the set-ups run in parallel (each on databases of its own).
+func inSetups(t *testing.T, f func(t *testing.T, su setup), only ...string) {
 	for _, su := range setups {
-		t.Run(su.name, func(t *testing.T) { f(t, su) })
+		if len(only) > 0 && !slices.Contains(only, su.name) {
+			continue
+		}
+		t.Run(su.name, func(t *testing.T) {
+			t.Parallel()
+			f(t, su)
+		})
 	}
 }
 
@@ -91,7 +108,23 @@ func openIn(tb testing.TB, su setup, f *datafile.File, opts ...pgstore.Option) (
 			tb.Fatalf("Import: %v", err)
 		}
 	}
+	if d.replica != nil {
+		waitForReplica(tb, s)
+	}
 	return s, d
+}
+
+// waitForReplica waits until s reads from its replica: it has replayed
+// what s wrote (the import, the migrations).
+func waitForReplica(tb testing.TB, s *pgstore.Store) {
+	tb.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !pgstore.ReadsFromReplica(s) {
+		if time.Now().After(deadline) {
+			tb.Fatal("the store never read from its replica")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 // connect opens a plain connection to inspect the database directly.

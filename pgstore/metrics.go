@@ -100,6 +100,9 @@ var (
 	descCacheExpected = desc("procure_supplier_cache_load_expected_suppliers", "Suppliers the community held when its latest cache load began.", "community")
 	descCacheLoading  = desc("procure_supplier_cache_loading", "1 while a background load of the community's cache runs.", "community")
 
+	descReplicaLag   = desc("procure_pg_replica_lag_seconds", "With a read replica: how old the replica's data was at the node's latest measure (every 100 ms), from its replay position against the primary's; reads go to the primary past 0.3 s.")
+	descReplicaReads = desc("procure_pg_replica_reads_total", "With a read replica: reads that could be served a little old, by where they went: replica, or primary (the replica too far behind, or behind this node's own writes).", "source")
+
 	descCredLookups = desc("procure_credential_cache_lookups_total", "Credential lookups (tokens, service accounts, keys) answered from the node's credential cache (hit) or the database (miss).", "result")
 
 	descImportRunning = desc("procure_import_running", "Data-file imports running.")
@@ -112,7 +115,7 @@ var (
 func (c *collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descPoolConns, descPoolMax, descPoolAcquires, descPoolEmpty, descPoolWait, descPoolCanceled,
 		descCacheLoaded, descCacheAge, descCacheLag, descCacheRead, descCacheExpected, descCacheLoading,
-		descCredLookups, descImportRunning, descImportRead, descImportSize, descImportStarted, descImports} {
+		descReplicaLag, descReplicaReads, descCredLookups, descImportRunning, descImportRead, descImportSize, descImportStarted, descImports} {
 		ch <- d
 	}
 }
@@ -160,6 +163,12 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 			}
 			gauge(descCacheLoading, loading, cc.id)
 		}
+	}
+
+	if r := s.replica; r != nil {
+		gauge(descReplicaLag, time.Duration(mono()-r.asOf.Load()).Seconds())
+		counter(descReplicaReads, float64(r.served.Load()), "replica")
+		counter(descReplicaReads, float64(r.fallbacks.Load()), "primary")
 	}
 
 	if creds := s.creds; creds != nil {

@@ -32,7 +32,8 @@ const migrationLock int64 = 0x7067_7374_6f72_65
 // number of goroutines, and any number of Stores (in one process or many)
 // may share one database.
 type Store struct {
-	pool     *db // the primary (db.go)
+	pool     *db      // the primary (db.go)
+	replica  *replica // nil without WithReadDSN (replica.go)
 	ownsPool bool
 	usage    usageMinutes   // lastUsedAt minutes this node has written (credentials.go)
 	cache    *supplierCache // nil without WithSupplierCache (cache.go)
@@ -59,6 +60,7 @@ type options struct {
 	readyEarly       bool
 	metrics          prometheus.Registerer
 	migrateDSN       string
+	readDSN          string
 }
 
 // WithLogger has Open log, at Info, each migration it applies (version,
@@ -100,16 +102,18 @@ func WithoutStatementTimeout(ctx context.Context) context.Context {
 
 type noStatementTimeout struct{}
 
-// lifter lifts the statement timeout, for the rest of a transaction, from
-// a bulk load and a maintenance statement run inside one (outside one
-// db.go sets no bound on them). It is the connections' pgx tracer.
-type lifter struct{}
+// tracer is the pgx tracer of the store's connections. It lifts the
+// statement timeout, for the rest of a transaction, from a bulk load and
+// a maintenance statement run inside one (outside one db.go sets no bound
+// on them), and with a read replica it notes this node's writes on the
+// primary's pool (replica.go).
+type tracer struct{ r *replica }
 
 // TraceQueryStart lifts the bound for a maintenance statement (VACUUM,
 // ANALYZE, CHECKPOINT, REINDEX, CLUSTER, CREATE INDEX): an operator's or a
 // test's deliberate long work, never an API call's. Every other statement
 // passes untouched.
-func (lifter) TraceQueryStart(ctx context.Context, conn *pgx.Conn, data pgx.TraceQueryStartData) context.Context {
+func (tracer) TraceQueryStart(ctx context.Context, conn *pgx.Conn, data pgx.TraceQueryStartData) context.Context {
 	if maintenance(data.SQL) {
 		lift(ctx, conn)
 	}
@@ -137,17 +141,17 @@ func lift(ctx context.Context, conn *pgx.Conn) {
 }
 
 // TraceQueryEnd completes pgx.QueryTracer.
-func (lifter) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
+func (tracer) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
 
 // TraceCopyFromStart lifts the bound for a bulk load: a COPY streams for
 // as long as its source does (a data-file import of a million suppliers),
 // and the statements that follow it in its transaction merge as many rows.
-func (lifter) TraceCopyFromStart(ctx context.Context, conn *pgx.Conn, _ pgx.TraceCopyFromStartData) context.Context {
+func (tracer) TraceCopyFromStart(ctx context.Context, conn *pgx.Conn, _ pgx.TraceCopyFromStartData) context.Context {
 	lift(ctx, conn)
 	return ctx
 }
 
-func (lifter) TraceCopyFromEnd(context.Context, *pgx.Conn, pgx.TraceCopyFromEndData) {}
+func (tracer) TraceCopyFromEnd(context.Context, *pgx.Conn, pgx.TraceCopyFromEndData) {}
 
 // WithMaxConns sets the largest number of connections the store keeps open
 // (pgxpool's default is the greater of 4 and the number of CPUs). The DSN
@@ -200,8 +204,12 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*Store, error) {
 	if o.statementTimeout != nil {
 		timeout = max(*o.statementTimeout, 0)
 	}
+	var r *replica
+	if o.readDSN != "" {
+		r = &replica{log: o.log}
+	}
 	if cfg.ConnConfig.Tracer == nil {
-		cfg.ConnConfig.Tracer = lifter{}
+		cfg.ConnConfig.Tracer = tracer{r}
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
@@ -216,6 +224,13 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*Store, error) {
 	if err != nil {
 		pool.Close()
 		return nil, err
+	}
+	if r != nil {
+		if err := openReplica(ctx, r, d, o); err != nil {
+			pool.Close()
+			return nil, err
+		}
+		s.replica = r
 	}
 	s.ownsPool = true
 	s.readyEarly = o.readyEarly
@@ -235,6 +250,34 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*Store, error) {
 		}
 	}
 	return s, nil
+}
+
+// openReplica connects r to o.readDSN and starts measuring its lag; until
+// the first measure after Open's migrations, reads go to the primary.
+func openReplica(ctx context.Context, r *replica, primary *db, o options) error {
+	cfg, direct, err := pgpool.Config(ctx, o.readDSN)
+	if err != nil {
+		return fmt.Errorf("pgstore: read replica: connect: %w", err)
+	}
+	if o.log != nil {
+		o.log.InfoContext(ctx, "postgres read replica", "query_exec_mode", cfg.ConnConfig.DefaultQueryExecMode.String(), "direct", direct)
+	}
+	if o.maxConns > 0 {
+		cfg.MaxConns = o.maxConns
+	}
+	delete(cfg.ConnConfig.RuntimeParams, "statement_timeout")
+	if cfg.ConnConfig.Tracer == nil {
+		cfg.ConnConfig.Tracer = tracer{}
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return fmt.Errorf("pgstore: read replica: connect: %w", err)
+	}
+	r.db = &db{pool: pool, timeout: primary.timeout, set: primary.set}
+	r.primary = &db{pool: primary.pool, timeout: primary.timeout, set: primary.set, read: true}
+	raise(&r.wrote, mono()) // the migrations
+	r.start()
+	return nil
 }
 
 // migrateFor applies the migrations over a connection to o.migrateDSN, or
@@ -302,6 +345,7 @@ func (s *Store) Close() {
 	s.metrics.unregister()
 	s.cache.close()
 	s.users.close()
+	s.replica.close()
 	if s.ownsPool {
 		s.pool.pool.Close()
 	}

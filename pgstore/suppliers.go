@@ -178,7 +178,7 @@ func (s *Store) ListSuppliers(ctx context.Context, community string, q supplier.
 	b.Queue(`COMMIT`)
 	// A failed statement leaves the connection in a transaction: pgxpool
 	// then closes it rather than reuse it.
-	if err := s.pool.SendBatch(ctx, b).Close(); err != nil {
+	if err := s.rd().SendBatch(ctx, b).Close(); err != nil {
 		return paging.Page[supplier.Summary]{}, fmt.Errorf("pgstore: list suppliers: %w", err)
 	}
 	return paging.NewPage(items, int(total), r), nil
@@ -193,7 +193,7 @@ func (s *Store) listDeep(ctx context.Context, community string, q supplier.ListQ
 	fail := func(err error) (paging.Page[supplier.Summary], error) {
 		return paging.Page[supplier.Summary]{}, fmt.Errorf("pgstore: list suppliers: %w", err)
 	}
-	conn, err := s.pool.Acquire(ctx)
+	conn, err := s.rd().Acquire(ctx)
 	if err != nil {
 		return fail(err)
 	}
@@ -383,7 +383,7 @@ func (s *Store) Supplier(ctx context.Context, community string, id uuid.UUID) (s
 		}
 		return *d, nil
 	}
-	r, found, err := loadRecord(ctx, s.pool, community, id)
+	r, found, err := loadRecord(ctx, s.rd(), community, id)
 	if err != nil {
 		return supplier.Detail{}, fmt.Errorf("pgstore: supplier: %w", err)
 	}
@@ -538,7 +538,7 @@ func listChildren[T any](ctx context.Context, s *Store, table, community string,
 			})
 			return err
 		})
-	if err := s.pool.SendBatch(ctx, b).Close(); err != nil {
+	if err := s.rd().SendBatch(ctx, b).Close(); err != nil {
 		return nil, 0, err
 	}
 	if !exists {

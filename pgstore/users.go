@@ -99,7 +99,7 @@ func (s *Store) UserByUsername(ctx context.Context, community, username string) 
 		return u, nil
 	}
 	s.userReads.Add(1)
-	u, err := scanUser(s.pool.QueryRow(ctx, `SELECT `+userSelect+` FROM users WHERE community_id = $1 AND username_key = $2`,
+	u, err := scanUser(s.rd().QueryRow(ctx, `SELECT `+userSelect+` FROM users WHERE community_id = $1 AND username_key = $2`,
 		community, user.UsernameKey(username)))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return user.User{}, fmt.Errorf("pgstore: user %q: %w", username, user.ErrNotFound)
@@ -121,7 +121,7 @@ func (s *Store) UserByID(ctx context.Context, community, id string) (user.User, 
 		return u, nil
 	}
 	s.userReads.Add(1)
-	u, err := scanUser(s.pool.QueryRow(ctx, `SELECT `+userSelect+` FROM users WHERE community_id = $1 AND id = $2`, community, id))
+	u, err := scanUser(s.rd().QueryRow(ctx, `SELECT `+userSelect+` FROM users WHERE community_id = $1 AND id = $2`, community, id))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return user.User{}, fmt.Errorf("pgstore: user id %q: %w", id, user.ErrNotFound)
 	}
@@ -235,7 +235,7 @@ func (s *Store) UpdateUser(ctx context.Context, community, id string, apply func
 // order of the data file; none for an unknown community.
 func (s *Store) AutoRoles(ctx context.Context, community string) ([]string, error) {
 	var roles []string
-	err := s.pool.QueryRow(ctx, `SELECT auto_roles FROM communities WHERE id = $1`, community).Scan(&roles)
+	err := s.rd().QueryRow(ctx, `SELECT auto_roles FROM communities WHERE id = $1`, community).Scan(&roles)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, nil
 	}
@@ -254,14 +254,15 @@ var _ user.Lister = (*Store)(nil)
 // order (byte order), and how many match (user.Lister).
 func (s *Store) ListUsers(ctx context.Context, community string, q user.Query, offset, limit int) ([]user.User, int, error) {
 	var total int
-	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM users WHERE community_id = $1 AND ($2::text IS NULL OR external_id = $2)`,
+	q0 := s.rd() // the count and the page from one pool
+	if err := q0.QueryRow(ctx, `SELECT count(*) FROM users WHERE community_id = $1 AND ($2::text IS NULL OR external_id = $2)`,
 		community, q.ExternalID).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("pgstore: count users: %w", err)
 	}
 	if limit <= 0 || offset >= total {
 		return []user.User{}, total, nil
 	}
-	rows, err := s.pool.Query(ctx, `SELECT `+userSelect+` FROM users WHERE community_id = $1 AND ($2::text IS NULL OR external_id = $2)
+	rows, err := q0.Query(ctx, `SELECT `+userSelect+` FROM users WHERE community_id = $1 AND ($2::text IS NULL OR external_id = $2)
 		ORDER BY id COLLATE "C" OFFSET $3 LIMIT $4`, community, q.ExternalID, max(offset, 0), limit)
 	if err != nil {
 		return nil, 0, fmt.Errorf("pgstore: list users: %w", err)

@@ -42,6 +42,21 @@ var errNoBouncer = errors.New("no pgbouncer found (looked on PATH and in /usr/sb
 func NewPooledDatabase(tb testing.TB) (pooled, direct string) {
 	tb.Helper()
 	direct = NewDatabase(tb)
+	return throughBouncer(tb, direct), direct
+}
+
+// Pooled returns the URL of the replicated database's primary through
+// PgBouncer in transaction mode, as NewPooledDatabase does.
+func (r *Replicated) Pooled(tb testing.TB) string {
+	tb.Helper()
+	return throughBouncer(tb, r.Primary)
+}
+
+// throughBouncer returns the URL of the database at direct (a URL
+// NewDatabase made) through the test binary's PgBouncer, starting it at
+// the first call.
+func throughBouncer(tb testing.TB, direct string) string {
+	tb.Helper()
 	bouncerOnce.Do(func() { bouncerDSN, bouncerErr = startBouncer() })
 	if bouncerErr != nil {
 		if errors.Is(bouncerErr, errNoBouncer) && os.Getenv("CI") != "true" {
@@ -53,11 +68,11 @@ func NewPooledDatabase(tb testing.TB) (pooled, direct string) {
 	if err != nil {
 		tb.Fatalf("pgtest: %v", err)
 	}
-	pooled, err = withDatabase(bouncerDSN, strings.TrimPrefix(u.Path, "/"))
+	pooled, err := withDatabase(bouncerDSN, strings.TrimPrefix(u.Path, "/"))
 	if err != nil {
 		tb.Fatalf("pgtest: %v", err)
 	}
-	return pooled, direct
+	return pooled
 }
 
 // findBouncer returns the path of the pgbouncer binary (Debian installs
