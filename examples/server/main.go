@@ -7,8 +7,10 @@
 //	go run ./examples/server -addr :9000     # listen elsewhere
 //	go run ./examples/server -data my.json   # your own data file
 //	go run ./examples/server -postgres postgres://localhost/procure   # keep the data in PostgreSQL
-//	go run ./examples/server -postgres postgres://pgbouncer:6432/procure -postgres-migrate postgres://db:5432/procure
-//	                                         # through PgBouncer; migrations directly (README "Running on PostgreSQL")
+//	go run ./examples/server -postgres postgres://pgbouncer:6432/procure -postgres-migrate postgres://db:5432/procure \
+//	    -postgres-read postgres://replica:5432/procure
+//	                                         # through PgBouncer, migrations directly, reads from a replica
+//	                                         # (README "PostgreSQL")
 //	go run ./examples/server -finance-url http://127.0.0.1:8090/account-code-validation
 //	                                         # demo checkout asks a finance system (examples/connector)
 //	PROCURE_ADMIN_TOKEN=... go run ./examples/server -admin-addr 127.0.0.1:8081
@@ -116,6 +118,7 @@ type config struct {
 	data       string // data file; empty means the embedded demo data
 	postgres   string // PostgreSQL DSN; empty means the in-memory store
 	pgMigrate  string // the database's own DSN for migrations; empty: postgres
+	pgRead     string // a streaming replica's DSN for reads; empty: none
 	pgCache    bool   // serve supplier reads from pgstore's per-node cache
 	readyEarly bool   // ready while the cache loads (pgstore.WithReadyWhileCacheLoads)
 	financeURL string // finance system for the demo checkout; empty means the stored budget tables
@@ -160,6 +163,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&cfg.data, "data", "", "data `file` to serve instead of the built-in demo data (JSON, docs/datafile.md)")
 	fs.StringVar(&cfg.postgres, "postgres", "", "PostgreSQL `URL` to keep the data in (postgres://user:pass@host:5432/db); the schema is created or migrated at start and the data (-data, or the demo data) is imported, idempotently")
 	fs.StringVar(&cfg.pgMigrate, "postgres-migrate", "", "with -postgres: the database's own `URL` for the migrations at start, when -postgres goes through a pooler such as PgBouncer (default: -postgres)")
+	fs.StringVar(&cfg.pgRead, "postgres-read", "", "with -postgres: the `URL` of a streaming replica of the database for reads (the supplier cache's loads and polls, credential lookups, reads the caches cannot serve), used only while it is less than 0.3 s behind and never older than this node's own writes")
 	fs.BoolVar(&cfg.pgCache, "pg-cache", true, "with -postgres, serve supplier reads from a per-node cache in memory that follows the database's changes (pgstore.WithSupplierCache; loaded in the background at start, reads go to the database until then), serve user reads by username and id from a per-node copy of the users that follows it too (pgstore.WithUserCache) and remember credential lookups for half a second (pgstore.WithCredentialCache); -pg-cache=false reads every request from the database")
 	fs.BoolVar(&cfg.readyEarly, "ready-while-loading", false, "with -postgres and the cache, answer /readyz 200 while the cache loads at start (reads go to the database meanwhile) instead of 503 until it is loaded: for a cluster whose nodes may all start at once (docs/operations.md)")
 	fs.StringVar(&cfg.financeURL, "finance-url", "", "finance system `URL` the demo checkout asks over the XML exchange (e.g. http://127.0.0.1:8090/account-code-validation from examples/connector); empty uses the stored budget tables")
@@ -170,7 +174,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.DurationVar(&cfg.shutdownDelay, "shutdown-delay", 0, "on SIGINT or SIGTERM, keep serving for this `duration` with /readyz answering 503 before closing the listeners, so that a load balancer stops sending new requests first (e.g. 5s; docs/operations.md)")
 	fs.Int64Var(&cfg.maxImport, "max-import-bytes", 64<<30, "largest data file the admin import accepts, in `bytes` (0: no bound)")
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: server [-addr host:port] [-admin-addr host:port] [-data file.json] [-postgres URL [-postgres-migrate URL] [-pg-cache=false]] [-finance-url URL] [-log-format text|json] [-log-level level]\n\n")
+		fmt.Fprintf(fs.Output(), "usage: server [-addr host:port] [-admin-addr host:port] [-data file.json] [-postgres URL [-postgres-migrate URL] [-postgres-read URL] [-pg-cache=false]] [-finance-url URL] [-log-format text|json] [-log-level level]\n\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -189,8 +193,8 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 		fs.Usage()
 		return cfg, errUsage
 	}
-	if cfg.pgMigrate != "" && cfg.postgres == "" {
-		fmt.Fprintln(stderr, "server: -postgres-migrate needs -postgres")
+	if (cfg.pgMigrate != "" || cfg.pgRead != "") && cfg.postgres == "" {
+		fmt.Fprintln(stderr, "server: -postgres-migrate and -postgres-read need -postgres")
 		fs.Usage()
 		return cfg, errUsage
 	}
@@ -458,6 +462,9 @@ func pgOptions(cfg config, log *slog.Logger) []pgstore.Option {
 	opts := []pgstore.Option{pgstore.WithLogger(log)}
 	if cfg.pgMigrate != "" {
 		opts = append(opts, pgstore.WithMigrateDSN(cfg.pgMigrate))
+	}
+	if cfg.pgRead != "" {
+		opts = append(opts, pgstore.WithReadDSN(cfg.pgRead))
 	}
 	if cfg.pgCache {
 		opts = append(opts, pgstore.WithSupplierCache(), pgstore.WithUserCache(), pgstore.WithCredentialCache())

@@ -493,6 +493,7 @@ func TestRunFlags(t *testing.T) {
 		{[]string{"-log-level", "loud"}, errUsage},
 		{[]string{"-addr", "127.0.0.1:8080", "-admin-addr", "127.0.0.1:8080"}, errUsage},
 		{[]string{"-postgres-migrate", "postgres://db/x"}, errUsage},
+		{[]string{"-postgres-read", "postgres://replica/x"}, errUsage},
 	}
 	for _, tt := range tests {
 		var stderr bytes.Buffer

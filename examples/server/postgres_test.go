@@ -119,3 +119,32 @@ func TestPgCacheFlag(t *testing.T) {
 		}
 	}
 }
+
+// The deployment of the README's "PostgreSQL" section: the server reaches
+// the database through PgBouncer in transaction mode, migrates it
+// directly (-postgres-migrate) and reads from a streaming replica
+// (-postgres-read), and answers as on one direct connection.
+func TestRunThroughPgBouncerWithReplica(t *testing.T) {
+	r := pgtest.NewReplicatedDatabase(t)
+	want := start(t, "-postgres", r.Primary, "-pg-cache=false")
+	_, wantBody := get(t, want.base+"/public/community/suppliers?size=100&sort=modifiedDate,desc", "demo-acme-read-token")
+	want.cancel()
+	<-want.done
+	for _, cache := range []string{"-pg-cache=true", "-pg-cache=false"} {
+		run := start(t, "-postgres", r.Pooled(t), "-postgres-migrate", r.Primary, "-postgres-read", r.Replica, cache)
+		status, body := get(t, run.base+"/public/community/suppliers?size=100&sort=modifiedDate,desc", "demo-acme-read-token")
+		if status != http.StatusOK || string(body) != string(wantBody) {
+			t.Errorf("%s: status %d, body:\n%s\nwant the direct server's:\n%s", cache, status, body, wantBody)
+		}
+		run.cancel()
+		<-run.done
+		if run.err != nil {
+			t.Fatalf("%s: %v", cache, run.err)
+		}
+		for _, line := range []string{`msg=postgres query_exec_mode="cache describe" direct=false`, `msg="postgres read replica"`} {
+			if !strings.Contains(run.stderr.String(), line) {
+				t.Errorf("%s: the log has no %s:\n%s", cache, line, run.stderr.String())
+			}
+		}
+	}
+}
