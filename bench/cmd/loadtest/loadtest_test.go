@@ -216,6 +216,7 @@ func TestParseFlags(t *testing.T) {
 		{"fewer connections than threads", []string{"-threads", "4", "-connections", "2"}, "need at least one thread and a connection per thread"},
 		{"data without manifest", []string{"-data", "x.json"}, "-data and -manifest go together"},
 		{"both postgres flags", []string{"-postgres", "-postgres-dsn", "postgres://x"}, "give one"},
+		{"pgbouncer without a throwaway server", []string{"-pgbouncer", "-postgres-dsn", "postgres://x"}, "-pgbouncer needs -postgres"},
 		{"unknown scenario", []string{"-scenarios", "nope"}, `unknown scenario "nope"`},
 		{"stray argument", []string{"now"}, `unexpected argument "now"`},
 		{"preloaded without a database", []string{"-preloaded", "-data", "x.json", "-manifest", "m.json"}, "-preloaded needs -postgres-dsn"},

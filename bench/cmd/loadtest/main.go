@@ -72,6 +72,7 @@ type options struct {
 	dataFile         string
 	manifestFile     string
 	postgres         bool
+	pgbouncer        bool
 	postgresDSN      string
 	preloaded        bool
 	work             string
@@ -102,6 +103,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.dataFile, "data", "", "use this data `file` instead of generating one (needs -manifest)")
 	fs.StringVar(&o.manifestFile, "manifest", "", "the examples/gendata -manifest `file` of -data")
 	fs.BoolVar(&o.postgres, "postgres", false, "serve from a throwaway PostgreSQL server started for the run")
+	fs.BoolVar(&o.pgbouncer, "pgbouncer", false, "with -postgres: the server reaches the throwaway server through PgBouncer in transaction mode (-postgres), migrating it directly (-postgres-migrate)")
 	fs.StringVar(&o.postgresDSN, "postgres-dsn", "", "serve from this PostgreSQL database instead (its data is replaced by the import)")
 	fs.BoolVar(&o.preloaded, "preloaded", false, "with -postgres-dsn and -data: the database already holds the data file (imported by an earlier run or by procurectl import), so the server starts without importing it")
 	fs.StringVar(&o.work, "work", "", "work `directory` (default: a new temporary one, removed at the end)")
@@ -136,6 +138,8 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		return o, errors.New("-data and -manifest go together (examples/gendata -o FILE -manifest FILE)")
 	case o.postgres && o.postgresDSN != "":
 		return o, errors.New("-postgres and -postgres-dsn: give one")
+	case o.pgbouncer && !o.postgres:
+		return o, errors.New("-pgbouncer needs -postgres (with -postgres-dsn, give the pooler's URL and -server-args \"-postgres-migrate URL\")")
 	case o.preloaded && (o.postgresDSN == "" || o.dataFile == ""):
 		return o, errors.New("-preloaded needs -postgres-dsn and the -data/-manifest the database holds")
 	case o.writes < 0 || o.writes > 100000:
@@ -265,9 +269,22 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 			return err
 		}
 		dsn = pg.DSN
+		if o.pgbouncer {
+			logf("starting PgBouncer in front of it")
+			cl.add(pg.stopBouncer) // before pg.stop, which removes its directory
+			pooled, err := pg.startBouncer(ctx)
+			if err != nil {
+				return err
+			}
+			serverArgs = append(serverArgs, "-postgres-migrate", dsn)
+			dsn = pooled
+		}
 	}
 	if dsn != "" {
 		backend = "PostgreSQL"
+		if o.pgbouncer {
+			backend = "PostgreSQL through PgBouncer (transaction mode)"
+		}
 		serverArgs = append(serverArgs, "-postgres", dsn)
 	}
 

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -173,4 +174,87 @@ func (pg *postgres) run(ctx context.Context, name string, args ...string) ([]byt
 	cmd.WaitDelay = 5 * time.Second
 	err := cmd.Run()
 	return out.Bytes(), err
+}
+
+// startBouncer starts PgBouncer in transaction mode on a free port in
+// front of pg (in pg's directory, as pg's OS user: PgBouncer refuses root
+// too) and returns the URL of pg's database through it. pg.stop's
+// removal of the directory does not stop it: stopBouncer does.
+func (pg *postgres) startBouncer(ctx context.Context) (string, error) {
+	bin, err := exec.LookPath("pgbouncer")
+	if err != nil {
+		bin = "/usr/sbin/pgbouncer" // Debian's, not on every PATH
+		if _, err := os.Stat(bin); err != nil {
+			return "", errors.New("no pgbouncer on PATH or in /usr/sbin: install it (Debian: apt-get install -y pgbouncer)")
+		}
+	}
+	port, err := freePort()
+	if err != nil {
+		return "", err
+	}
+	target := strings.TrimPrefix(pg.DSN, "postgres://postgres@127.0.0.1:")
+	target = target[:strings.IndexByte(target, '/')]
+	conf := fmt.Sprintf(`; bench/cmd/loadtest: PgBouncer in transaction mode in front of the throwaway server.
+[databases]
+* = host=127.0.0.1 port=%s user=postgres
+
+[pgbouncer]
+listen_addr = 127.0.0.1
+listen_port = %d
+unix_socket_dir =
+auth_type = any
+pool_mode = transaction
+max_client_conn = 1000
+default_pool_size = 20
+logfile = %s
+pidfile = %s
+`, target, port, filepath.Join(pg.dir, "pgbouncer.log"), filepath.Join(pg.dir, "pgbouncer.pid"))
+	ini := filepath.Join(pg.dir, "pgbouncer.ini")
+	if err := os.WriteFile(ini, []byte(conf), 0o644); err != nil {
+		return "", err
+	}
+	cmd := exec.CommandContext(ctx, bin, "-d", ini)
+	cmd.Dir = pg.dir
+	if pg.cred != nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: pg.cred}
+	}
+	if out, err := cmd.CombinedOutput(); err != nil {
+		log, _ := os.ReadFile(filepath.Join(pg.dir, "pgbouncer.log")) // for the message only
+		return "", fmt.Errorf("pgbouncer: %w\n%s\n%s", err, out, clip(log))
+	}
+	dsn := "postgres://postgres@127.0.0.1:" + strconv.Itoa(port) + "/postgres?sslmode=disable"
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		conn, err := pgx.Connect(ctx, dsn)
+		if err == nil {
+			err = conn.Ping(ctx)
+			conn.Close(ctx)
+		}
+		if err == nil {
+			return dsn, nil
+		}
+		if time.Now().After(deadline) {
+			return "", fmt.Errorf("pgbouncer started but does not answer: %w", err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// stopBouncer stops the PgBouncer startBouncer started, if it runs.
+func (pg *postgres) stopBouncer() error {
+	b, err := os.ReadFile(filepath.Join(pg.dir, "pgbouncer.pid"))
+	if err != nil {
+		return nil // never started
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		return err
+	}
+	_ = syscall.Kill(pid, syscall.SIGTERM) // gone already is fine
+	for range 50 {
+		if syscall.Kill(pid, 0) != nil {
+			return nil
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return fmt.Errorf("pgbouncer (pid %d) did not stop", pid)
 }

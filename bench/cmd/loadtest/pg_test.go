@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -47,5 +48,50 @@ func TestStartPostgres(t *testing.T) {
 		if got != want {
 			t.Errorf("%s = %q, want %q", setting, got, want)
 		}
+	}
+}
+
+// PgBouncer starts in front of the throwaway server: the pooled URL
+// reaches the server through another port; stopBouncer stops it.
+func TestStartBouncer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts PostgreSQL and PgBouncer")
+	}
+	if _, err := pgBinDir(); err != nil {
+		t.Skip(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	pg, err := startPostgres(ctx)
+	if pg != nil {
+		t.Cleanup(func() { _ = pg.stop() })
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	dsn, err := pg.startBouncer(ctx)
+	if err != nil {
+		if os.Getenv("CI") != "true" && strings.Contains(err.Error(), "no pgbouncer") {
+			t.Skip(err)
+		}
+		t.Fatal(err)
+	}
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var port int
+	if err := conn.QueryRow(ctx, "SELECT inet_server_port()").Scan(&port); err != nil {
+		t.Fatal(err)
+	}
+	if conn.Config().Port == uint16(port) {
+		t.Fatalf("the pooled URL reaches the server's own port %d", port)
+	}
+	conn.Close(ctx)
+	if err := pg.stopBouncer(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pgx.Connect(ctx, dsn); err == nil {
+		t.Fatal("PgBouncer still answers after stopBouncer")
 	}
 }
