@@ -50,7 +50,7 @@ type credStore struct {
 
 func openCredStore(t *testing.T, opts ...pgstore.Option) *credStore {
 	t.Helper()
-	return openCredStoreIn(t, setups[0], opts...)
+	return openCredStoreIn(t, setupNamed("direct"), opts...)
 }
 
 func openCredStoreIn(t *testing.T, su setup, opts ...pgstore.Option) *credStore {

@@ -83,6 +83,16 @@ func (d database) open(tb testing.TB, opts ...pgstore.Option) *pgstore.Store {
 	return s
 }
 
+// setupNamed returns the set-up of that name.
+func setupNamed(name string) setup {
+	for _, su := range setups {
+		if su.name == name {
+			return su
+		}
+	}
+	panic("no set-up " + name)
+}
+
 // inSetups runs f as a subtest in each set-up, or in those named by only;
 // the set-ups run in parallel (each on databases of its own).
 func inSetups(t *testing.T, f func(t *testing.T, su setup), only ...string) {

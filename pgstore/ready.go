@@ -46,7 +46,7 @@ func (s *Store) Ready(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, ReadyTimeout)
 	defer cancel()
 	var have bool
-	err = s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM schema_migrations WHERE version = $1)`, want).Scan(&have)
+	err = s.primaryReads().QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM schema_migrations WHERE version = $1)`, want).Scan(&have)
 	if err != nil {
 		return procure.NotReady("database does not answer", err)
 	}

@@ -245,6 +245,17 @@ func (s *Store) rdAt() (*db, time.Time) {
 	return r.primary, time.Time{}
 }
 
+// primaryReads is the primary's pool for a read that must be current but
+// is no write (a health check): with a replica, one that does not count as
+// this node's write, which would keep the node's reads off the replica for
+// a moment.
+func (s *Store) primaryReads() *db {
+	if s.replica != nil {
+		return s.replica.primary
+	}
+	return s.pool
+}
+
 // readCall marks the context of a call on the primary that only reads.
 type readCall struct{}
 

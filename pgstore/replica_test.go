@@ -202,3 +202,30 @@ func TestReplicaUnreachable(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A health check reads the primary without counting as this node's
+// write, which would keep its reads off the replica for a moment; a write
+// does keep them off until the replica has it.
+func TestReplicaHealthChecksAreNoWrites(t *testing.T) {
+	ctx := context.Background()
+	s, _ := openIn(t, setupNamed("replica"), fixture())
+	if err := s.Ready(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Ping(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.SchemaVersion(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if !pgstore.ReadsFromReplica(s) {
+		t.Fatal("after health checks, the node's reads no longer go to its replica")
+	}
+	if _, err := s.PutSupplier(ctx, "c1", supplier.Record{Detail: supplier.Detail{Summary: supplier.Summary{
+		ID: id(90), Name: "New", ProfileType: supplier.ProfileCompany}}}); err != nil {
+		t.Fatal(err)
+	}
+	if pgstore.ReadsFromReplica(s) {
+		t.Fatal("right after a write, the node's reads still go to its replica")
+	}
+}

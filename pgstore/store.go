@@ -352,7 +352,10 @@ func (s *Store) Close() {
 }
 
 // Ping checks that the database answers, for health checks.
-func (s *Store) Ping(ctx context.Context) error { return s.pool.pool.Ping(ctx) }
+func (s *Store) Ping(ctx context.Context) error {
+	d := s.primaryReads()
+	return d.pool.Ping(d.mark(ctx))
+}
 
 // beginner is what migrations run on: a pool or a connection.
 type beginner interface {
@@ -406,7 +409,7 @@ func applyMigrations(ctx context.Context, db beginner, log *slog.Logger, ms []pg
 // database.
 func (s *Store) SchemaVersion(ctx context.Context) (int, error) {
 	var v int
-	err := s.pool.QueryRow(ctx, "SELECT coalesce(max(version), 0) FROM schema_migrations").Scan(&v)
+	err := s.primaryReads().QueryRow(ctx, "SELECT coalesce(max(version), 0) FROM schema_migrations").Scan(&v)
 	return v, err
 }
 
