@@ -13,6 +13,7 @@ import (
 	"github.com/procurekit/procure/internal/pgtest"
 	"github.com/procurekit/procure/paging"
 	"github.com/procurekit/procure/supplier"
+	"github.com/procurekit/procure/user"
 )
 
 // BenchmarkExecModes measures the store's calls (reads from the database:
@@ -36,6 +37,7 @@ func BenchmarkExecModes(b *testing.B) {
 		n = v
 	}
 	c := syntheticCommunity("bench", n)
+	c.Users = []user.User{{ID: "bench-user", Username: "bench.user", Enabled: true, Roles: user.Codes("BUYER")}}
 	pooled, direct := pgtest.NewPooledDatabase(b)
 	{
 		s, err := Open(ctx, direct)
@@ -104,6 +106,25 @@ func execModeCases(b *testing.B, prefix string, s *Store, c datafile.Community) 
 				b.Fatal(err)
 			}
 			i += 7919
+		}
+	})
+	b.Run(prefix+"/UserByUsername", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := s.UserByUsername(ctx, "bench", "bench.user"); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run(prefix+"/UpdateUser", func(b *testing.B) {
+		i := 0
+		for b.Loop() {
+			i++
+			if _, err := s.UpdateUser(ctx, "bench", "bench-user", func(u *user.User) error {
+				u.FirstName = "Mode " + strconv.Itoa(i)
+				return nil
+			}); err != nil {
+				b.Fatal(err)
+			}
 		}
 	})
 	b.Run(prefix+"/Contacts", func(b *testing.B) {

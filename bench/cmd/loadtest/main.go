@@ -73,6 +73,7 @@ type options struct {
 	manifestFile     string
 	postgres         bool
 	pgbouncer        bool
+	pgParams         string
 	postgresDSN      string
 	preloaded        bool
 	work             string
@@ -104,6 +105,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.manifestFile, "manifest", "", "the examples/gendata -manifest `file` of -data")
 	fs.BoolVar(&o.postgres, "postgres", false, "serve from a throwaway PostgreSQL server started for the run")
 	fs.BoolVar(&o.pgbouncer, "pgbouncer", false, "with -postgres: the server reaches the throwaway server through PgBouncer in transaction mode (-postgres), migrating it directly (-postgres-migrate)")
+	fs.StringVar(&o.pgParams, "postgres-params", "", "with -postgres: more `parameters` for the server's database URL, such as pool_max_conns=16&default_query_exec_mode=simple_protocol")
 	fs.StringVar(&o.postgresDSN, "postgres-dsn", "", "serve from this PostgreSQL database instead (its data is replaced by the import)")
 	fs.BoolVar(&o.preloaded, "preloaded", false, "with -postgres-dsn and -data: the database already holds the data file (imported by an earlier run or by procurectl import), so the server starts without importing it")
 	fs.StringVar(&o.work, "work", "", "work `directory` (default: a new temporary one, removed at the end)")
@@ -138,6 +140,8 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		return o, errors.New("-data and -manifest go together (examples/gendata -o FILE -manifest FILE)")
 	case o.postgres && o.postgresDSN != "":
 		return o, errors.New("-postgres and -postgres-dsn: give one")
+	case o.pgParams != "" && !o.postgres:
+		return o, errors.New("-postgres-params needs -postgres (with -postgres-dsn, put them in the URL)")
 	case o.pgbouncer && !o.postgres:
 		return o, errors.New("-pgbouncer needs -postgres (with -postgres-dsn, give the pooler's URL and -server-args \"-postgres-migrate URL\")")
 	case o.preloaded && (o.postgresDSN == "" || o.dataFile == ""):
@@ -284,6 +288,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 		backend = "PostgreSQL"
 		if o.pgbouncer {
 			backend = "PostgreSQL through PgBouncer (transaction mode)"
+		}
+		if o.postgres && o.pgParams != "" {
+			dsn += "&" + o.pgParams
+			backend += " (" + o.pgParams + ")"
 		}
 		serverArgs = append(serverArgs, "-postgres", dsn)
 	}
