@@ -61,7 +61,7 @@ func TestReplicaPausedFallsBackToPrimary(t *testing.T) {
 			waitForReplica(t, b)
 			waitForReplica(t, c)
 			names := func(s *pgstore.Store) []string {
-				return listC1(t, s, func(x supplier.Summary) string { return x.Name })
+				return listC1(t, s, func(x supplier.Summary) string { return x.Name.String() })
 			}
 			before := names(b)
 			// Without the cache the list came from the replica; with it,
@@ -90,14 +90,14 @@ func TestReplicaPausedFallsBackToPrimary(t *testing.T) {
 				waitForReplica(t, c)
 			}
 			own := supplier.Record{Detail: supplier.Detail{Summary: supplier.Summary{
-				ID: id(80 + i), Name: "Written On C " + name, ProfileType: supplier.ProfileCompany}}}
+				ID: id(80 + i), Name: supplier.NewText("Written On C " + name), ProfileType: supplier.ProfileCompany}}}
 			if _, err := c.PutSupplier(ctx, "c1", own); err != nil {
 				t.Fatal(err)
 			}
 			if got, err := c.Supplier(ctx, "c1", own.ID); err != nil || got.Name != own.Name {
 				t.Fatalf("node C's read of its own write: %q, %v", got.Name, err)
 			}
-			if got := names(c); !slices.Contains(got, own.Name) {
+			if got := names(c); !slices.Contains(got, own.Name.String()) {
 				t.Fatalf("node C's list right after its own write lacks it: %q", got)
 			}
 			if replicaHas(`SELECT count(*) FROM suppliers WHERE id = $1`, own.ID) {
@@ -106,7 +106,7 @@ func TestReplicaPausedFallsBackToPrimary(t *testing.T) {
 
 			// Another node's writes, within the bound.
 			other := supplier.Record{Detail: supplier.Detail{Summary: supplier.Summary{
-				ID: id(70 + i), Name: "Written On A " + name, ProfileType: supplier.ProfileCompany}}}
+				ID: id(70 + i), Name: supplier.NewText("Written On A " + name), ProfileType: supplier.ProfileCompany}}}
 			if _, err := writer.PutSupplier(ctx, "c1", other); err != nil {
 				t.Fatal(err)
 			}
@@ -121,7 +121,7 @@ func TestReplicaPausedFallsBackToPrimary(t *testing.T) {
 			}
 			written := time.Now()
 			time.Sleep(time.Until(written.Add(time.Second)))
-			if got := names(b); !slices.Contains(got, other.Name) || !slices.Contains(got, own.Name) || len(got) != len(before)+2 {
+			if got := names(b); !slices.Contains(got, other.Name.String()) || !slices.Contains(got, own.Name.String()) || len(got) != len(before)+2 {
 				t.Fatalf("node B's list a second after the writes: %q; want %q with node A's and node C's", got, before)
 			}
 			if got, err := b.Supplier(ctx, "c1", other.ID); err != nil || got.Name != other.Name {
@@ -145,7 +145,7 @@ func TestReplicaPausedFallsBackToPrimary(t *testing.T) {
 			r.ResumeReplay(t)
 			waitForReplica(t, b)
 			onReplica, _ := pgstore.ReplicaReads(b)
-			if got := names(b); !slices.Contains(got, other.Name) || !slices.Contains(got, own.Name) {
+			if got := names(b); !slices.Contains(got, other.Name.String()) || !slices.Contains(got, own.Name.String()) {
 				t.Fatalf("node B's list after the replica caught up: %q", got)
 			}
 			if _, err := b.UserByUsername(ctx, "c1", username); err != nil {
@@ -222,7 +222,7 @@ func TestReplicaHealthChecksAreNoWrites(t *testing.T) {
 		t.Fatal("after health checks, the node's reads no longer go to its replica")
 	}
 	if _, err := s.PutSupplier(ctx, "c1", supplier.Record{Detail: supplier.Detail{Summary: supplier.Summary{
-		ID: id(90), Name: "New", ProfileType: supplier.ProfileCompany}}}); err != nil {
+		ID: id(90), Name: supplier.NewText("New"), ProfileType: supplier.ProfileCompany}}}); err != nil {
 		t.Fatal(err)
 	}
 	if pgstore.ReadsFromReplica(s) {
