@@ -20,11 +20,12 @@ import (
 // no cache) in each of pgx's query exec modes, directly and through
 // PgBouncer in transaction mode, on a community of 20,000 suppliers (or
 // PGSTORE_BENCH_SUPPLIERS), one call at a time: what choosing a mode for
-// pooling costs (bench/README.md "Session 7 figures"). QueryExecModeCacheStatement
-// is measured directly only: through PgBouncer it fails once two clients
-// share a server connection. "Unbounded" is the default mode on a pool
-// given to New, which sets no statement timeout: the cost of setting it per
-// transaction is the difference.
+// pooling costs (bench/README.md "Session 8 figures: PgBouncer and
+// replicas"). QueryExecModeCacheStatement is measured directly only:
+// through PgBouncer it fails once two clients share a server connection.
+// "Unbounded" is the default mode on a pool given to New, which sets no
+// statement timeout: the cost of setting it per transaction is the
+// difference.
 //
 //	go test -run '^$' -bench BenchmarkExecModes ./pgstore
 func BenchmarkExecModes(b *testing.B) {

@@ -13,8 +13,8 @@ import (
 // BenchmarkStatementTimeout compares ways of bounding one primary-key
 // lookup by a statement timeout without session state (db.go), on one
 // connection, directly and through PgBouncer in transaction mode, each in
-// the exec mode internal/pgpool chooses there (bench/README.md "Session 7
-// figures"):
+// the exec mode internal/pgpool chooses there (bench/README.md "Session 8
+// figures: PgBouncer and replicas"):
 //
 //   - none: the lookup alone, unbounded (the old session setting's cost);
 //   - set_config: SELECT set_config('statement_timeout', ..., true) and the

@@ -16,7 +16,8 @@
 // parameter and result types) on the client, so parameters and results
 // stay binary and typed. It costs the server a parse and a plan per
 // execution, which a named statement saves: twice the time of the store's
-// simplest reads on the database (bench/README.md "Session 7 figures").
+// simplest reads on the database (bench/README.md "Session 8 figures:
+// PgBouncer and replicas").
 //
 // Config therefore decides per connection string, unless the string names
 // default_query_exec_mode itself: it connects once and compares the
