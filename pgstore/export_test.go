@@ -65,3 +65,13 @@ func ReplicaReads(s *Store) (replica, primary int64) {
 	}
 	return s.replica.served.Load(), s.replica.fallbacks.Load()
 }
+
+// ReplicaWrote returns when this node last ended a call on the primary
+// that may have written (replica.go's monotonic nanoseconds; 0 without a
+// replica).
+func ReplicaWrote(s *Store) int64 {
+	if s.replica == nil {
+		return 0
+	}
+	return s.replica.wrote.Load()
+}

@@ -229,3 +229,22 @@ func TestReplicaHealthChecksAreNoWrites(t *testing.T) {
 		t.Fatal("right after a write, the node's reads still go to its replica")
 	}
 }
+
+// The user cache's loads and polls read the primary (a replica's snapshot
+// says nothing of the primary's) without counting as this node's writes,
+// which would keep its other reads off the replica after every poll.
+func TestReplicaUserCachePollsAreNoWrites(t *testing.T) {
+	ctx := context.Background()
+	s, _ := openIn(t, setupNamed("replica"), fixture(), pgstore.WithUserCache())
+	if _, err := s.UserByUsername(ctx, "c1", "nobody"); !errors.Is(err, user.ErrNotFound) {
+		t.Fatal(err) // loads c1's users
+	}
+	wrote := pgstore.ReplicaWrote(s)
+	time.Sleep(time.Second) // several polls
+	if pgstore.UserCacheServed(s) == 0 {
+		t.Fatal("the user cache served nothing")
+	}
+	if got := pgstore.ReplicaWrote(s); got != wrote {
+		t.Fatalf("the user cache's polls counted as writes of the node (its last write moved by %v)", time.Duration(got-wrote))
+	}
+}

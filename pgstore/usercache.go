@@ -58,7 +58,9 @@ import (
 //
 // Polls read from the primary: version order makes any snapshot safe to
 // apply, but a replica's xmin says nothing of what a primary's snapshot
-// held, and the poll is one small query per pollInterval.
+// held, and the poll is one small query per pollInterval. They are reads
+// there (primaryReads): counted as this node's writes, each would keep
+// the node's other reads off its replica for a moment (replica.go).
 
 // userLoadMax is the largest community the read that needs it loads.
 const userLoadMax = 20_000
@@ -312,7 +314,7 @@ func (c *userCache) snapshot(ctx context.Context, queue func(*pgx.Batch)) (uint6
 	b.Queue(`SELECT pg_current_snapshot()::text`).QueryRow(func(row pgx.Row) error { return row.Scan(&snap) })
 	queue(b)
 	b.Queue(`COMMIT`)
-	if err := c.s.pool.SendBatch(ctx, b).Close(); err != nil {
+	if err := c.s.primaryReads().SendBatch(ctx, b).Close(); err != nil {
 		return 0, err
 	}
 	return snapshotXmin(snap)
