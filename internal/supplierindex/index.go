@@ -263,7 +263,12 @@ func indexSuppliers(recs recStore) (*supplierSet, error) {
 	for i := range src {
 		src[i] = recs.at(int32(i))
 	}
-	return indexRecsPar(src, 0, nil)
+	set, err := indexRecsPar(src, 0, nil)
+	if err != nil {
+		return nil, err
+	}
+	recs.layOut(set)
+	return set, nil
 }
 
 // indexRecsPar indexes records, which must not change afterwards (a set
