@@ -170,6 +170,16 @@ type wireUser struct {
 	}
 }
 
+// newWireUser returns a wireUser ready to decode into: each list pointer
+// at its nil slice in lists.
+func newWireUser() *wireUser {
+	w := new(wireUser)
+	w.OrganisationUnits, w.OrganisationsUnits = &w.lists.units, &w.lists.units2
+	w.Roles, w.BuyerGroups, w.ApproverGroups = &w.lists.roles, &w.lists.buyer, &w.lists.approver
+	w.Attributes = &w.lists.attrs
+	return w
+}
+
 // listField turns a decoded list pointer into Input's form: nil when the
 // field was absent, a pointer to an empty list when it was null.
 func listField[T any](p *[]T) *[]T {
@@ -195,19 +205,30 @@ func listField[T any](p *[]T) *[]T {
 // spells the field both ways). When both are sent they must hold the same
 // codes (after trimming, in the same order); otherwise the result is a
 // *procure.ValidationError naming both fields.
-func ParseInput(data []byte) (Input, error) {
-	w := new(wireUser) // the Input points into it: one allocation for all fields
-	w.OrganisationUnits, w.OrganisationsUnits = &w.lists.units, &w.lists.units2
-	w.Roles, w.BuyerGroups, w.ApproverGroups = &w.lists.roles, &w.lists.buyer, &w.lists.approver
-	w.Attributes = &w.lists.attrs
-	if err := json.Unmarshal(data, w); err != nil {
-		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) {
-			// Errors raised inside the fields' own decoders carry no
-			// offset, others one; zero all so callers are not misled.
-			te.Offset = 0
+func ParseInput(data []byte) (Input, error) { return parseInput(data, pathFastShared) }
+
+// The decoding paths of parseInput.
+const (
+	pathJSON       = iota // encoding/json alone (the tests compare the others with it)
+	pathFast              // fastWire, each value a string of its own
+	pathFastShared        // fastWire, the values substrings of one copy of the body
+)
+
+// parseInput is ParseInput by the given path (fastWire falling back to
+// encoding/json).
+func parseInput(data []byte, path int) (Input, error) {
+	w := newWireUser() // the Input points into it: one allocation for all fields
+	if path == pathJSON || !fastWire(data, w, path == pathFastShared) {
+		w = newWireUser()
+		if err := json.Unmarshal(data, w); err != nil {
+			var te *json.UnmarshalTypeError
+			if errors.As(err, &te) {
+				// Errors raised inside the fields' own decoders carry no
+				// offset, others one; zero all so callers are not misled.
+				te.Offset = 0
+			}
+			return Input{}, err
 		}
-		return Input{}, err
 	}
 	units, err := w.units()
 	if err != nil {
@@ -236,7 +257,7 @@ func ParseInput(data []byte) (Input, error) {
 
 // UnmarshalJSON decodes in as ParseInput does.
 func (in *Input) UnmarshalJSON(data []byte) error {
-	v, err := ParseInput(data)
+	v, err := parseInput(data, pathFast) // inside a larger document: no copy of it
 	if err != nil {
 		return err
 	}
@@ -249,7 +270,7 @@ func (in *Input) UnmarshalJSON(data []byte) error {
 // fields ignored); a field that is absent or null is empty, and an absent
 // or null enabled is true, the same default as a create request.
 func (u *User) UnmarshalJSON(data []byte) error {
-	in, err := ParseInput(data)
+	in, err := parseInput(data, pathFast) // a user a store may keep: no shared copy of data
 	if err != nil {
 		return err
 	}
