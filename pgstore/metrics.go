@@ -2,7 +2,6 @@ package pgstore
 
 import (
 	"io"
-	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -31,15 +30,6 @@ type storeMetrics struct {
 	writes *storemetrics.Writes
 }
 
-// importStats are the counters of the store's imports, kept whether or
-// not metrics are on.
-type importStats struct {
-	running     atomic.Int64
-	read, size  atomic.Int64 // of the latest import to start
-	ok, failed  atomic.Int64
-	lastStarted atomic.Int64 // unix nanoseconds
-}
-
 // WriteBuckets are the bounds, in seconds, of the write latency
 // histogram (internal/storemetrics, shared with memstore).
 var WriteBuckets = storemetrics.Buckets
@@ -51,12 +41,13 @@ func (s *Store) registerMetrics(reg prometheus.Registerer) error {
 	if m.writes, err = storemetrics.Register(reg); err != nil {
 		return err
 	}
-	c := &collector{s: s}
-	if err := reg.Register(c); err != nil {
-		m.unregister()
-		return err
+	for _, c := range []prometheus.Collector{&collector{s: s}, &s.imports} {
+		if err := reg.Register(c); err != nil {
+			m.unregister()
+			return err
+		}
+		m.cs = append(m.cs, c)
 	}
-	m.cs = append(m.cs, c)
 	s.metrics = m
 	return nil
 }
@@ -105,17 +96,12 @@ var (
 
 	descCredLookups = desc("procure_credential_cache_lookups_total", "Credential lookups (tokens, service accounts, keys) answered from the node's credential cache (hit) or the database (miss).", "result")
 
-	descImportRunning = desc("procure_import_running", "Data-file imports running.")
-	descImportRead    = desc("procure_import_read_bytes", "Bytes the latest import to start has read of its file.")
-	descImportSize    = desc("procure_import_size_bytes", "Size of the latest import's file, when its caller said (0: unknown).")
-	descImportStarted = desc("procure_import_last_start_timestamp_seconds", "When the latest import started (Unix time; 0: none yet).")
-	descImports       = desc("procure_imports_total", "Data-file imports finished, by result: ok or failed.", "result")
 )
 
 func (c *collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descPoolConns, descPoolMax, descPoolAcquires, descPoolEmpty, descPoolWait, descPoolCanceled,
 		descCacheLoaded, descCacheAge, descCacheLag, descCacheRead, descCacheExpected, descCacheLoading,
-		descReplicaLag, descReplicaReads, descCredLookups, descImportRunning, descImportRead, descImportSize, descImportStarted, descImports} {
+		descReplicaLag, descReplicaReads, descCredLookups} {
 		ch <- d
 	}
 }
@@ -176,45 +162,10 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 		counter(descCredLookups, float64(creds.misses.Load()), "miss")
 	}
 
-	im := &s.imports
-	gauge(descImportRunning, float64(im.running.Load()))
-	gauge(descImportRead, float64(im.read.Load()))
-	gauge(descImportSize, float64(im.size.Load()))
-	started := 0.0
-	if ns := im.lastStarted.Load(); ns != 0 {
-		started = float64(ns) / 1e9
-	}
-	gauge(descImportStarted, started)
-	counter(descImports, float64(im.ok.Load()), "ok")
-	counter(descImports, float64(im.failed.Load()), "failed")
 }
 
 // startImport counts an import that begins reading r (size bytes, or 0
-// when unknown) and returns r counted, and the function to call with
-// the import's error when it ends.
+// when unknown): internal/storemetrics.Imports.Start.
 func (s *Store) startImport(r io.Reader, size int64) (io.Reader, func(error)) {
-	im := &s.imports
-	im.running.Add(1)
-	im.read.Store(0)
-	im.size.Store(max(size, 0))
-	im.lastStarted.Store(time.Now().UnixNano())
-	return &countingReader{r: r, n: &im.read}, func(err error) {
-		im.running.Add(-1)
-		if err != nil {
-			im.failed.Add(1)
-		} else {
-			im.ok.Add(1)
-		}
-	}
-}
-
-type countingReader struct {
-	r io.Reader
-	n *atomic.Int64
-}
-
-func (c *countingReader) Read(b []byte) (int, error) {
-	n, err := c.r.Read(b)
-	c.n.Add(int64(n))
-	return n, err
+	return s.imports.Start(r, size)
 }

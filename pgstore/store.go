@@ -18,6 +18,7 @@ import (
 
 	"github.com/procurekit/procure/internal/pgmigrate"
 	"github.com/procurekit/procure/internal/pgpool"
+	"github.com/procurekit/procure/internal/storemetrics"
 )
 
 //go:embed migrations/*.sql
@@ -43,8 +44,8 @@ type Store struct {
 	userReads atomic.Int64
 	// readyEarly: Ready does not wait for the cache (ready.go).
 	readyEarly bool
-	metrics    *storeMetrics // nil without WithMetrics (metrics.go)
-	imports    importStats   // (metrics.go)
+	metrics    *storeMetrics        // nil without WithMetrics (metrics.go)
+	imports    storemetrics.Imports // counted always, collected with WithMetrics
 }
 
 // Option configures Open.
