@@ -21,7 +21,10 @@ import (
 // every lagInterval: it reads the primary's WAL insert position P at the
 // local time t, then the replica's replay position R; R >= P means the
 // replica holds every commit made on the primary before t, so its data is
-// at least as fresh as t ("as of" t). A read that may be served a little
+// at least as fresh as t ("as of" t). A primary that is written to all the
+// time is always a little ahead of the replica, so the node keeps the
+// positions of the last second's measures and takes the latest the
+// replica has reached. A read that may be served a little
 // old goes to the replica while
 //
 //   - its as-of time is within maxReplicaLag of now, which keeps docs:
@@ -85,6 +88,9 @@ type replica struct {
 	served, fallbacks atomic.Int64
 
 	blockSize, segSize int64 // WAL page and segment sizes, read at the first measure
+	// samples are the primary's insert positions that measure read and
+	// the replica had not yet replayed, oldest first (measure's own).
+	samples []walSample
 
 	ctx    context.Context
 	end    context.CancelFunc
@@ -146,9 +152,20 @@ func (r *replica) logChange(err error) {
 	}
 }
 
-// measure compares the replica's replay position with the primary's
-// insert position read just before, and moves asOf on when the replica
-// has reached it.
+// walSample is the end of the primary's WAL at a moment.
+type walSample struct {
+	at  int64  // mono
+	end uint64 // recordEnd of the insert position
+}
+
+// maxSamples bounds replica.samples: a second of measures.
+const maxSamples = int(time.Second / lagInterval)
+
+// measure reads the primary's insert position, then the replica's replay
+// position, and moves asOf on to the latest measure whose position the
+// replica has reached: on a primary that writes all the time the replica
+// never holds the position read just before, but it holds one of a
+// moment ago, which is as fresh as the replica is.
 func (r *replica) measure() error {
 	ctx, cancel := context.WithTimeout(r.ctx, time.Second)
 	defer cancel()
@@ -163,6 +180,14 @@ func (r *replica) measure() error {
 	if err := r.primary.QueryRow(ctx, `SELECT pg_current_wal_insert_lsn()::text`).Scan(&p); err != nil {
 		return err
 	}
+	pl, err := parseLSN(p)
+	if err != nil {
+		return err
+	}
+	if len(r.samples) == maxSamples {
+		r.samples = append(r.samples[:0], r.samples[1:]...)
+	}
+	r.samples = append(r.samples, walSample{at: t, end: r.recordEnd(pl)})
 	var rp *string
 	var standby bool
 	if err := r.db.QueryRow(ctx, `SELECT pg_last_wal_replay_lsn()::text, pg_is_in_recovery()`).Scan(&rp, &standby); err != nil {
@@ -171,18 +196,25 @@ func (r *replica) measure() error {
 	if !standby {
 		// Promoted, or a primary named as the read DSN: current.
 		raise(&r.asOf, t)
+		r.samples = r.samples[:0]
 		return nil
 	}
 	if rp == nil {
 		return errors.New("the replica has replayed nothing yet")
 	}
-	pl, err1 := parseLSN(p)
-	rl, err2 := parseLSN(*rp)
-	if err := errors.Join(err1, err2); err != nil {
+	rl, err := parseLSN(*rp)
+	if err != nil {
 		return err
 	}
-	if rl >= r.recordEnd(pl) {
-		raise(&r.asOf, t)
+	reached := -1
+	for i, x := range r.samples {
+		if rl >= x.end {
+			reached = i
+		}
+	}
+	if reached >= 0 {
+		raise(&r.asOf, r.samples[reached].at)
+		r.samples = append(r.samples[:0], r.samples[reached+1:]...)
 	}
 	return nil
 }

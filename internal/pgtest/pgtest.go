@@ -307,6 +307,8 @@ unix_socket_directories = ''
 fsync = off
 synchronous_commit = off
 full_page_writes = off
+# commits reach a replica within milliseconds, as with synchronous_commit on
+wal_writer_delay = '10ms'
 max_connections = 200
 max_wal_size = '1GB'
 shared_buffers = '512MB'
