@@ -117,6 +117,13 @@ type supplierCache struct {
 	load chan struct{} // one background load at a time
 
 	served atomic.Int64 // reads served from the cache (tests)
+	// readSyncs counts the syncs reads waited for (tests): a node's own
+	// writes apply without one.
+	readSyncs atomic.Int64
+	// hook, when set, is called by a sync before its read and before it
+	// applies what it read (tests order a sync against this node's
+	// writes with it).
+	hook atomic.Pointer[func(stage string)]
 
 	// Warming up (warmUp): warm is set once the cache has held every
 	// community the database holds, which readiness waits for
@@ -131,11 +138,21 @@ type supplierCache struct {
 type cachedCom struct {
 	id    string
 	state atomic.Pointer[comState] // nil until loaded
-	// wseq counts this node's committed writes; applied is the largest
-	// wseq a sync's snapshot is known to include.
+	// wseq counts this node's imports; applied is the largest wseq a
+	// sync's snapshot is known to include.
 	wseq, applied atomic.Int64
+	// wantMark is the largest stamp (unix microseconds) this node's
+	// writes committed, or read for a write that changed nothing: a read
+	// is served only by a state whose mark is at least that.
+	wantMark atomic.Int64
 	// syncMu serialises loads and syncs.
-	syncMu     sync.Mutex
+	syncMu sync.Mutex
+	// applyMu orders the changes of state: a sync's or a load's result,
+	// and this node's own writes (ownWrite), which wait for it only, never
+	// for a round trip. pending holds own writes that do not continue
+	// the state's mark yet (another node's write came between).
+	applyMu    sync.Mutex
+	pending    []ownWrite
 	loading    atomic.Bool
 	large      atomic.Bool  // more than syncLoadMax suppliers at the last count
 	failedLoad atomic.Int64 // unix nanoseconds of the last failed load
@@ -191,7 +208,7 @@ func (c *supplierCache) entry(community string) *cachedCom {
 	return cc
 }
 
-// wrote records a committed write of this node to the community.
+// wrote records a committed import of this node to the community.
 func (c *supplierCache) wrote(community string) {
 	if c == nil {
 		return
@@ -224,20 +241,28 @@ func (c *supplierCache) reader(community string) *supplierindex.Index {
 			return nil // loading: never wait for a load behind its lock
 		}
 	}
-	// Read-your-writes: the syncs must cover every write this node
-	// committed before the read. A sync already running may have taken
-	// its snapshot before the last write: then one more.
-	want := cc.wseq.Load()
-	for i := 0; cc.applied.Load() < want; i++ {
+	// Read-your-writes: the state must hold every write this node
+	// committed before the read - its own writes are applied when they
+	// commit (own), so this holds unless another node's write came
+	// between, or an import - and otherwise a sync brings it. A sync
+	// already running may have taken its snapshot before the last
+	// write: then one more.
+	want, wantMark := cc.wseq.Load(), cc.wantMark.Load()
+	var st *comState
+	for i := 0; ; i++ {
+		st = cc.state.Load()
+		if st != nil && !st.stale && cc.applied.Load() >= want && (wantMark == 0 || st.mark.UnixMicro() >= wantMark) {
+			break
+		}
 		if i == 3 {
 			return nil
 		}
+		c.readSyncs.Add(1)
 		if _, err, _ := c.sf.Do("sync:"+cc.id, func() (any, error) { return nil, c.sync(cc, true) }); err != nil {
 			return nil
 		}
 	}
-	st := cc.state.Load()
-	if st == nil || st.stale || time.Since(st.syncedAt) > maxStale {
+	if time.Since(st.syncedAt) > maxStale {
 		return nil
 	}
 	c.served.Add(1)
@@ -411,42 +436,42 @@ func (c *supplierCache) pollOnce() {
 			continue
 		case st == nil || st.stale:
 			c.background(cc)
-		case behind(h.gen, h.mark, st):
-			// A replica behind what a sync from the primary brought:
-			// nothing to learn from it yet.
+		case h.gen < st.gen:
+			// A replica behind a reload from the primary: nothing to
+			// learn from it yet. (A mark behind the state's, in its
+			// generation, is a replica behind, or this node's own writes
+			// applied since the look: the state holds all the source
+			// held, which the default case counts as fresh.)
 			continue
 		case h.gen != st.gen || start.Sub(st.syncedAt) > tombstoneRetention/2:
 			c.markStale(cc)
 			c.background(cc)
-		case !sameMark(h.mark, st.mark):
+		case h.mark != nil && h.mark.After(st.mark):
 			_, _, _ = c.sf.Do("sync:"+cc.id, func() (any, error) { return nil, c.sync(cc, false) })
 		default:
-			// Nothing committed since the mark, as of a snapshot taken
-			// after start.
-			cc.syncMu.Lock()
-			if cur := cc.state.Load(); cur != nil && !cur.stale && sameMark(h.mark, cur.mark) && start.After(cur.syncedAt) {
+			// Nothing committed since the mark (or beyond it: this node's
+			// own writes, applied already), as of a snapshot taken after
+			// start.
+			cc.applyMu.Lock()
+			if cur := cc.state.Load(); cur != nil && !cur.stale && cur.gen == h.gen && (h.mark == nil || !h.mark.After(cur.mark)) && start.After(cur.syncedAt) {
 				next := *cur
 				next.syncedAt = start
 				cc.state.Store(&next)
 			}
-			cc.syncMu.Unlock()
+			cc.applyMu.Unlock()
 		}
 	}
-}
-
-func sameMark(db *time.Time, mark time.Time) bool {
-	if db == nil {
-		return mark.IsZero()
-	}
-	return db.Equal(mark)
 }
 
 // markStale stops serving the community until it is reloaded.
 func (c *supplierCache) markStale(cc *cachedCom) {
 	cc.syncMu.Lock()
 	defer cc.syncMu.Unlock()
+	cc.applyMu.Lock()
+	defer cc.applyMu.Unlock()
 	if st := cc.state.Load(); st != nil && !st.stale {
 		cc.state.Store(staleState(st))
+		cc.pending = nil
 	}
 }
 
@@ -496,6 +521,7 @@ func (c *supplierCache) syncLocked(cc *cachedCom) error {
 	var contacts []childRow[supplier.Contact]
 	var addrs []childRow[supplier.RemittanceAddress]
 	var deleted []uuid.UUID
+	var deletedAt []tombstone
 	b := &pgx.Batch{}
 	b.Queue(`BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY`)
 	// A generic plan (what a prepared statement may get after a few
@@ -529,38 +555,68 @@ func (c *supplierCache) syncLocked(cc *cachedCom) error {
 	})
 	b.Queue(qs[3].sql, qs[3].args...).Query(func(rows pgx.Rows) error {
 		var err error
-		deleted, err = pgx.CollectRows(rows, pgx.RowTo[uuid.UUID])
+		deletedAt, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (tombstone, error) {
+			var t tombstone
+			err := row.Scan(&t.id, &t.at)
+			deleted = append(deleted, t.id)
+			return t, err
+		})
 		return err
 	})
 	b.Queue(`COMMIT`)
+	c.syncHook("read")
 	if err := q.SendBatch(c.ctx, b).Close(); err != nil {
 		return err
 	}
-	if found && behind(gen, mark, st) {
-		// A replica behind the cache (which a sync from the primary
-		// brought further) holds nothing newer, and every write of this
-		// node counted in seq: it was chosen only once it held them
-		// (replica.go), so the cache, further still, holds them too.
+	c.syncHook("apply")
+	cc.applyMu.Lock()
+	defer cc.applyMu.Unlock()
+	// This node's own writes may have moved the state on since st.
+	cur := cc.state.Load()
+	if cur.stale {
+		return errStale
+	}
+	if found && gen < cur.gen {
+		// A replica behind a reload from the primary holds nothing
+		// newer, and every write of this node counted in seq: it was
+		// chosen only once it held them (replica.go), so the cache,
+		// further still, holds them too. (A mark behind the state's in
+		// its generation - a replica behind, or this node's own writes
+		// applied meanwhile - applies nothing below.)
 		raise(&cc.applied, seq)
 		return nil
 	}
-	if !found || gen != st.gen {
-		cc.state.Store(staleState(st))
+	if !found || gen != cur.gen {
+		cc.state.Store(staleState(cur))
+		cc.pending = nil
 		return errStale
 	}
-	attach(puts, contacts, addrs)
-	for i := range puts {
-		puts[i].Normalize()
-	}
-	st.ix.Apply(puts, deleted)
-	next := *st
-	if start.After(st.syncedAt) {
+	next := *cur
+	if start.After(next.syncedAt) {
 		next.syncedAt = start
 	}
-	if mark != nil {
+	if mark != nil && mark.After(cur.mark) {
+		// What the state lacks: the changes stamped above its mark.
+		// Those at or below it are in it already, applied by this
+		// node's writes as they committed, and the snapshot shows them
+		// as they were then (a later change would be stamped above).
+		if cur != st {
+			puts = slices.DeleteFunc(puts, func(r supplier.Record) bool { return !r.ModifiedDate.After(cur.mark) })
+			deleted = deleted[:0]
+			for _, id := range deletedAt {
+				if id.at.After(cur.mark) {
+					deleted = append(deleted, id.id)
+				}
+			}
+		}
+		attach(puts, contacts, addrs)
+		for i := range puts {
+			puts[i].Normalize()
+		}
+		cur.ix.Apply(puts, deleted)
 		next.mark = mark.UTC()
 	}
-	cc.state.Store(&next)
+	c.drain(cc, &next)
 	raise(&cc.applied, seq)
 	return nil
 }
@@ -576,14 +632,81 @@ func (c *supplierCache) source() (*db, time.Time) {
 	return q, at
 }
 
-// behind reports whether a community's generation and mark, as a replica
-// shows them, are older than st's: generations and, within one, marks
-// only grow.
-func behind(gen int64, mark *time.Time, st *comState) bool {
-	if gen != st.gen {
-		return gen < st.gen
+func (c *supplierCache) syncHook(stage string) {
+	if h := c.hook.Load(); h != nil {
+		(*h)(stage)
 	}
-	return (mark == nil && !st.mark.IsZero()) || (mark != nil && mark.Before(st.mark))
+}
+
+// ownWrite is a write this node committed, to apply to its cache from
+// what it wrote, without reading it back.
+type ownWrite struct {
+	// prev is the community's mark the write read under its lock (zero:
+	// none), stamp the write's stamp: the write takes the state from
+	// prev to stamp, nothing else committing in between.
+	prev, stamp time.Time
+	// apply makes the write's change to an index that holds the state
+	// at prev, from its records (a contact write: the supplier's record
+	// with the contact put, and its stamp).
+	apply func(ix *supplierindex.Index)
+}
+
+// maxPending bounds the own writes waiting for a sync: past it they are
+// forgotten, and the next read syncs.
+const maxPending = 256
+
+// own applies a write this node committed to the cache, before the write
+// returns, in stamp order against the syncs: it applies when the state's
+// mark is the write's prev (the state is then exactly the one the write
+// changed, and the result is what the write committed), waits among the
+// pending writes when another write came between (the next read syncs,
+// as wantMark says, and the sync's result lets it apply or covers it), and
+// is dropped when a sync has brought it already. A write with a nil apply
+// changed nothing: the node's next read waits for a state with its mark.
+func (c *supplierCache) own(community string, w ownWrite) {
+	if c == nil || w.stamp.IsZero() {
+		return
+	}
+	c.mu.RLock()
+	cc := c.coms[community]
+	c.mu.RUnlock()
+	if cc == nil {
+		return // not loaded: reads go to the database, or load after the commit
+	}
+	raise(&cc.wantMark, w.stamp.UnixMicro())
+	if w.apply == nil {
+		return
+	}
+	cc.applyMu.Lock()
+	defer cc.applyMu.Unlock()
+	st := cc.state.Load()
+	if st == nil || st.stale || !st.mark.Before(w.stamp) {
+		return
+	}
+	cc.pending = append(cc.pending, w)
+	next := *st
+	c.drain(cc, &next)
+}
+
+// drain applies the pending own writes that continue next's mark, one
+// after another, stores next as the community's state and drops the
+// pending writes it covers (applyMu held).
+func (c *supplierCache) drain(cc *cachedCom, next *comState) {
+	for {
+		i := slices.IndexFunc(cc.pending, func(w ownWrite) bool { return w.prev.Equal(next.mark) })
+		if i < 0 {
+			break
+		}
+		w := cc.pending[i]
+		w.apply(next.ix)
+		next.mark = w.stamp
+		cc.pending = slices.Delete(cc.pending, i, i+1)
+	}
+	cc.pending = slices.DeleteFunc(cc.pending, func(w ownWrite) bool { return !next.mark.Before(w.stamp) })
+	if len(cc.pending) > maxPending {
+		cc.pending = nil
+	}
+	cc.state.Store(next)
 }
 
 // syncQueries are the reads of a sync after the community's row: the
@@ -599,8 +722,14 @@ func syncQueries(community string, mark time.Time) [4]query {
 			WHERE s.community_id = $1 AND s.modified_date > $2`, args},
 		{`SELECT a.supplier_id, a.doc FROM remittance_addresses a JOIN suppliers s ON s.community_id = a.community_id AND s.id = a.supplier_id
 			WHERE s.community_id = $1 AND s.modified_date > $2`, args},
-		{`SELECT id FROM supplier_tombstones WHERE community_id = $1 AND deleted_at > $2`, args},
+		{`SELECT id, deleted_at FROM supplier_tombstones WHERE community_id = $1 AND deleted_at > $2`, args},
 	}
+}
+
+// tombstone is a delete the sync reads.
+type tombstone struct {
+	id uuid.UUID
+	at time.Time
 }
 
 // raise sets *a to v when v is larger.
@@ -632,7 +761,9 @@ func (c *supplierCache) loadCom(cc *cachedCom) error {
 		return err
 	}
 	st.syncedAt = at
-	cc.state.Store(st)
+	cc.applyMu.Lock()
+	c.drain(cc, st)
+	cc.applyMu.Unlock()
 	raise(&cc.applied, seq)
 	if c.log != nil && n > syncLoadMax {
 		c.log.Info("supplier cache: community loaded", "community", cc.id, "suppliers", n,

@@ -75,3 +75,7 @@ func ReplicaWrote(s *Store) int64 {
 	}
 	return s.replica.wrote.Load()
 }
+
+// CacheReadSyncs returns how many syncs the supplier cache's reads
+// waited for.
+func CacheReadSyncs(s *Store) int64 { return s.cache.readSyncs.Load() }

@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/procurekit/procure"
+	"github.com/procurekit/procure/internal/supplierindex"
 	"github.com/procurekit/procure/supplier"
 )
 
@@ -153,6 +154,14 @@ func (lk *communityLock) known(community string) error {
 		return fmt.Errorf("pgstore: community %q: %w", community, procure.ErrUnknownCommunity)
 	}
 	return nil
+}
+
+// mark is the community's high-water mark the lock read (zero: none).
+func (lk *communityLock) mark() time.Time {
+	if lk.last == nil {
+		return time.Time{}
+	}
+	return lk.last.UTC()
 }
 
 // next returns the stamp of the write (supplier.NextStamp), or an error
@@ -296,6 +305,7 @@ func (s *Store) PutSupplier(ctx context.Context, community string, r supplier.Re
 	var found bool
 	var lk communityLock
 	var split []bucketRef
+	var own ownWrite
 	first := beginWrite()
 	lk.queue(first, community)
 	first.Queue(loadRecordSQL, community, r.ID).Query(func(rows pgx.Rows) error {
@@ -309,6 +319,7 @@ func (s *Store) PutSupplier(ctx context.Context, community string, r supplier.Re
 		}
 		if found && old.EqualContent(&r.Detail) && slices.Equal(old.Keywords, r.Keywords) {
 			out = old.Detail
+			own = ownWrite{stamp: lk.mark()} // what the node showed: its next read shows no less
 			return nil, nil
 		}
 		stamp, err := lk.next()
@@ -343,12 +354,20 @@ func (s *Store) PutSupplier(ctx context.Context, community string, r supplier.Re
 		}
 		queueBucketDeltas(b, community, keyDeltas(oldKeys, keysOf(r.Name.String(), r.CreatedDate, r.ModifiedDate)), &split)
 		out = r.Detail
+		// The cache's copy: the caller owns out.
+		rec := supplier.Record{Detail: r.Detail.Clone(), Keywords: slices.Clone(r.Keywords)}
+		own = ownWrite{prev: lk.mark(), stamp: stamp, apply: func(ix *supplierindex.Index) {
+			if cur, ok := ix.Record(rec.ID); ok {
+				rec.Contacts, rec.RemittanceAddresses = cur.Contacts, cur.RemittanceAddresses
+			}
+			ix.Apply([]supplier.Record{rec}, nil)
+		}}
 		return b, nil
 	})
 	if err != nil {
 		return supplier.Detail{}, writeError("put supplier", err)
 	}
-	s.cache.wrote(community)
+	s.cache.own(community, own)
 	s.splitLater(ctx, community, split)
 	return out, nil
 }
@@ -372,6 +391,7 @@ func (s *Store) DeleteSupplier(ctx context.Context, community string, id uuid.UU
 	defer s.timeWrite("DeleteSupplier", time.Now())
 	var lk communityLock
 	var keys *supplierKeys
+	var own ownWrite
 	first := beginWrite()
 	lk.queue(first, community)
 	first.Queue(`DELETE FROM suppliers WHERE community_id = $1 AND id = $2 RETURNING name, created_date, modified_date`,
@@ -398,12 +418,13 @@ func (s *Store) DeleteSupplier(ctx context.Context, community string, id uuid.UU
 		b.Queue(`UPDATE communities SET supplier_count = supplier_count - 1, last_modified = $2 WHERE id = $1`, community, stamp)
 		b.Queue(`INSERT INTO supplier_tombstones (community_id, deleted_at, id) VALUES ($1, $2, $3)`, community, stamp, id)
 		b.Queue(`DELETE FROM supplier_tombstones WHERE community_id = $1 AND deleted_at < $2`, community, stamp.Add(-tombstoneRetention))
+		own = ownWrite{prev: lk.mark(), stamp: stamp, apply: func(ix *supplierindex.Index) { ix.Apply(nil, []uuid.UUID{id}) }}
 		return b, nil
 	})
 	if err != nil {
 		return writeError("delete supplier", err)
 	}
-	s.cache.wrote(community)
+	s.cache.own(community, own)
 	return nil
 }
 
@@ -521,6 +542,10 @@ type childTable[T any] struct {
 	id          func(*T) uuid.UUID
 	same        func(a, b *T) bool               // equal but for dates (EqualContent)
 	stamp       func(v, old *T, stamp time.Time) // StampWrite
+	// of and with read and set the supplier's list (the cache's own
+	// writes).
+	of   func(r *supplier.Record) []T
+	with func(r *supplier.Record, l []T)
 	// upsert queues the write of v, whose JSON is doc.
 	upsert func(b *pgx.Batch, community string, supplierID uuid.UUID, v *T, doc string) // doc: JSON, as a string (see supplierRow)
 }
@@ -531,6 +556,8 @@ var (
 		id:    func(c *supplier.Contact) uuid.UUID { return c.ID },
 		same:  (*supplier.Contact).EqualContent,
 		stamp: (*supplier.Contact).StampWrite,
+		of:    func(r *supplier.Record) []supplier.Contact { return r.Contacts },
+		with:  func(r *supplier.Record, l []supplier.Contact) { r.Contacts = l },
 		upsert: func(b *pgx.Batch, community string, supplierID uuid.UUID, c *supplier.Contact, doc string) {
 			b.Queue(`INSERT INTO supplier_contacts (community_id, supplier_id, id, name_key, doc) VALUES ($1, $2, $3, $4, $5)
 			ON CONFLICT (community_id, supplier_id, id) DO UPDATE SET name_key = excluded.name_key, doc = excluded.doc`,
@@ -542,6 +569,8 @@ var (
 		id:    func(a *supplier.RemittanceAddress) uuid.UUID { return a.ID },
 		same:  (*supplier.RemittanceAddress).EqualContent,
 		stamp: (*supplier.RemittanceAddress).StampWrite,
+		of:    func(r *supplier.Record) []supplier.RemittanceAddress { return r.RemittanceAddresses },
+		with:  func(r *supplier.Record, l []supplier.RemittanceAddress) { r.RemittanceAddresses = l },
 		upsert: func(b *pgx.Batch, community string, supplierID uuid.UUID, a *supplier.RemittanceAddress, doc string) {
 			b.Queue(`INSERT INTO remittance_addresses (community_id, supplier_id, id, company_name_key, modified_date, doc)
 			VALUES ($1, $2, $3, $4, $5, $6)
@@ -561,6 +590,7 @@ func putChild[T any](s *Store, ctx context.Context, community string, supplierID
 	var found bool
 	var sl supplierLock
 	var split []bucketRef
+	var own ownWrite
 	first := beginWrite()
 	sl.queue(first, community, supplierID)
 	queueLoadDoc(first, t.table, community, supplierID, t.id(&v), &old, &found)
@@ -570,6 +600,7 @@ func putChild[T any](s *Store, ctx context.Context, community string, supplierID
 		}
 		if found && t.same(&old, &v) {
 			out = old
+			own = ownWrite{stamp: sl.mark()}
 			return nil, nil
 		}
 		stamp, err := sl.next()
@@ -589,13 +620,34 @@ func putChild[T any](s *Store, ctx context.Context, community string, supplierID
 		t.upsert(b, community, supplierID, &v, string(doc))
 		queueStampSupplier(b, community, supplierID, sl.keys, stamp, &split)
 		out = v
+		// The cache's copy (the caller owns out): JSON, as the database
+		// holds it.
+		var kept T
+		if err := json.Unmarshal(doc, &kept); err != nil {
+			return nil, err
+		}
+		own = ownWrite{prev: sl.mark(), stamp: stamp, apply: func(ix *supplierindex.Index) {
+			cur, ok := ix.Record(supplierID)
+			if !ok {
+				return
+			}
+			list := slices.Clone(t.of(&cur))
+			if i := slices.IndexFunc(list, func(x T) bool { return t.id(&x) == t.id(&kept) }); i >= 0 {
+				list[i] = kept
+			} else {
+				list = append(list, kept)
+			}
+			cur.ModifiedDate = stamp
+			t.with(&cur, list)
+			ix.Apply([]supplier.Record{cur}, nil)
+		}}
 		return b, nil
 	})
 	if err != nil {
 		var zero T
 		return zero, writeError("put "+t.kind, err)
 	}
-	s.cache.wrote(community)
+	s.cache.own(community, own)
 	s.splitLater(ctx, community, split)
 	return out, nil
 }
@@ -611,6 +663,7 @@ func (s *Store) deleteChild(ctx context.Context, table, kind, community string, 
 	var sl supplierLock
 	var deleted int64
 	var split []bucketRef
+	var own ownWrite
 	first := beginWrite()
 	sl.queue(first, community, supplierID)
 	first.Queue(`DELETE FROM `+table+` WHERE community_id = $1 AND supplier_id = $2 AND id = $3`, community, supplierID, id).
@@ -631,12 +684,25 @@ func (s *Store) deleteChild(ctx context.Context, table, kind, community string, 
 		}
 		b := &pgx.Batch{}
 		queueStampSupplier(b, community, supplierID, sl.keys, stamp, &split)
+		own = ownWrite{prev: sl.mark(), stamp: stamp, apply: func(ix *supplierindex.Index) {
+			cur, ok := ix.Record(supplierID)
+			if !ok {
+				return
+			}
+			if table == contactChildren.table {
+				cur.Contacts = slices.DeleteFunc(slices.Clone(cur.Contacts), func(c supplier.Contact) bool { return c.ID == id })
+			} else {
+				cur.RemittanceAddresses = slices.DeleteFunc(slices.Clone(cur.RemittanceAddresses), func(a supplier.RemittanceAddress) bool { return a.ID == id })
+			}
+			cur.ModifiedDate = stamp
+			ix.Apply([]supplier.Record{cur}, nil)
+		}}
 		return b, nil
 	})
 	if err != nil {
 		return writeError("delete "+kind, err)
 	}
-	s.cache.wrote(community)
+	s.cache.own(community, own)
 	s.splitLater(ctx, community, split)
 	return nil
 }

@@ -1,0 +1,131 @@
+package pgstore
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/procurekit/procure/datafile"
+	"github.com/procurekit/procure/internal/pgtest"
+	"github.com/procurekit/procure/supplier"
+)
+
+// A node's own writes and its syncs, in the orders a busy node sees them:
+// the cache never goes back to an older state, and ends where the
+// database is.
+func TestCacheOwnWriteAgainstSync(t *testing.T) {
+	ctx := context.Background()
+	x, y := uuid.MustParse("00000000-0000-4000-8000-000000000001"), uuid.MustParse("00000000-0000-4000-8000-000000000002")
+	rec := func(id uuid.UUID, name string) supplier.Record {
+		return supplier.Record{Detail: supplier.Detail{Summary: supplier.Summary{ID: id, Name: supplier.NewText(name), ProfileType: supplier.ProfileCompany}}}
+	}
+	open := func(t *testing.T) (a, other *Store, cc *cachedCom) {
+		dsn := pgtest.NewDatabase(t)
+		var err error
+		if a, err = Open(ctx, dsn, WithSupplierCache()); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(a.Close)
+		if other, err = Open(ctx, dsn); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(other.Close)
+		dated := func(r supplier.Record) supplier.Record {
+			r.CreatedDate = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+			r.ModifiedDate = r.CreatedDate
+			return r
+		}
+		f := &datafile.File{Communities: []datafile.Community{{ID: "c1", Name: "One", Region: datafile.NZ,
+			Suppliers: []supplier.Record{dated(rec(x, "x0")), dated(rec(y, "y0"))}}}}
+		if err := a.Import(ctx, f); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := a.Supplier(ctx, "c1", x); err != nil { // loads c1
+			t.Fatal(err)
+		}
+		return a, other, a.cache.entry("c1")
+	}
+	put := func(t *testing.T, s *Store, id uuid.UUID, name string) supplier.Detail {
+		t.Helper()
+		d, err := s.PutSupplier(ctx, "c1", rec(id, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	// stop has the next sync of a wait at stage until the returned
+	// function is called (later syncs pass).
+	stop := func(a *Store, stage string) (reached chan struct{}, release func()) {
+		reached, go_ := make(chan struct{}), make(chan struct{})
+		var once sync.Once
+		h := func(s string) {
+			if s == stage {
+				once.Do(func() { close(reached); <-go_ })
+			}
+		}
+		a.cache.hook.Store(&h)
+		return reached, func() { close(go_) }
+	}
+	name := func(t *testing.T, cc *cachedCom, id uuid.UUID) string {
+		t.Helper()
+		r, ok := cc.state.Load().ix.Record(id)
+		if !ok {
+			t.Fatalf("the cache lost %s", id)
+		}
+		return r.Name.String()
+	}
+
+	t.Run("a sync that read before this node's newer write applies after it", func(t *testing.T) {
+		a, _, cc := open(t)
+		// The sync takes the state before x1 and reads after it, so it
+		// brings x1; x2 is applied before it applies.
+		reached, release := stop(a, "read")
+		done := make(chan error)
+		go func() { done <- a.cache.sync(cc, false) }()
+		<-reached
+		put(t, a, x, "x1")
+		reachedApply, releaseApply := stop(a, "apply")
+		release()
+		<-reachedApply
+		d2 := put(t, a, x, "x2")
+		releaseApply()
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+		if got := name(t, cc, x); got != "x2" {
+			t.Fatalf("after the late sync the cache holds %q; want x2", got)
+		}
+		if m := cc.state.Load().mark; !m.Equal(d2.ModifiedDate) {
+			t.Fatalf("mark %v; want x2's stamp %v", m, d2.ModifiedDate)
+		}
+	})
+
+	t.Run("a write after another node's waits for the sync that brings it", func(t *testing.T) {
+		a, other, cc := open(t)
+		release := func() func() { cc.syncMu.Lock(); return cc.syncMu.Unlock }() // no sync meanwhile
+		put(t, other, y, "y1")
+		d := put(t, a, x, "x1")
+		if got := name(t, cc, x); got != "x0" {
+			t.Fatalf("x1 applied before y1 was: the cache holds %q", got)
+		}
+		if len(cc.pending) != 1 {
+			t.Fatalf("%d writes pending; want x1's", len(cc.pending))
+		}
+		release()
+		if err := a.cache.sync(cc, false); err != nil {
+			t.Fatal(err)
+		}
+		if got := name(t, cc, x) + name(t, cc, y); got != "x1y1" {
+			t.Fatalf("after the sync the cache holds %q; want x1y1", got)
+		}
+		if m := cc.state.Load().mark; !m.Equal(d.ModifiedDate) {
+			t.Fatalf("mark %v; want x1's stamp %v", m, d.ModifiedDate)
+		}
+		if len(cc.pending) != 0 {
+			t.Fatalf("%d writes still pending", len(cc.pending))
+		}
+	})
+}
