@@ -58,18 +58,27 @@ import (
 //     live-data.md "Visibility"), so a node that cannot reach the database - or falls
 //     behind - never serves old data silently: it reads from the database,
 //     whose errors are the usual 503.
-//   - Read-your-writes: a write on this node counts itself (wseq) after
-//     its commit; the next read of the community syncs first when the
-//     syncs have not covered every counted write (readers coalesce on one
-//     sync), so the write costs what it did, and the read after it one
-//     round trip more.
+//   - Read-your-writes: a write on this node applies itself to the cache
+//     after its commit and before it returns (own), from what it wrote,
+//     when the cache holds exactly the state the write changed (its mark
+//     is the high-water mark the write read under the lock); the cache's
+//     mark becomes the write's stamp. When another node's write came
+//     between, the write waits among the pending ones, and the node's
+//     next read syncs first (wantMark: the largest stamp this node
+//     committed); a sync applies only what is stamped above the state's
+//     mark, so a sync that read before this node's newer write never
+//     takes the cache back, and then applies the pending writes that
+//     continue its mark. An import counts itself (wseq) and the next read
+//     syncs. So a node that writes reads its writes with no round trip,
+//     and other nodes see them within the bound.
 //   - With a read replica (WithReadDSN, replica.go) loads, syncs and polls
 //     read from it while it may serve them; a snapshot's time is then the
 //     replica's as-of time, not the local time of the read, so maxStale
 //     still bounds what the cache serves. A replica that shows a community
-//     behind what a sync from the primary brought (an older generation or
-//     mark) teaches nothing and changes nothing: generations and, within
-//     one, marks only grow.
+//     behind what the cache holds (an older generation, or an older mark:
+//     a sync from the primary or this node's own writes brought it
+//     further) teaches nothing and changes nothing: generations and,
+//     within one, marks only grow.
 
 const (
 	// pollInterval is how often the poller checks every community.

@@ -73,9 +73,10 @@
 //     900 ms, so no node serves data older than the one-second bound - one
 //     that cannot reach the database reads from it and fails as the
 //     database does (503);
-//   - a node's own write is seen by its next read: the read syncs first
-//     (one round trip, coalesced across readers) when the syncs have not
-//     covered every write the node committed;
+//   - a node's own write is seen by its next read: the write applies
+//     itself to the cache as it commits, in stamp order (when another
+//     node's write came between, the next read syncs first: one round
+//     trip, coalesced across readers);
 //   - a community loads at the first read that needs it when small, in
 //     the background otherwise (every community is queued at Open), while
 //     reads go to the database.
