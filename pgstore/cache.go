@@ -1,12 +1,12 @@
 package pgstore
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
+	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -812,10 +812,25 @@ func (c *supplierCache) read(cc *cachedCom, q *db) (*comState, int, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	recs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (supplier.Record, error) {
+	// The JSON columns are decoded on every core while the rows stream
+	// in (decodeRows): most of a load's work.
+	recs := make([]supplier.Record, 0, expected)
+	err = decodeRows(rows, func(row pgx.Rows, raw *[]byte) (supplier.Record, error) {
 		cc.loadRead.Add(1)
-		return scanRecord(row)
-	})
+		var r supplier.Record
+		err := scanSummary(row, &r.Summary, raw, &r.Keywords)
+		if len(r.Keywords) == 0 {
+			r.Keywords = nil
+		}
+		return r, err
+	}, func(r *supplier.Record, raw []byte) error {
+		var det details
+		if err := json.Unmarshal(raw, &det); err != nil {
+			return err
+		}
+		det.restore(&r.Detail)
+		return nil
+	}, func(part []supplier.Record) { recs = append(recs, part...) })
 	if err != nil {
 		return nil, 0, err
 	}
@@ -826,7 +841,7 @@ func (c *supplierCache) read(cc *cachedCom, q *db) (*comState, int, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	if err := forChildren(rows, func(id uuid.UUID, v supplier.Contact) {
+	if err := decodeChildren(rows, func(id uuid.UUID, v supplier.Contact) {
 		if r := find(id); r != nil {
 			r.Contacts = append(r.Contacts, v)
 		}
@@ -837,7 +852,7 @@ func (c *supplierCache) read(cc *cachedCom, q *db) (*comState, int, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	if err := forChildren(rows, func(id uuid.UUID, v supplier.RemittanceAddress) {
+	if err := decodeChildren(rows, func(id uuid.UUID, v supplier.RemittanceAddress) {
 		if r := find(id); r != nil {
 			r.RemittanceAddresses = append(r.RemittanceAddresses, v)
 		}
@@ -891,18 +906,123 @@ func forChildren[T any](rows pgx.Rows, add func(uuid.UUID, T)) error {
 
 // recordFinder returns a function that finds a record of recs by id.
 func recordFinder(recs []supplier.Record) func(uuid.UUID) *supplier.Record {
-	idx := make([]int32, len(recs))
-	for i := range idx {
-		idx[i] = int32(i)
+	at := make(map[uuid.UUID]int32, len(recs))
+	for i := range recs {
+		at[recs[i].ID] = int32(i)
 	}
-	slices.SortFunc(idx, func(a, b int32) int { return bytes.Compare(recs[a].ID[:], recs[b].ID[:]) })
 	return func(id uuid.UUID) *supplier.Record {
-		i, ok := slices.BinarySearchFunc(idx, id, func(k int32, id uuid.UUID) int { return bytes.Compare(recs[k].ID[:], id[:]) })
+		i, ok := at[id]
 		if !ok {
 			return nil
 		}
-		return &recs[idx[i]]
+		return &recs[i]
 	}
+}
+
+// decodeChunkSize is how many rows decodeRows hands a decoder at a time.
+const decodeChunkSize = 2048
+
+// decodeChunk is rows scanned, with their raw JSON, for a decoder.
+type decodeChunk[T any] struct {
+	items []T
+	raws  [][]byte
+	err   error
+	done  chan struct{}
+}
+
+// decodeRows reads rows on this goroutine with scan, which leaves a row's
+// JSON in *raw (nil: none), and decodes each JSON into its item with
+// decode on one worker per core, a chunk at a time, while the reading goes
+// on; it hands emit the items in row order, chunk by chunk, as soon as
+// they are decoded, so that few raw rows are held at once. It closes rows.
+func decodeRows[T any](rows pgx.Rows, scan func(pgx.Rows, *[]byte) (T, error), decode func(*T, []byte) error, emit func([]T)) error {
+	defer rows.Close()
+	work := make(chan *decodeChunk[T])
+	var wg sync.WaitGroup
+	for range max(runtime.GOMAXPROCS(0), 1) {
+		wg.Go(func() {
+			for ch := range work {
+				for i, raw := range ch.raws {
+					if raw != nil && ch.err == nil {
+						ch.err = decode(&ch.items[i], raw)
+					}
+				}
+				ch.raws = nil
+				close(ch.done)
+			}
+		})
+	}
+	var queue []*decodeChunk[T] // sent, not yet emitted, in order
+	var failed error
+	flush := func(wait bool) {
+		for len(queue) > 0 {
+			ch := queue[0]
+			if !wait {
+				select {
+				case <-ch.done:
+				default:
+					return
+				}
+			}
+			<-ch.done
+			if ch.err != nil && failed == nil {
+				failed = ch.err
+			}
+			if failed == nil {
+				emit(ch.items)
+			}
+			queue = queue[1:]
+		}
+	}
+	cur := &decodeChunk[T]{done: make(chan struct{})}
+	send := func() {
+		queue = append(queue, cur)
+		work <- cur
+		cur = &decodeChunk[T]{done: make(chan struct{})}
+		flush(false)
+	}
+	var err error
+	for rows.Next() {
+		var raw []byte
+		var it T
+		if it, err = scan(rows, &raw); err != nil {
+			break
+		}
+		cur.items = append(cur.items, it)
+		cur.raws = append(cur.raws, raw)
+		if len(cur.items) == decodeChunkSize {
+			send()
+		}
+	}
+	if err == nil && len(cur.items) > 0 {
+		send()
+	}
+	close(work)
+	flush(true)
+	wg.Wait()
+	if err == nil {
+		err = rows.Err()
+	}
+	if err == nil {
+		err = failed
+	}
+	return err
+}
+
+// decodeChildren calls add with each row of (supplier_id, doc) decoded,
+// in row order (decodeRows).
+func decodeChildren[T any](rows pgx.Rows, add func(uuid.UUID, T)) error {
+	return decodeRows(rows, func(row pgx.Rows, raw *[]byte) (childRow[T], error) {
+		var c childRow[T]
+		err := row.Scan(&c.supplierID, raw)
+		return c, err
+	}, func(c *childRow[T], raw []byte) error {
+		return json.Unmarshal(raw, &c.v)
+	}, func(part []childRow[T]) {
+		for i := range part {
+			add(part[i].supplierID, part[i].v)
+		}
+	})
 }
 
 // attach gives each record its contacts and addresses.

@@ -89,3 +89,30 @@ func procStatus(t *testing.T, field string) int64 {
 	}
 	return 0
 }
+
+// BenchmarkCacheLoad measures the supplier cache's load of a community of
+// PGSTORE_BENCH_SUPPLIERS synthetic suppliers (1,000,000 without it; one
+// contact and one address each), imported once: the read in one snapshot
+// and the index built from it. Profile it with -cpuprofile.
+//
+//	PGSTORE_BENCH_SUPPLIERS=200000 go test -run '^$' -bench BenchmarkCacheLoad -benchtime 3x ./pgstore
+func BenchmarkCacheLoad(b *testing.B) {
+	ctx := context.Background()
+	n := benchSuppliers(b)
+	s, err := Open(ctx, pgtest.NewDatabase(b), WithSupplierCache())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.Import(ctx, &datafile.File{Communities: []datafile.Community{syntheticCommunity("load", n)}}); err != nil {
+		b.Fatal(err)
+	}
+	runtime.GC()
+	cc := &cachedCom{id: "load"}
+	for b.Loop() {
+		if _, _, err := s.cache.read(cc, s.pool); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "suppliers/s")
+}
