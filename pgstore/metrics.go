@@ -95,7 +95,6 @@ var (
 	descReplicaReads = desc("procure_pg_replica_reads_total", "With a read replica: reads that could be served a little old, by where they went: replica, or primary (the replica too far behind, or behind this node's own writes).", "source")
 
 	descCredLookups = desc("procure_credential_cache_lookups_total", "Credential lookups (tokens, service accounts, keys) answered from the node's credential cache (hit) or the database (miss).", "result")
-
 )
 
 func (c *collector) Describe(ch chan<- *prometheus.Desc) {
