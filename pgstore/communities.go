@@ -22,6 +22,7 @@ var _ procure.CommunityStore = (*Store)(nil)
 // in their order, as memstore keeps them.
 func (s *Store) PutCommunity(ctx context.Context, c procure.Community) (procure.Community, error) {
 	defer s.timeWrite("PutCommunity", time.Now())
+	defer s.creds.invalidate() // after the commit: this node sees the auto-roles at its next lookup
 	if err := c.Validate(procure.SourceBody); err != nil {
 		return procure.Community{}, err
 	}

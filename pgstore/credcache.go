@@ -14,16 +14,19 @@ import (
 // the database answered to the lookups that authenticate a request:
 // TokenByHash (every request of the supplier API), ServiceAccount and
 // ServiceAccountByKeyHash (the user API and SCIM), including "no such
-// credential". Without it each request pays a round trip to the database
-// before its real work; with pgstore's supplier cache on, that round trip
-// was most of a supplier list's cost in the bench harness.
+// credential", and AutoRoles (every answer of the user API carries its
+// community's auto-roles). Without it each request pays a round trip to
+// the database before its real work; with pgstore's supplier cache on,
+// that round trip was most of a supplier list's cost in the bench harness,
+// and the auto-roles' round trip most of a user read's through PgBouncer.
 //
 // Freshness (docs: live-data.md): a credential write on this node (a token
 // issued or revoked, an account or key put, a key deactivated or
-// reactivated, an import) empties the cache when it commits, so the node
-// that made it sees it at its next request; another node sees it once its
-// entry, fetched before the write, is credTTL old - within the
-// one-second bound for revoked tokens and deactivated keys. Entries are kept
+// reactivated, a community put, an import) empties the cache when it
+// commits, so the node that made it sees it at its next request; another
+// node sees it once its entry, fetched before the write, is credTTL old -
+// within the one-second bound for revoked tokens, deactivated keys and
+// changed auto-roles. Entries are kept
 // only for lookups that succeeded or found nothing; a failed lookup (the
 // database is down) is not remembered.
 func WithCredentialCache() Option { return func(o *options) { o.credCache = true } }
@@ -47,6 +50,7 @@ type credCache struct {
 	tokens   map[auth.Hash]credEntry[auth.Token]
 	accounts map[string]credEntry[auth.ServiceAccount]
 	byKey    map[auth.Hash]credEntry[auth.ServiceAccount]
+	roles    map[string]credEntry[[]string] // AutoRoles, by community
 
 	hits, misses atomic.Int64 // lookups answered from the maps, and not
 }
@@ -62,6 +66,7 @@ func newCredCache() *credCache {
 		tokens:   map[auth.Hash]credEntry[auth.Token]{},
 		accounts: map[string]credEntry[auth.ServiceAccount]{},
 		byKey:    map[auth.Hash]credEntry[auth.ServiceAccount]{},
+		roles:    map[string]credEntry[[]string]{},
 	}
 }
 
@@ -76,6 +81,7 @@ func (c *credCache) invalidate() {
 	clear(c.tokens)
 	clear(c.accounts)
 	clear(c.byKey)
+	clear(c.roles)
 	c.mu.Unlock()
 }
 
@@ -135,6 +141,13 @@ func (c *credCache) byKeyMap() map[auth.Hash]credEntry[auth.ServiceAccount] {
 		return nil
 	}
 	return c.byKey
+}
+
+func (c *credCache) rolesMap() map[string]credEntry[[]string] {
+	if c == nil {
+		return nil
+	}
+	return c.roles
 }
 
 func cloneToken(t auth.Token) auth.Token {

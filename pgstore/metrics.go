@@ -94,7 +94,7 @@ var (
 	descReplicaLag   = desc("procure_pg_replica_lag_seconds", "With a read replica: how old the replica's data was at the node's latest measure (every 100 ms), from its replay position against the primary's; reads go to the primary past 0.3 s.")
 	descReplicaReads = desc("procure_pg_replica_reads_total", "With a read replica: reads that could be served a little old, by where they went: replica, or primary (the replica too far behind, or behind this node's own writes).", "source")
 
-	descCredLookups = desc("procure_credential_cache_lookups_total", "Credential lookups (tokens, service accounts, keys) answered from the node's credential cache (hit) or the database (miss).", "result")
+	descCredLookups = desc("procure_credential_cache_lookups_total", "Lookups of the node's credential cache (tokens, service accounts, keys, a community's auto-roles) answered from memory (hit) or the database (miss).", "result")
 )
 
 func (c *collector) Describe(ch chan<- *prometheus.Desc) {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -232,8 +233,14 @@ func (s *Store) UpdateUser(ctx context.Context, community, id string, apply func
 
 // AutoRoles returns the role codes the community adds to every user
 // created or updated through the user API (docs: users.md), in the
-// order of the data file; none for an unknown community.
+// order of the data file; none for an unknown community. With
+// WithCredentialCache it is answered from the node's memory for up to
+// credTTL (credcache.go).
 func (s *Store) AutoRoles(ctx context.Context, community string) ([]string, error) {
+	return cachedLookup(s.creds, s.creds.rolesMap(), community, slices.Clone, func() ([]string, error) { return s.autoRoles(ctx, community) })
+}
+
+func (s *Store) autoRoles(ctx context.Context, community string) ([]string, error) {
 	var roles []string
 	err := s.rd().QueryRow(ctx, `SELECT auto_roles FROM communities WHERE id = $1`, community).Scan(&roles)
 	if errors.Is(err, pgx.ErrNoRows) {
