@@ -42,6 +42,9 @@ type Store struct {
 	users    *userCache     // nil without WithUserCache (usercache.go)
 	// userReads counts the user reads that went to the database (tests).
 	userReads atomic.Int64
+	// cachedUpdates counts the user updates made in one round trip from
+	// the user cache's copy (updateCached; tests).
+	cachedUpdates atomic.Int64
 	// readyEarly: Ready does not wait for the cache (ready.go).
 	readyEarly bool
 	metrics    *storeMetrics        // nil without WithMetrics (metrics.go)

@@ -189,6 +189,9 @@ func userConflict(err error) error {
 // cheap (user.Service prepares the new user before the call).
 func (s *Store) UpdateUser(ctx context.Context, community, id string, apply func(*user.User) error) (user.User, error) {
 	defer s.timeWrite("UpdateUser", time.Now())
+	if stored, ok, err := s.updateCached(ctx, community, id, apply); ok || err != nil {
+		return stored, err
+	}
 	var stored user.User
 	wrote := false
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
@@ -229,6 +232,44 @@ func (s *Store) UpdateUser(ctx context.Context, community, id string, apply func
 		s.users.wrote(community, stored) // committed
 	}
 	return stored, nil
+}
+
+// updateCached is UpdateUser in one round trip, when the user cache holds
+// the user: apply runs on the cached copy, and the UPDATE is conditioned
+// on the version that copy has, so it writes only if the row is still
+// the state apply saw (user.Store: apply sees the stored version). ok
+// is false, and nothing was written, when the cache cannot serve the
+// user, when apply fails or changes nothing (its verdict on a copy up to
+// a second old is not trusted: the locked path asks again), or when the
+// row has moved on; UpdateUser then takes the locked path, which calls
+// apply again on the row as stored (apply may be called more than once).
+// A unique violation (another user took the username) is the write's
+// answer, as on the locked path.
+func (s *Store) updateCached(ctx context.Context, community, id string, apply func(*user.User) error) (stored user.User, ok bool, err error) {
+	cur, found, served := s.users.byID(community, id)
+	if !served || !found {
+		return user.User{}, false, nil
+	}
+	version := cur.Version
+	if apply(&cur) != nil {
+		return user.User{}, false, nil
+	}
+	cur.ID = id
+	row, err := userRow(community, cur)
+	if err != nil {
+		return user.User{}, false, nil
+	}
+	stored, err = scanUser(s.pool.QueryRow(ctx, `UPDATE users SET (`+userColumns+`, updated_at, version) = (`+userPlaceholders+`, now(), version + 1)
+		WHERE id = $1 AND community_id = $2 AND version = $17 RETURNING `+userSelect, append(row, version)...))
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return user.User{}, false, nil // the row moved on (or went): the locked path decides
+	case err != nil:
+		return user.User{}, false, fmt.Errorf("pgstore: update user: %w", userConflict(err))
+	}
+	s.cachedUpdates.Add(1)
+	s.users.wrote(community, stored) // committed
+	return stored, true, nil
 }
 
 // AutoRoles returns the role codes the community adds to every user
