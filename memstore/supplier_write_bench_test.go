@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/procurekit/procure/internal/cputime"
 	"github.com/procurekit/procure/paging"
 	"github.com/procurekit/procure/supplier"
 )
@@ -105,13 +106,13 @@ func BenchmarkSupplierWrite(b *testing.B) {
 	b.ResetTimer()
 	for i := range b.N {
 		id := ids[rng.IntN(len(ids))]
-		c0 := threadCPU()
+		c0 := cputime.Thread()
 		t0 := time.Now()
 		if err := rewrite(ctx, d, id, i); err != nil {
 			b.Fatal(err)
 		}
 		lat = append(lat, time.Since(t0))
-		cpu = append(cpu, threadCPU()-c0)
+		cpu = append(cpu, cputime.Thread()-c0)
 	}
 	b.StopTimer()
 	slices.Sort(cpu)
@@ -258,13 +259,13 @@ func BenchmarkListWriteRatio(b *testing.B) {
 	best := func(q supplier.ListQuery) (wall, cpu float64) {
 		t, c := time.Hour, time.Hour
 		for range rounds {
-			t0, c0 := time.Now(), threadCPU()
+			t0, c0 := time.Now(), cputime.Thread()
 			for range batch {
 				if _, err := d.store.ListSuppliers(ctx, "bench", q); err != nil {
 					b.Fatal(err)
 				}
 			}
-			t, c = min(t, time.Since(t0)), min(c, threadCPU()-c0)
+			t, c = min(t, time.Since(t0)), min(c, cputime.Thread()-c0)
 		}
 		return float64(t.Nanoseconds()) / batch, float64(c.Nanoseconds()) / batch
 	}

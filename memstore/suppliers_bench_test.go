@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/procurekit/procure/internal/cputime"
 	"github.com/procurekit/procure/memstore"
 	"github.com/procurekit/procure/paging"
 	"github.com/procurekit/procure/supplier"
@@ -91,7 +92,7 @@ func BenchmarkRandomAccess(b *testing.B) {
 	}
 	b.Run("supplier", func(b *testing.B) {
 		b.ReportAllocs()
-		defer threadCPUPerOp(b)()
+		defer cputime.PerOp(b)()
 		i := 0
 		for b.Loop() {
 			if _, err := d.store.Supplier(ctx, "bench", d.ids[pick[i%len(pick)]]); err != nil {
@@ -102,7 +103,7 @@ func BenchmarkRandomAccess(b *testing.B) {
 	})
 	b.Run("contacts", func(b *testing.B) {
 		b.ReportAllocs()
-		defer threadCPUPerOp(b)()
+		defer cputime.PerOp(b)()
 		i := 0
 		for b.Loop() {
 			if _, err := d.store.ListContacts(ctx, "bench", d.ids[pick[i%len(pick)]], paging.Request{Size: 20}); err != nil {
@@ -118,7 +119,7 @@ func BenchmarkRandomAccess(b *testing.B) {
 		}
 		b.Run(name, func(b *testing.B) {
 			b.ReportAllocs()
-			defer threadCPUPerOp(b)()
+			defer cputime.PerOp(b)()
 			buf := make([]supplier.Summary, 0, 20)
 			i := 0
 			for b.Loop() {
@@ -130,17 +131,6 @@ func BenchmarkRandomAccess(b *testing.B) {
 				i++
 			}
 		})
-	}
-}
-
-// threadCPUPerOp locks the benchmark to its thread and returns what
-// reports the thread's CPU time per op (cpu-ns/op) when the benchmark ends.
-func threadCPUPerOp(b *testing.B) func() {
-	runtime.LockOSThread()
-	c0 := threadCPU()
-	return func() {
-		b.ReportMetric(float64(threadCPU()-c0)/float64(max(b.N, 1)), "cpu-ns/op")
-		runtime.UnlockOSThread()
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/procurekit/procure/budget"
+	"github.com/procurekit/procure/internal/cputime"
 )
 
 // BenchmarkCheck measures a 100-line check, each line split by percentage
@@ -60,7 +61,7 @@ func benchmarkCheck(b *testing.B, s budget.HoldStore, serverCPU func() time.Dura
 	// The process's CPU time over the loop (the garbage collector's
 	// included) is the server's cost, which the machine's other load does
 	// not inflate as it does the wall-clock times.
-	startCPU := processCPU()
+	startCPU := cputime.Process()
 	var startServer time.Duration
 	if serverCPU != nil {
 		startServer = serverCPU()
@@ -83,7 +84,7 @@ func benchmarkCheck(b *testing.B, s budget.HoldStore, serverCPU func() time.Dura
 			b.ReportMetric(float64(cpu.Nanoseconds())/float64(len(took)), "server-cpu-ns/op")
 		}
 	}
-	if cpu := processCPU() - startCPU; cpu > 0 {
+	if cpu := cputime.Process() - startCPU; cpu > 0 {
 		b.ReportMetric(float64(cpu.Nanoseconds())/float64(len(took)), "cpu-ns/op")
 	}
 	slices.Sort(took)

@@ -16,6 +16,7 @@ import (
 	"github.com/procurekit/procure/accountcodeapi"
 	"github.com/procurekit/procure/budget"
 	"github.com/procurekit/procure/httpapi/accountcode"
+	"github.com/procurekit/procure/internal/cputime"
 )
 
 // BenchmarkAccountCodeRoundTrip measures one whole exchange over loopback:
@@ -189,16 +190,16 @@ func benchmarkCheckHolds(b *testing.B, accounts int) {
 	var cpu, wall []time.Duration
 	b.SetBytes(int64(len(docs[0])))
 	b.ReportAllocs()
-	startProc := processCPU()
+	startProc := cputime.Process()
 	for i := 0; b.Loop(); i++ {
 		r := httptest.NewRequest(http.MethodPost, accountcode.Path, strings.NewReader(docs[i%len(docs)]))
 		r.Header.Set("Content-Type", "application/xml; charset=utf-8")
 		r.Header.Set("Authorization", "Bearer bench-token")
 		w := httptest.NewRecorder()
-		c0, t0 := threadCPU(), time.Now()
+		c0, t0 := cputime.Thread(), time.Now()
 		h.ServeHTTP(w, r)
 		wall = append(wall, time.Since(t0))
-		cpu = append(cpu, threadCPU()-c0)
+		cpu = append(cpu, cputime.Thread()-c0)
 		if w.Code != http.StatusOK {
 			b.Fatal(w.Code, w.Body.String())
 		}
@@ -207,7 +208,7 @@ func benchmarkCheckHolds(b *testing.B, accounts int) {
 		}
 	}
 	b.StopTimer()
-	if proc := processCPU() - startProc; proc > 0 {
+	if proc := cputime.Process() - startProc; proc > 0 {
 		b.ReportMetric(float64(proc.Nanoseconds())/float64(len(wall)), "cpu-ns/op")
 	}
 	slices.Sort(cpu)

@@ -9,7 +9,6 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
-	"runtime"
 	"testing"
 	"time"
 
@@ -19,6 +18,7 @@ import (
 	"github.com/procurekit/procure/datafile"
 	"github.com/procurekit/procure/httpapi/internal/httpx"
 	"github.com/procurekit/procure/httpapi/suppliers"
+	"github.com/procurekit/procure/internal/cputime"
 	"github.com/procurekit/procure/memstore"
 	"github.com/procurekit/procure/supplier"
 )
@@ -146,10 +146,7 @@ func BenchmarkRandomAccess(b *testing.B) {
 			// The thread's CPU per request as well: on a machine whose
 			// other load preempts the benchmark, ns/op measures the
 			// scheduler as much as the handler.
-			runtime.LockOSThread()
-			defer runtime.UnlockOSThread()
-			c0 := threadCPU()
-			defer func() { b.ReportMetric(float64(threadCPU()-c0)/float64(max(b.N, 1)), "cpu-ns/op") }()
+			defer cputime.PerOp(b)()
 			i := 0
 			for b.Loop() {
 				clear(w.h)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/procurekit/procure/datafile"
 	"github.com/procurekit/procure/httpapi/suppliers"
+	"github.com/procurekit/procure/internal/cputime"
 	"github.com/procurekit/procure/memstore"
 	"github.com/procurekit/procure/supplier/suppliertest"
 )
@@ -63,10 +64,7 @@ func BenchmarkRandomReads(b *testing.B) {
 		b.Run(tc.name, func(b *testing.B) {
 			w := &nullWriter{h: http.Header{}}
 			b.ReportAllocs()
-			runtime.LockOSThread()
-			defer runtime.UnlockOSThread()
-			c0 := threadCPU()
-			defer func() { b.ReportMetric(float64(threadCPU()-c0)/float64(max(b.N, 1)), "cpu-ns/op") }()
+			defer cputime.PerOp(b)()
 			i := 0
 			for b.Loop() {
 				clear(w.h)

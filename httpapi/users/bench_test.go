@@ -16,6 +16,7 @@ import (
 
 	"github.com/procurekit/procure/httpapi/internal/apitest"
 	"github.com/procurekit/procure/httpapi/users"
+	"github.com/procurekit/procure/internal/cputime"
 	"github.com/procurekit/procure/memstore"
 	"github.com/procurekit/procure/user"
 )
@@ -125,11 +126,8 @@ func benchServe(b *testing.B, mux http.Handler, method, target string, body func
 	b.ReportAllocs()
 	// The thread's CPU per request as well (cpu-ns/op): on a shared
 	// machine, ns/op measures the scheduler as much as the handler.
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
 	b.ResetTimer()
-	c0 := threadCPU()
-	defer func() { b.ReportMetric(float64(threadCPU()-c0)/float64(max(b.N, 1)), "cpu-ns/op") }()
+	defer cputime.PerOp(b)()
 	for i := range b.N {
 		var rd io.Reader
 		if body != nil {

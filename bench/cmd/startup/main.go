@@ -36,6 +36,7 @@ import (
 
 	"github.com/procurekit/procure/bench/internal/gotool"
 	"github.com/procurekit/procure/datafile"
+	"github.com/procurekit/procure/internal/cputime"
 	"github.com/procurekit/procure/memstore"
 	"github.com/procurekit/procure/supplier"
 )
@@ -157,14 +158,14 @@ func measure(path string) (*measurement, error) {
 	if m.rssBefore, err = procStatus("VmRSS"); err != nil {
 		return nil, err
 	}
-	cpu0 := cpuTime()
+	cpu0 := cputime.Process()
 	t0 := time.Now()
 	m.store = memstore.New()
 	if err := datafile.StreamFile(path, &counting{Handler: m.store.Loader(), m: m}); err != nil {
 		return nil, err
 	}
 	m.read = time.Since(t0)
-	m.cpu = cpuTime() - cpu0
+	m.cpu = cputime.Process() - cpu0
 	settle()
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
@@ -198,15 +199,6 @@ func (c *counting) Supplier(ci, si int, rec *supplier.Record) error {
 func (c *counting) Community(ci int, com *datafile.Community, n int) error {
 	c.m.users += len(com.Users)
 	return c.Handler.Community(ci, com, n)
-}
-
-// cpuTime is the process's user and system CPU time so far.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // settle collects garbage and returns freed memory to the system, so that

@@ -1,15 +1,16 @@
 //go:build unix
 
-package holdstest
+package cputime
 
 import (
 	"syscall"
 	"time"
 )
 
-// processCPU returns the CPU time the process has used, or 0 when it
+// Process is the CPU time of the whole process (user and system, the
+// garbage collector's work on other threads included), or 0 when it
 // cannot be read.
-func processCPU() time.Duration {
+func Process() time.Duration {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		return 0
