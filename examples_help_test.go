@@ -25,12 +25,12 @@ func TestEveryExampleTestsHelp(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if strings.Contains(string(b), "func TestHelpExitStatus(") && strings.Contains(string(b), "maintest.Exec(") {
+			if strings.Contains(string(b), "func TestHelpExitStatus(") && strings.Contains(string(b), "maintest.ExpectExits(") {
 				found = true
 			}
 		}
 		if !found {
-			t.Errorf("%s has no TestHelpExitStatus running -h through main (internal/maintest)", dir)
+			t.Errorf("%s has no TestHelpExitStatus running -h through main (maintest.ExpectExits)", dir)
 		}
 	}
 }

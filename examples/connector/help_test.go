@@ -14,21 +14,12 @@ import (
 // -h prints the usage on standard error and exits 0, through main as a
 // shell runs it; a flag that does not exist exits 2.
 func TestHelpExitStatus(t *testing.T) {
-	for _, tc := range []struct {
-		args []string
-		code int
-		want string
-	}{
-		{[]string{"-h"}, 0, "usage: " + TokenEnv + "=<secret> connector"},
-		{[]string{"-help"}, 0, "-holds-postgres DSN"},
-		{[]string{"-nope"}, 2, "flag provided but not defined: -nope"},
-		{[]string{"stray"}, 2, `connector: unexpected argument "stray"`},
-	} {
-		r := maintest.Exec(t, tc.args)
-		if r.Code != tc.code || !strings.Contains(r.Stderr, tc.want) {
-			t.Errorf("connector %s: exit %d, want %d; stderr must hold %q:\n%s", strings.Join(tc.args, " "), r.Code, tc.code, tc.want, r.Stderr)
-		}
-	}
+	maintest.ExpectExits(t, "connector", []maintest.Exit{
+		{Args: []string{"-h"}, Code: 0, Stderr: "usage: " + TokenEnv + "=<secret> connector"},
+		{Args: []string{"-help"}, Code: 0, Stderr: "-holds-postgres DSN"},
+		{Args: []string{"-nope"}, Code: 2, Stderr: "flag provided but not defined: -nope"},
+		{Args: []string{"stray"}, Code: 2, Stderr: `connector: unexpected argument "stray"`},
+	})
 }
 
 // A port in use is refused with what to do about it (the walkthroughs

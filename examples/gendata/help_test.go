@@ -2,7 +2,6 @@ package main
 
 import (
 	"os"
-	"strings"
 	"testing"
 
 	"github.com/procurekit/procure/internal/maintest"
@@ -17,18 +16,9 @@ func TestMain(m *testing.M) {
 // as for a wrong flag), through main as a shell runs it; a wrong flag
 // exits 2.
 func TestHelpExitStatus(t *testing.T) {
-	for _, tc := range []struct {
-		args []string
-		code int
-		want string
-	}{
-		{[]string{"-h"}, 0, "usage: gendata [flags]"},
-		{[]string{"-help"}, 0, "-suppliers int"},
-		{[]string{"-nope"}, 2, "flag provided but not defined: -nope"},
-	} {
-		r := maintest.Exec(t, tc.args)
-		if r.Code != tc.code || !strings.Contains(r.Stderr, tc.want) || r.Stdout != "" {
-			t.Errorf("gendata %s: exit %d, want %d; stderr must hold %q:\n%s\nstdout: %.100q", strings.Join(tc.args, " "), r.Code, tc.code, tc.want, r.Stderr, r.Stdout)
-		}
-	}
+	maintest.ExpectExits(t, "gendata", []maintest.Exit{
+		{Args: []string{"-h"}, Code: 0, Stderr: "usage: gendata [flags]"},
+		{Args: []string{"-help"}, Code: 0, Stderr: "-suppliers int"},
+		{Args: []string{"-nope"}, Code: 2, Stderr: "flag provided but not defined: -nope"},
+	})
 }

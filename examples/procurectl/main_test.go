@@ -803,26 +803,17 @@ func TestMain(m *testing.M) {
 // usage on standard error and exits 0, through main as a shell runs it;
 // a command line that is wrong exits 2.
 func TestHelpExitStatus(t *testing.T) {
-	for _, tc := range []struct {
-		args []string
-		code int
-		want string // in standard error
-	}{
-		{[]string{"-h"}, 0, "usage: procurectl [-server URL]"},
-		{[]string{"--help"}, 0, "usage: procurectl [-server URL]"},
-		{[]string{"supplier", "-h"}, 0, "usage: procurectl supplier SUBCOMMAND [flags] [args]\n\nSubcommands:\n  put     Create or replace a supplier"},
-		{[]string{"token", "-help"}, 0, "  revoke  Revoke a bearer token"},
-		{[]string{"supplier", "list", "-h"}, 0, "usage: procurectl supplier list -c COMMUNITY [flags]"},
-		{[]string{"import", "-h"}, 0, "usage: procurectl import [flags] FILE|-"},
-		{[]string{"supplier"}, 2, "supplier: a subcommand is required: put, delete, get, list"},
-		{[]string{"supplier", "burn", "-h"}, 2, `supplier: unknown subcommand "burn"`},
-		{[]string{"-nope"}, 2, "flag provided but not defined: -nope"},
-	} {
-		r := maintest.Exec(t, tc.args, envToken+"=")
-		if r.Code != tc.code || !strings.Contains(r.Stderr, tc.want) || r.Stdout != "" {
-			t.Errorf("procurectl %s: exit %d, want %d; stderr must hold %q:\n%s\nstdout: %q", strings.Join(tc.args, " "), r.Code, tc.code, tc.want, r.Stderr, r.Stdout)
-		}
-	}
+	maintest.ExpectExits(t, "procurectl", []maintest.Exit{
+		{Args: []string{"-h"}, Code: 0, Stderr: "usage: procurectl [-server URL]"},
+		{Args: []string{"--help"}, Code: 0, Stderr: "usage: procurectl [-server URL]"},
+		{Args: []string{"supplier", "-h"}, Code: 0, Stderr: "usage: procurectl supplier SUBCOMMAND [flags] [args]\n\nSubcommands:\n  put     Create or replace a supplier"},
+		{Args: []string{"token", "-help"}, Code: 0, Stderr: "  revoke  Revoke a bearer token"},
+		{Args: []string{"supplier", "list", "-h"}, Code: 0, Stderr: "usage: procurectl supplier list -c COMMUNITY [flags]"},
+		{Args: []string{"import", "-h"}, Code: 0, Stderr: "usage: procurectl import [flags] FILE|-"},
+		{Args: []string{"supplier"}, Code: 2, Stderr: "supplier: a subcommand is required: put, delete, get, list"},
+		{Args: []string{"supplier", "burn", "-h"}, Code: 2, Stderr: `supplier: unknown subcommand "burn"`},
+		{Args: []string{"-nope"}, Code: 2, Stderr: "flag provided but not defined: -nope"},
+	}, envToken+"=")
 }
 
 func TestRenderBar(t *testing.T) {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/procurekit/procure/internal/maintest"
@@ -10,19 +9,10 @@ import (
 // -h prints the usage on standard error and exits 0, through main as a
 // shell runs it; a flag that does not exist exits 2.
 func TestHelpExitStatus(t *testing.T) {
-	for _, tc := range []struct {
-		args []string
-		code int
-		want string
-	}{
-		{[]string{"-h"}, 0, "usage: server [-addr host:port]"},
-		{[]string{"-help"}, 0, "-admin-addr address"},
-		{[]string{"-nope"}, 2, "flag provided but not defined: -nope"},
-		{[]string{"stray"}, 2, `server: unexpected argument "stray"`},
-	} {
-		r := maintest.Exec(t, tc.args)
-		if r.Code != tc.code || !strings.Contains(r.Stderr, tc.want) {
-			t.Errorf("server %s: exit %d, want %d; stderr must hold %q:\n%s", strings.Join(tc.args, " "), r.Code, tc.code, tc.want, r.Stderr)
-		}
-	}
+	maintest.ExpectExits(t, "server", []maintest.Exit{
+		{Args: []string{"-h"}, Code: 0, Stderr: "usage: server [-addr host:port]"},
+		{Args: []string{"-help"}, Code: 0, Stderr: "-admin-addr address"},
+		{Args: []string{"-nope"}, Code: 2, Stderr: "flag provided but not defined: -nope"},
+		{Args: []string{"stray"}, Code: 2, Stderr: `server: unexpected argument "stray"`},
+	})
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"os"
-	"strings"
 	"testing"
 
 	"github.com/procurekit/procure/internal/maintest"
@@ -17,19 +16,10 @@ func TestMain(m *testing.M) {
 // shell runs it, before the API key is looked for; a command line that is
 // wrong exits 2.
 func TestHelpExitStatus(t *testing.T) {
-	for _, tc := range []struct {
-		args []string
-		code int
-		want string
-	}{
-		{[]string{"-h"}, 0, "usage: " + apiKeyEnv + "=... usersync -url URL -account ID -file PATH [flags]"},
-		{[]string{"-help"}, 0, "-dry-run"},
-		{[]string{"-nope"}, 2, "flag provided but not defined: -nope"},
-		{[]string{"-file", "users.csv"}, 2, "usersync: -account is required"},
-	} {
-		r := maintest.Exec(t, tc.args, apiKeyEnv+"=")
-		if r.Code != tc.code || !strings.Contains(r.Stderr, tc.want) {
-			t.Errorf("usersync %s: exit %d, want %d; stderr must hold %q:\n%s", strings.Join(tc.args, " "), r.Code, tc.code, tc.want, r.Stderr)
-		}
-	}
+	maintest.ExpectExits(t, "usersync", []maintest.Exit{
+		{Args: []string{"-h"}, Code: 0, Stderr: "usage: " + apiKeyEnv + "=... usersync -url URL -account ID -file PATH [flags]"},
+		{Args: []string{"-help"}, Code: 0, Stderr: "-dry-run"},
+		{Args: []string{"-nope"}, Code: 2, Stderr: "flag provided but not defined: -nope"},
+		{Args: []string{"-file", "users.csv"}, Code: 2, Stderr: "usersync: -account is required"},
+	}, apiKeyEnv+"=")
 }

@@ -23,6 +23,7 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"strings"
 	"testing"
 )
 
@@ -77,4 +78,27 @@ func Exec(tb testing.TB, args []string, env ...string) Result {
 		tb.Fatalf("running %v: %v", args, err)
 	}
 	return Result{Code: code, Stdout: out.String(), Stderr: errb.String()}
+}
+
+// Exit is a command line and how its run must end: the exit status, a
+// text its standard error holds, and nothing on standard output.
+type Exit struct {
+	Args   []string
+	Code   int
+	Stderr string
+}
+
+// ExpectExits runs each command line of cases through Exec (with env)
+// and reports, naming the program prog, every run that did not end as its
+// case says. The programs' -h tests use it (the usage goes to standard
+// error, and -h exits 0).
+func ExpectExits(t *testing.T, prog string, cases []Exit, env ...string) {
+	t.Helper()
+	for _, c := range cases {
+		r := Exec(t, c.Args, env...)
+		if r.Code != c.Code || !strings.Contains(r.Stderr, c.Stderr) || r.Stdout != "" {
+			t.Errorf("%s %s: exit %d, want %d; standard error must hold %q:\n%s\nstandard output (want none): %.200q",
+				prog, strings.Join(c.Args, " "), r.Code, c.Code, c.Stderr, r.Stderr, r.Stdout)
+		}
+	}
 }
