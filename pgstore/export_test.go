@@ -42,10 +42,7 @@ func UserDBReads(s *Store) int64 { return s.userReads.Load() }
 
 // HoldUserPolls keeps the user cache from polling until release is
 // called.
-func HoldUserPolls(s *Store) (release func()) {
-	s.users.pollMu.Lock()
-	return s.users.pollMu.Unlock
-}
+var HoldUserPolls = holdUserPolls
 
 // ReadsFromReplica reports whether a read of s that may be served a
 // little old would go to its replica now (WithReadDSN).

@@ -58,29 +58,42 @@ func TestUserComPut(t *testing.T) {
 	}
 }
 
+// openUserNodes opens two stores on a new database, the first with the
+// user cache, and imports community c1 holding users.
+func openUserNodes(t *testing.T, users ...user.User) (cached, other *Store) {
+	t.Helper()
+	ctx := context.Background()
+	dsn := pgtest.NewDatabase(t)
+	cached, err := Open(ctx, dsn, WithUserCache())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cached.Close)
+	if other, err = Open(ctx, dsn); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(other.Close)
+	f := &datafile.File{Communities: []datafile.Community{{ID: "c1", Name: "One", Region: datafile.NZ, Users: users}}}
+	if err := cached.Import(ctx, f); err != nil {
+		t.Fatal(err)
+	}
+	return cached, other
+}
+
+// holdUserPolls keeps s's user cache from polling until the returned
+// function is called.
+func holdUserPolls(s *Store) (release func()) {
+	s.users.pollMu.Lock()
+	return s.users.pollMu.Unlock
+}
+
 // A poll that read a user before this node wrote it, and applies after
 // the write did, leaves the node's own, newer state: the node's reads
 // never go back.
 func TestUserCachePollAfterOwnWrite(t *testing.T) {
 	ctx := context.Background()
-	dsn := pgtest.NewDatabase(t)
-	s, err := Open(ctx, dsn, WithUserCache())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(s.Close)
-	other, err := Open(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(other.Close)
-	f := &datafile.File{Communities: []datafile.Community{{ID: "c1", Name: "One", Region: datafile.NZ,
-		Users: []user.User{{ID: "u1", Username: "ann", Email: "old@example.com"}}}}}
-	if err := s.Import(ctx, f); err != nil {
-		t.Fatal(err)
-	}
-	release := func() func() { s.users.pollMu.Lock(); return s.users.pollMu.Unlock }()
-	defer release()
+	s, other := openUserNodes(t, user.User{ID: "u1", Username: "ann", Email: "old@example.com"})
+	defer holdUserPolls(s)()
 	if _, err := s.UserByID(ctx, "c1", "u1"); err != nil { // loads c1
 		t.Fatal(err)
 	}

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/procurekit/procure/datafile"
-	"github.com/procurekit/procure/internal/pgtest"
 	"github.com/procurekit/procure/user"
 )
 
@@ -16,22 +14,7 @@ import (
 // path and apply sees the stored row, as it does when it changes nothing.
 func TestUpdateUserFromCache(t *testing.T) {
 	ctx := context.Background()
-	dsn := pgtest.NewDatabase(t)
-	s, err := Open(ctx, dsn, WithUserCache())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(s.Close)
-	other, err := Open(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(other.Close)
-	f := &datafile.File{Communities: []datafile.Community{{ID: "c1", Name: "One", Region: datafile.NZ,
-		Users: []user.User{{ID: "u1", Username: "ann", Email: "ann@example.com"}, {ID: "u2", Username: "bob"}}}}}
-	if err := s.Import(ctx, f); err != nil {
-		t.Fatal(err)
-	}
+	s, other := openUserNodes(t, user.User{ID: "u1", Username: "ann", Email: "ann@example.com"}, user.User{ID: "u2", Username: "bob"})
 	if _, err := s.UserByID(ctx, "c1", "u1"); err != nil { // loads c1
 		t.Fatal(err)
 	}
@@ -53,7 +36,7 @@ func TestUpdateUserFromCache(t *testing.T) {
 
 	// Another node writes u1; this node's copy, not polled since, is
 	// behind. Its update must keep the other node's change.
-	release := func() func() { s.users.pollMu.Lock(); return s.users.pollMu.Unlock }()
+	release := holdUserPolls(s)
 	if _, err := other.UpdateUser(ctx, "c1", "u1", set(func(u *user.User) { u.LastName = "Other" })); err != nil {
 		t.Fatal(err)
 	}
