@@ -3,7 +3,6 @@ package pgstore
 import (
 	"encoding/json"
 	"reflect"
-	"slices"
 	"strings"
 
 	"github.com/procurekit/procure/internal/textkey"
@@ -74,25 +73,11 @@ func summaryTextValues(s *supplier.Summary) []any {
 	return out
 }
 
-// terms returns the search terms of a supplier in byte order: the match
-// keys (internal/textkey) of its name, legal business name, supplierId and
-// keywords that are not empty, without duplicates and without a term that is a prefix of
-// another (the longer term matches every prefix query the shorter one
-// does). lcps[i] is the length of the common prefix of terms i-1 and i.
+// terms returns the search terms of a supplier in byte order: its match
+// terms (supplier.MatchTerms) without a term that is a prefix of another
+// (the longer term matches every prefix query the shorter one does). lcps[i] is the length of the common prefix of terms i-1 and i.
 func terms(r *supplier.Record, dst []string, lcps []int32) ([]string, []int32) {
-	dst = dst[:0]
-	add := func(s string) {
-		if m := textkey.Match(s); m != "" {
-			dst = append(dst, m)
-		}
-	}
-	add(r.Name.String())
-	add(r.LegalBusinessName.String())
-	add(r.SupplierID.String())
-	for _, k := range r.Keywords {
-		add(k)
-	}
-	slices.Sort(dst)
+	dst = supplier.MatchTerms(dst[:0], &r.Summary, r.Keywords)
 	kept := dst[:0]
 	for i, t := range dst {
 		if i+1 < len(dst) && strings.HasPrefix(dst[i+1], t) {

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/procurekit/procure/internal/textkey"
+	"github.com/procurekit/procure/supplier"
 )
 
 // The index compares names and queries as people read them
@@ -28,27 +29,10 @@ func sortKey(s string) []byte { return textkey.SortKey(s) }
 // matchKey is the match key of a query or a searchable text.
 func matchKey(s string) string { return textkey.Match(s) }
 
-// matchTerms appends to dst the distinct match keys of the record's
-// searchable texts (name, legalBusinessName, supplierId, keywords), sorted;
-// texts whose key is empty are left out.
+// matchTerms appends to dst the record's match terms
+// (supplier.MatchTerms).
 func matchTerms(rec *supplierRec, dst []string) []string {
-	d := &rec.detail
-	add := func(s string) {
-		if s == "" {
-			return
-		}
-		if m := matchKey(s); m != "" {
-			dst = append(dst, m)
-		}
-	}
-	add(d.Name.String())
-	add(d.LegalBusinessName.String())
-	add(d.SupplierID.String())
-	for _, s := range rec.keywords {
-		add(s)
-	}
-	slices.Sort(dst)
-	return slices.Compact(dst)
+	return supplier.MatchTerms(dst, &rec.detail.Summary, rec.keywords)
 }
 
 // builtKeys is what textKeys computes for a build.
