@@ -68,7 +68,7 @@ func (t *Text) UnmarshalJSON(b []byte) error {
 	case string(b) == "null":
 		return nil
 	case len(b) < 2 || b[0] != '"':
-		return &json.UnmarshalTypeError{Value: jsonKind(b), Type: reflect.TypeFor[string]()}
+		return &json.UnmarshalTypeError{Value: jsontext.Kind(b), Type: reflect.TypeFor[string]()}
 	}
 	if s := b[1 : len(b)-1]; bytes.IndexByte(s, '\\') < 0 && utf8.Valid(s) {
 		// encoding/json has checked the syntax: a string without
@@ -82,20 +82,4 @@ func (t *Text) UnmarshalJSON(b []byte) error {
 	}
 	*t = NewText(s)
 	return nil
-}
-
-// jsonKind names the JSON type of the value b, as UnmarshalTypeError does.
-func jsonKind(b []byte) string {
-	if len(b) == 0 {
-		return "value"
-	}
-	switch b[0] {
-	case '{':
-		return "object"
-	case '[':
-		return "array"
-	case 't', 'f':
-		return "bool"
-	}
-	return "number"
 }

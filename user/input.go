@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/procurekit/procure"
+	"github.com/procurekit/procure/internal/jsontext"
 )
 
 // Input is the body of a create or update request: a User whose fields
@@ -318,7 +319,7 @@ func (o *optString) UnmarshalJSON(b []byte) error {
 		o.null = true
 		return nil
 	case len(b) < 2 || b[0] != '"':
-		return &json.UnmarshalTypeError{Value: jsonKind(b), Type: stringType}
+		return &json.UnmarshalTypeError{Value: jsontext.Kind(b), Type: stringType}
 	}
 	// The common case - no escapes, valid UTF-8 - needs no second decode.
 	body := b[1 : len(b)-1]
@@ -353,30 +354,9 @@ func (o *optBool) UnmarshalJSON(b []byte) error {
 	case "false":
 		o.v = false
 	default:
-		return &json.UnmarshalTypeError{Value: jsonKind(b), Type: boolType}
+		return &json.UnmarshalTypeError{Value: jsontext.Kind(b), Type: boolType}
 	}
 	return nil
-}
-
-// jsonKind names the JSON type of a value, as json.UnmarshalTypeError.Value
-// does.
-func jsonKind(b []byte) string {
-	if len(b) == 0 {
-		return "value"
-	}
-	switch b[0] {
-	case '"':
-		return "string"
-	case '{':
-		return "object"
-	case '[':
-		return "array"
-	case 't', 'f':
-		return "bool"
-	case 'n':
-		return "null"
-	}
-	return "number"
 }
 
 // clone returns a deep copy of in.

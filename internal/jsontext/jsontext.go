@@ -1,7 +1,9 @@
 // Package jsontext writes JSON strings exactly as encoding/json does, for
 // the hand-written encoders of the library (the supplier API's responses,
 // the stored-procedure exchange, the data generator), so that there is one
-// escaping routine and it matches the standard library byte for byte.
+// escaping routine and it matches the standard library byte for byte;
+// and, for the hand-written decoders, Kind, the JSON type of a value as
+// encoding/json's errors name it.
 package jsontext
 
 import "unicode/utf8"
