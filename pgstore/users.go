@@ -24,7 +24,11 @@ const (
 	userColumns = `id, community_id, username, username_key, external_id, first_name, last_name,
 		display_name, email, phone, enabled, organisation_units, roles, buyer_groups, attributes, approver_groups`
 	userPlaceholders = `$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16`
-	userSelect       = `id, username, external_id, first_name, last_name, display_name, email, phone, enabled,
+	// updateUserSQL writes a userRow over the stored row, one version on;
+	// its callers add their conditions and RETURNING.
+	updateUserSQL = `UPDATE users SET (` + userColumns + `, updated_at, version) = (` + userPlaceholders + `, now(), version + 1)
+		WHERE id = $1 AND community_id = $2`
+	userSelect = `id, username, external_id, first_name, last_name, display_name, email, phone, enabled,
 		organisation_units, roles, buyer_groups, attributes, approver_groups, version`
 
 	constraintUserID       = "users_pkey"
@@ -217,8 +221,7 @@ func (s *Store) UpdateUser(ctx context.Context, community, id string, apply func
 			return fmt.Errorf("pgstore: update user: %w", err)
 		}
 		// The row is locked: the version apply saw is the stored one.
-		stored, err = scanUser(tx.QueryRow(ctx, `UPDATE users SET (`+userColumns+`, updated_at, version) = (`+userPlaceholders+`, now(), version + 1)
-			WHERE id = $1 AND community_id = $2 RETURNING `+userSelect, row...))
+		stored, err = scanUser(tx.QueryRow(ctx, updateUserSQL+` RETURNING `+userSelect, row...))
 		if err != nil {
 			return fmt.Errorf("pgstore: update user: %w", userConflict(err))
 		}
@@ -259,8 +262,7 @@ func (s *Store) updateCached(ctx context.Context, community, id string, apply fu
 	if err != nil {
 		return user.User{}, false, nil
 	}
-	stored, err = scanUser(s.pool.QueryRow(ctx, `UPDATE users SET (`+userColumns+`, updated_at, version) = (`+userPlaceholders+`, now(), version + 1)
-		WHERE id = $1 AND community_id = $2 AND version = $17 RETURNING `+userSelect, append(row, version)...))
+	stored, err = scanUser(s.pool.QueryRow(ctx, updateUserSQL+` AND version = $17 RETURNING `+userSelect, append(row, version)...))
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
 		return user.User{}, false, nil // the row moved on (or went): the locked path decides
