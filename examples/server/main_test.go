@@ -24,6 +24,7 @@ import (
 
 	"github.com/procurekit/procure/auth"
 	"github.com/procurekit/procure/datafile"
+	"github.com/procurekit/procure/internal/syncbuf"
 	"github.com/procurekit/procure/memstore"
 	"github.com/procurekit/procure/supplier"
 )
@@ -261,7 +262,29 @@ type running struct {
 	cancel context.CancelFunc
 	done   chan struct{} // closed when run has returned
 	err    error         // what run returned; read after done
-	stderr *bytes.Buffer // written only by the server's slog handler, which serialises writes
+	// stderr is the server's log. The server writes it from its log
+	// writer's flush goroutine (every 100 ms), so a test reads it only
+	// through a syncbuf.Buffer, and a line it expects may come a flush
+	// late: use logLine to wait for one.
+	stderr *syncbuf.Buffer
+}
+
+// logLine waits (up to five seconds) for a line of the server's log for
+// which match is true and returns it; it fails the test when none comes.
+func (r *running) logLine(t *testing.T, what string, match func(line string) bool) string {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		for line := range strings.SplitSeq(r.stderr.String(), "\n") {
+			if match(line) {
+				return line
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no %s in the server's log:\n%s", what, r.stderr.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 // start runs the server with args on a free port and waits for its
@@ -270,7 +293,7 @@ func start(t *testing.T, args ...string) *running {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	pr, pw := io.Pipe()
-	r := &running{lines: make(chan string, 100), cancel: cancel, done: make(chan struct{}), stderr: &bytes.Buffer{}}
+	r := &running{lines: make(chan string, 100), cancel: cancel, done: make(chan struct{}), stderr: &syncbuf.Buffer{}}
 	go func() {
 		sc := bufio.NewScanner(pr)
 		for sc.Scan() {

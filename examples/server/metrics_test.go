@@ -110,13 +110,10 @@ func TestMetricsOnPostgres(t *testing.T) {
 	// The start-up import of the demo data is logged with the file, the
 	// counts and the duration in milliseconds.
 	var done map[string]any
-	for _, line := range strings.Split(a.stderr.String(), "\n") {
-		var rec map[string]any
-		if json.Unmarshal([]byte(line), &rec) == nil && rec["msg"] == "import done" {
-			done = rec
-		}
-	}
-	if done == nil || done["file"] != "built-in demo.json" || done["communities"] != float64(2) || done["suppliers"] == nil || done["duration_ms"] == nil {
+	a.logLine(t, "import done line", func(line string) bool {
+		return json.Unmarshal([]byte(line), &done) == nil && done["msg"] == "import done"
+	})
+	if done["file"] != "built-in demo.json" || done["communities"] != float64(2) || done["suppliers"] == nil || done["duration_ms"] == nil {
 		t.Errorf("the start-up import's log line: %v; want file, counts and duration_ms", done)
 	}
 }
