@@ -84,6 +84,15 @@ func TestWriter(t *testing.T) {
 	if st := w.stats(time.Second); st.errs == 0 || st.errs > st.sent-before || st.errs < st.sent-before-int64(w.workers) {
 		t.Errorf("after a failing run: %+v; the writes since %d should have failed", st, before)
 	}
+	// The rate is the clock's, whatever ticks the loop was late for.
+	for _, c := range []struct {
+		d    time.Duration
+		want int64
+	}{{0, 0}, {time.Millisecond, 0}, {2 * time.Millisecond, 1}, {time.Second, 500}, {10*time.Second + 3*time.Millisecond, 5001}} {
+		if got := w.due(c.d); got != c.want {
+			t.Errorf("due(%s) at 500/s = %d; want %d", c.d, got, c.want)
+		}
+	}
 	// The same nonce gives the same pool; another nonce another one.
 	if newWriter("", "", "", "n1", 1).ids[7] != w.ids[7] || newWriter("", "", "", "n2", 1).ids[7] == w.ids[7] {
 		t.Error("pool ids do not follow the nonce")
