@@ -27,6 +27,16 @@
 // else - another port or host, which is what a pooler is, or a Unix
 // socket, where the server cannot say - gets unnamed statements.
 //
+// Through a pooler the pool is also larger (PoolerConns times pgxpool's
+// default), unless the connection string names pool_max_conns: the
+// node's connections are then the pooler's client connections, which
+// cost the database nothing, and each round trip is longer by the
+// pooler's hop, so more of them in flight keep the pooler's server
+// connections busy (bench/README.md "Session 9 figures": the user API's
+// writes through PgBouncer, +20% with 16 connections instead of 4). A
+// Unix socket, where the server cannot say whether a pooler answers,
+// keeps pgxpool's default: it may be the database itself.
+//
 // In QueryExecModeExec and the simple protocol, which an operator may name,
 // parameter types are not known to pgx: a json parameter must then be a
 // string (a []byte is sent as bytea text, which no JSON column takes), as
@@ -60,18 +70,37 @@ func Config(ctx context.Context, dsn string) (cfg *pgxpool.Config, direct bool, 
 	if err != nil {
 		return nil, false, ErrDSN
 	}
-	if namesExecMode(dsn) {
+	if namesParam(dsn, "default_query_exec_mode") {
 		return cfg, false, nil
 	}
-	if direct, err = isDirect(ctx, cfg.ConnConfig); err != nil {
+	peer, err := reached(ctx, cfg.ConnConfig)
+	if err != nil {
 		return nil, false, err
 	}
+	direct = peer == server
 	cfg.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeCacheDescribe
 	if direct {
 		cfg.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeCacheStatement
 	}
+	if peer == pooler && !namesParam(dsn, "pool_max_conns") {
+		cfg.MaxConns *= PoolerConns
+	}
 	return cfg, direct, nil
 }
+
+// PoolerConns is how many times pgxpool's default pool size Config gives
+// a connection string that reaches a pooler.
+const PoolerConns = 4
+
+// What a connection reached: the server itself, something else at
+// another TCP address (a pooler), or what a Unix socket hides.
+type peerKind int
+
+const (
+	unknown peerKind = iota
+	server
+	pooler
+)
 
 // ParseConfig parses dsn as Config does, without connecting: its mode is
 // QueryExecModeCacheDescribe unless dsn names one. For a connection of a
@@ -81,43 +110,46 @@ func ParseConfig(dsn string) (*pgxpool.Config, error) {
 	if err != nil {
 		return nil, ErrDSN
 	}
-	if !namesExecMode(dsn) {
+	if !namesParam(dsn, "default_query_exec_mode") {
 		cfg.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeCacheDescribe
 	}
 	return cfg, nil
 }
 
-// isDirect connects with cc and reports whether the peer's address is the
+// reached connects with cc and compares the peer's address with the
 // server's own.
-func isDirect(ctx context.Context, cc *pgx.ConnConfig) (bool, error) {
+func reached(ctx context.Context, cc *pgx.ConnConfig) (peerKind, error) {
 	conn, err := pgx.ConnectConfig(ctx, cc.Copy())
 	if err != nil {
-		return false, err
+		return unknown, err
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
 	var host *string
 	var port *int32
 	if err := conn.QueryRow(ctx, "SELECT host(inet_server_addr()), inet_server_port()", pgx.QueryExecModeSimpleProtocol).Scan(&host, &port); err != nil {
-		return false, err
+		return unknown, err
 	}
 	peer, ok := conn.PgConn().Conn().RemoteAddr().(*net.TCPAddr)
-	if !ok || host == nil || port == nil {
-		return false, nil
+	if !ok {
+		return unknown, nil
 	}
-	ip := net.ParseIP(*host)
-	return ip != nil && ip.Equal(peer.IP) && int(*port) == peer.Port, nil
+	if host == nil || port == nil {
+		// A TCP connection whose server does not know its own address.
+		return pooler, nil
+	}
+	if ip := net.ParseIP(*host); ip != nil && ip.Equal(peer.IP) && int(*port) == peer.Port {
+		return server, nil
+	}
+	return pooler, nil
 }
 
-// keywordExecMode finds the parameter in a keyword=value DSN.
-var keywordExecMode = regexp.MustCompile(`(^|\s)default_query_exec_mode\s*=`)
-
-// namesExecMode reports whether dsn sets default_query_exec_mode (pgx
-// consumes the parameter, so the parsed configuration cannot tell a
-// default from a choice).
-func namesExecMode(dsn string) bool {
+// namesParam reports whether dsn sets the parameter name (pgx consumes
+// default_query_exec_mode and pool_max_conns, so the parsed configuration
+// cannot tell a default from a choice).
+func namesParam(dsn, name string) bool {
 	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
 		u, err := url.Parse(dsn)
-		return err == nil && u.Query().Has("default_query_exec_mode")
+		return err == nil && u.Query().Has(name)
 	}
-	return keywordExecMode.MatchString(dsn)
+	return regexp.MustCompile(`(^|\s)` + regexp.QuoteMeta(name) + `\s*=`).MatchString(dsn)
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/procurekit/procure/internal/pgtest"
 )
@@ -19,16 +20,24 @@ func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
 func TestConfig(t *testing.T) {
 	ctx := context.Background()
 	pooled, direct := pgtest.NewPooledDatabase(t)
+	def, err := pgxpool.ParseConfig(direct)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := def.MaxConns // pgxpool's default
 	cases := []struct {
 		name       string
 		dsn        string
 		want       pgx.QueryExecMode
 		wantDirect bool
+		wantConns  int32
 	}{
-		{"direct", direct, pgx.QueryExecModeCacheStatement, true},
-		{"through PgBouncer", pooled, pgx.QueryExecModeCacheDescribe, false},
-		{"named in a URL", "postgres://u@127.0.0.1:1/x?default_query_exec_mode=exec", pgx.QueryExecModeExec, false},
-		{"named in keywords", "host=127.0.0.1 port=1 dbname=x default_query_exec_mode=simple_protocol", pgx.QueryExecModeSimpleProtocol, false},
+		{"direct", direct, pgx.QueryExecModeCacheStatement, true, base},
+		{"through PgBouncer", pooled, pgx.QueryExecModeCacheDescribe, false, PoolerConns * base},
+		{"through PgBouncer, pool size named", pooled + "&pool_max_conns=3", pgx.QueryExecModeCacheDescribe, false, 3},
+		{"direct, pool size named", direct + "&pool_max_conns=3", pgx.QueryExecModeCacheStatement, true, 3},
+		{"named in a URL", "postgres://u@127.0.0.1:1/x?default_query_exec_mode=exec", pgx.QueryExecModeExec, false, base},
+		{"named in keywords", "host=127.0.0.1 port=1 dbname=x default_query_exec_mode=simple_protocol", pgx.QueryExecModeSimpleProtocol, false, base},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -36,8 +45,8 @@ func TestConfig(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := cfg.ConnConfig.DefaultQueryExecMode; got != c.want || isDirect != c.wantDirect {
-				t.Fatalf("mode %v, direct %v; want %v, %v", got, isDirect, c.want, c.wantDirect)
+			if got := cfg.ConnConfig.DefaultQueryExecMode; got != c.want || isDirect != c.wantDirect || cfg.MaxConns != c.wantConns {
+				t.Fatalf("mode %v, direct %v, %d connections; want %v, %v, %d", got, isDirect, cfg.MaxConns, c.want, c.wantDirect, c.wantConns)
 			}
 		})
 	}
@@ -50,16 +59,23 @@ func TestConfig(t *testing.T) {
 	}
 }
 
-func TestNamesExecMode(t *testing.T) {
-	for dsn, want := range map[string]bool{
-		"postgres://h/db?default_query_exec_mode=exec":    true,
-		"postgresql://h/db?sslmode=disable":               false,
-		"host=h default_query_exec_mode=cache_describe":   true,
-		"host=h dbname=default_query_exec_mode_is_a_name": false,
-		"default_query_exec_mode = exec":                  true,
+func TestNamesParam(t *testing.T) {
+	for _, c := range []struct {
+		dsn, name string
+		want      bool
+	}{
+		{"postgres://h/db?default_query_exec_mode=exec", "default_query_exec_mode", true},
+		{"postgresql://h/db?sslmode=disable", "default_query_exec_mode", false},
+		{"host=h default_query_exec_mode=cache_describe", "default_query_exec_mode", true},
+		{"host=h dbname=default_query_exec_mode_is_a_name", "default_query_exec_mode", false},
+		{"default_query_exec_mode = exec", "default_query_exec_mode", true},
+		{"postgres://h/db?pool_max_conns=8", "pool_max_conns", true},
+		{"postgres://h/db?pool_max_conns=8", "default_query_exec_mode", false},
+		{"host=h pool_max_conns=8", "pool_max_conns", true},
+		{"host=h xpool_max_conns=8", "pool_max_conns", false},
 	} {
-		if got := namesExecMode(dsn); got != want {
-			t.Errorf("namesExecMode(%q) = %v; want %v", dsn, got, want)
+		if got := namesParam(c.dsn, c.name); got != c.want {
+			t.Errorf("namesParam(%q, %q) = %v; want %v", c.dsn, c.name, got, c.want)
 		}
 	}
 }
