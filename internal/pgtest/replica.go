@@ -146,14 +146,19 @@ func startReplica() (string, *server, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	// -R writes the standby's primary_conninfo and standby.signal; -X
-	// stream copies the WAL written during the backup.
+	// stream copies the WAL written during the backup; -C -S makes a
+	// physical replication slot (-R names it too), so that the primary
+	// keeps its WAL until the replica has it: without one, a burst of WAL
+	// (the tests' CREATE DATABASE copies) past max_wal_size once recycled
+	// a segment the replica had not received, and the replica waited for
+	// it for ever ("requested WAL segment ... has already been removed").
 	// pg_basebackup is a client program: it may be missing beside links
 	// to the server binaries, but not where they point.
 	basebackup := filepath.Join(srv.bin, "pg_basebackup")
 	if real, err := filepath.EvalSymlinks(filepath.Join(srv.bin, "pg_ctl")); err == nil && !isExecutable(basebackup) {
 		basebackup = filepath.Join(filepath.Dir(real), "pg_basebackup")
 	}
-	if out, err := runAs(ctx, rs.cred, rs.dir, basebackup, "-D", rs.data(), "-R", "-X", "stream", "-c", "fast", "--no-sync",
+	if out, err := runAs(ctx, rs.cred, rs.dir, basebackup, "-D", rs.data(), "-R", "-X", "stream", "-C", "-S", "pgtest_replica", "-c", "fast", "--no-sync",
 		"-h", "127.0.0.1", "-p", strconv.Itoa(port), "-U", "postgres"); err != nil {
 		return "", nil, fmt.Errorf("pg_basebackup: %w\n%s", err, out)
 	}
