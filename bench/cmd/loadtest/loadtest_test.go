@@ -341,9 +341,21 @@ func TestScenariosFromManifest(t *testing.T) {
 		}
 	}
 	// Ids that would need escaping in Lua or JSON are left out.
-	if s := scs[8].Lua; strings.Contains(s, "bad id") || !strings.Contains(s, `{"EMP-0-000001", "Bo.Lee1"}`) {
+	if s := named(t, scs, "update-user").Lua; strings.Contains(s, "bad id") || !strings.Contains(s, `{"EMP-0-000001", "Bo.Lee1"}`) {
 		t.Errorf("update script users:\n%s", s)
 	}
+}
+
+// named returns the scenario of that name.
+func named(t *testing.T, scs []scenario, name string) scenario {
+	t.Helper()
+	for _, sc := range scs {
+		if sc.Name == name {
+			return sc
+		}
+	}
+	t.Fatalf("no scenario %s", name)
+	return scenario{}
 }
 
 // wrkTest runs a scenario's script with wrk against a recording server for
@@ -393,7 +405,7 @@ func TestCreateScriptUnderWrk(t *testing.T) {
 	m := testManifest(t)
 	cr, _ := m.creds()
 	scs, _ := scenarios(m, "n1")
-	_, reqs, bodies := wrkTest(t, scs[7], cr)
+	_, reqs, bodies := wrkTest(t, named(t, scs, "create-user"), cr)
 	seen := map[string]bool{}
 	for i, r := range reqs {
 		if r.Method != "POST" || r.URL.Path != "/v1/users" {
@@ -431,7 +443,7 @@ func TestUpdateScriptUnderWrk(t *testing.T) {
 	m := testManifest(t)
 	cr, _ := m.creds()
 	scs, _ := scenarios(m, "n1")
-	_, reqs, bodies := wrkTest(t, scs[8], cr)
+	_, reqs, bodies := wrkTest(t, named(t, scs, "update-user"), cr)
 	users := map[string]string{"u-1": "ana.kim0", "EMP-0-000001": "Bo.Lee1"}
 	hit := map[string]bool{}
 	names := map[string]bool{}
@@ -467,7 +479,7 @@ func TestGetScriptUnderWrk(t *testing.T) {
 	m := testManifest(t)
 	cr, _ := m.creds()
 	scs, _ := scenarios(m, "n1")
-	res, reqs, _ := wrkTest(t, scs[1], cr)
+	res, reqs, _ := wrkTest(t, named(t, scs, "list-query"), cr)
 	for i, r := range reqs {
 		if r.Method != "GET" || r.URL.RequestURI() != "/public/community/suppliers?query=sun" || r.Header.Get("Authorization") != "Bearer t-read" {
 			t.Fatalf("request %d: %s %s %v", i, r.Method, r.URL, r.Header)

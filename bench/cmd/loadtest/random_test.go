@@ -243,9 +243,9 @@ func TestRandomPageScriptUnderWrk(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sc := scs[len(scs)-1]
-	if sc.Name != "random-page" || sc.Random != randomPage {
-		t.Fatalf("last scenario %s", sc.Name)
+	sc := named(t, scs, "random-page")
+	if sc.Random != randomPage {
+		t.Fatalf("random-page is not random: %+v", sc)
 	}
 	// The manifest's 50,000 suppliers make 2,500 pages; a short script
 	// of 7 pages shows the bounds.
@@ -262,7 +262,7 @@ func TestRandomPageScriptUnderWrk(t *testing.T) {
 	if len(reqs) >= 200 && len(hit) != 7 {
 		t.Errorf("%d requests reached pages %v, want all of 0-6", len(reqs), hit)
 	}
-	if !strings.Contains(scs[len(scs)-1].Lua, "math.random(2500) - 1") {
-		t.Errorf("random-page of 50,000 suppliers does not draw from 2,500 pages:\n%s", scs[len(scs)-1].Lua)
+	if lua := named(t, scs, "random-page").Lua; !strings.Contains(lua, "math.random(2500) - 1") {
+		t.Errorf("random-page of 50,000 suppliers does not draw from 2,500 pages:\n%s", lua)
 	}
 }

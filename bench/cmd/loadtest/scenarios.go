@@ -167,23 +167,6 @@ func scenarios(m *manifest, nonce string) ([]scenario, error) {
 			check: pageCheck(2, 2),
 		},
 		{
-			Name: "get-user", About: "GET " + usersPath + "/username/{username}",
-			Method: "GET", Target: usersPath + "/username/" + url.PathEscape(users[0][1]), Service: true, Goal: 0.70,
-			check: fieldCheck("id", users[0][0]),
-		},
-		{
-			Name: "create-user", About: "POST " + usersPath + " (a new username every request)",
-			Method: "POST", Target: usersPath, Body: createBody, Service: true, Goal: 0.40,
-			Lua:   createLua(),
-			check: fieldCheck("username", fixtureUser),
-		},
-		{
-			Name: "update-user", About: fmt.Sprintf("PUT %s (%d existing users in turn, fields changing)", usersPath, len(users)),
-			Method: "PUT", Target: usersPath, Body: updateBody, Service: true, Goal: 0.40,
-			Lua:   updateLua(users),
-			check: fieldCheck("id", users[0][0]),
-		},
-		{
 			Name: "random-supplier", About: fmt.Sprintf("GET %s/{id}, a supplier drawn at random of all %d", suppliersPath, c.Suppliers),
 			Method: "GET", Target: suppliersPath + "/" + s.SupplierID, Goal: 0.75, WritesGoal: 0.50,
 			Random: randomSupplier, // Lua: set by the harness once it has the ids (randomSupplierLua)
@@ -194,6 +177,23 @@ func scenarios(m *manifest, nonce string) ([]scenario, error) {
 			Method: "GET", Target: suppliersPath + "?page=0", Goal: 0.60,
 			Random: randomPage, Lua: randomPageLua(pages(c.Suppliers)),
 			check: pageCheck(min(perPage, c.Suppliers), c.Suppliers),
+		},
+		{
+			Name: "get-user", About: "GET " + usersPath + "/username/{username}",
+			Method: "GET", Target: usersPath + "/username/" + url.PathEscape(users[0][1]), Service: true, Goal: 0.70,
+			check: fieldCheck("id", users[0][0]),
+		},
+		{
+			Name: "update-user", About: fmt.Sprintf("PUT %s (%d existing users in turn, fields changing)", usersPath, len(users)),
+			Method: "PUT", Target: usersPath, Body: updateBody, Service: true, Goal: 0.40,
+			Lua:   updateLua(users),
+			check: fieldCheck("id", users[0][0]),
+		},
+		{
+			Name: "create-user", About: "POST " + usersPath + " (a new username every request)",
+			Method: "POST", Target: usersPath, Body: createBody, Service: true, Goal: 0.40,
+			Lua:   createLua(),
+			check: fieldCheck("username", fixtureUser),
 		},
 	}, nil
 }
