@@ -111,7 +111,12 @@ func TestMetricsOnPostgres(t *testing.T) {
 	// counts and the duration in milliseconds.
 	var done map[string]any
 	a.logLine(t, "import done line", func(line string) bool {
-		return json.Unmarshal([]byte(line), &done) == nil && done["msg"] == "import done"
+		var rec map[string]any // a fresh map: Unmarshal merges into a used one
+		if json.Unmarshal([]byte(line), &rec) != nil || rec["msg"] != "import done" {
+			return false
+		}
+		done = rec
+		return true
 	})
 	if done["file"] != "built-in demo.json" || done["communities"] != float64(2) || done["suppliers"] == nil || done["duration_ms"] == nil {
 		t.Errorf("the start-up import's log line: %v; want file, counts and duration_ms", done)
