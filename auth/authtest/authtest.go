@@ -919,36 +919,51 @@ func (h *harness) testBudgets(t *testing.T) {
 	if err := s.PutBudget(ctx, C1, "Ärzte-1", d("0.0000000001")); err != nil {
 		t.Fatal(err)
 	}
-	for _, st := range []Store{s, peer} {
-		tbl := table(st, C1)
-		if b, ok := tbl.Budget("6100-200"); !ok || !b.Equal(d("125.5")) {
-			t.Errorf("budget of 6100-200 = %v %v, want 125.50 (account trimmed)", b, ok)
-		}
-		if b, ok := tbl.Budget("Ärzte-1"); !ok || !b.Equal(d("0.0000000001")) {
-			t.Errorf("budget of Ärzte-1 = %v %v, want 0.0000000001 exactly", b, ok)
-		}
-		if tbl.Len() != 3 {
-			t.Errorf("table of %d accounts, want 3", tbl.Len())
-		}
-		if tbl := table(st, C2); tbl.Len() != 0 {
-			t.Errorf("%s's table has %d accounts, want none (tenancy)", C2, tbl.Len())
+	// The node that wrote sees its writes at once; the other within
+	// PeerLag (acrossNodes).
+	written := func(st Store) func() error {
+		return func() error {
+			tbl := table(st, C1)
+			if b, ok := tbl.Budget("6100-200"); !ok || !b.Equal(d("125.5")) {
+				return fmt.Errorf("budget of 6100-200 = %v %v, want 125.50 (account trimmed)", b, ok)
+			}
+			if b, ok := tbl.Budget("Ärzte-1"); !ok || !b.Equal(d("0.0000000001")) {
+				return fmt.Errorf("budget of Ärzte-1 = %v %v, want 0.0000000001 exactly", b, ok)
+			}
+			if tbl.Len() != 3 {
+				return fmt.Errorf("table of %d accounts, want 3", tbl.Len())
+			}
+			if tbl := table(st, C2); tbl.Len() != 0 {
+				return fmt.Errorf("%s's table has %d accounts, want none (tenancy)", C2, tbl.Len())
+			}
+			return nil
 		}
 	}
+	if err := written(s)(); err != nil {
+		t.Errorf("on the node that wrote: %v", err)
+	}
+	h.acrossNodes(t, "the budgets written, on the peer", written(peer))
 	if err := s.PutBudget(ctx, C1, "6100-200", d("99")); err != nil {
 		t.Fatal(err)
 	}
-	if b, _ := table(peer, C1).Budget("6100-200"); !b.Equal(d("99")) {
-		t.Errorf("budget after replacing, on the peer = %v, want 99", b)
-	}
+	h.acrossNodes(t, "budget after replacing, on the peer", func() error {
+		if b, _ := table(peer, C1).Budget("6100-200"); !b.Equal(d("99")) {
+			return fmt.Errorf("%v, want 99", b)
+		}
+		return nil
+	})
 	if err := s.DeleteBudget(ctx, C2, "7000"); !errors.Is(err, budget.ErrNotFound) {
 		t.Errorf("deleting another community's budget: %v, want budget.ErrNotFound", err)
 	}
 	if err := peer.DeleteBudget(ctx, C1, " 7000 "); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := table(s, C1).Budget("7000"); ok {
-		t.Error("a budget deleted on the peer is still in the table")
-	}
+	h.acrossNodes(t, "a budget deleted on the peer, on this node", func() error {
+		if _, ok := table(s, C1).Budget("7000"); ok {
+			return errors.New("still in the table")
+		}
+		return nil
+	})
 	if err := s.DeleteBudget(ctx, C1, "7000"); !errors.Is(err, budget.ErrNotFound) {
 		t.Errorf("deleting an absent budget: %v, want budget.ErrNotFound", err)
 	}
