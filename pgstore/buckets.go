@@ -172,8 +172,12 @@ func keysOf(name string, created, modified time.Time) *supplierKeys {
 // twice bucketSize are appended to *split when the batch runs.
 func queueBucketDeltas(b *pgx.Batch, community string, ds []bucketDelta, split *[]bucketRef) {
 	for _, d := range ds {
+		key := "$3::text"
+		if d.ord != ordName {
+			key = restampKeySQL(key) // the planned stamp's key is the stamp's (write_fast.go)
+		}
 		b.Queue(`INSERT INTO supplier_buckets AS b (community_id, ord, lo, n)
-			VALUES ($1, $2, coalesce((SELECT max(lo) FROM supplier_buckets WHERE community_id = $1 AND ord = $2 AND lo <= $3), ''), $4)
+			VALUES ($1, $2, coalesce((SELECT max(lo) FROM supplier_buckets WHERE community_id = $1 AND ord = $2 AND lo <= `+key+`), ''), $4)
 			ON CONFLICT (community_id, ord, lo) DO UPDATE SET n = b.n + excluded.n
 			RETURNING lo, n`, community, int16(d.ord), d.key, int64(d.delta)).QueryRow(func(row pgx.Row) error {
 			var ref bucketRef

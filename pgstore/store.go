@@ -42,6 +42,13 @@ type Store struct {
 	users    *userCache     // nil without WithUserCache (usercache.go)
 	// userReads counts the user reads that went to the database (tests).
 	userReads atomic.Int64
+	// writesFast counts the puts of suppliers, contacts and addresses
+	// that committed planned outside the community's lock, writesRaced
+	// those whose guard failed and were redone under it (write_fast.go).
+	writesFast, writesRaced atomic.Int64
+	// afterPlan, when set (tests), runs between an optimistic write's
+	// plan and its lock.
+	afterPlan func()
 	// cachedUpdates counts the user updates made in one round trip from
 	// the user cache's copy (updateCached; tests).
 	cachedUpdates atomic.Int64

@@ -66,14 +66,26 @@ func supplierRow(community string, r *supplier.Record) ([]any, error) {
 }
 
 // upsertSupplierSQL writes one supplier row ($1, $2, ... in the order of
-// supplierWriteColumns).
+// supplierWriteColumns) stamped with the write's stamp (write_fast.go):
+// its modifiedDate and the dates in its details that are the planned
+// stamp become the stamp, and so does a createdDate that is.
 var upsertSupplierSQL = func() string {
 	sql := `INSERT INTO suppliers (` + joinColumns(supplierWriteColumns, "") + `) VALUES (`
-	for i := range supplierWriteColumns {
+	for i, c := range supplierWriteColumns {
 		if i > 0 {
 			sql += ", "
 		}
-		sql += "$" + itoa(i+1)
+		arg := "$" + itoa(i+1)
+		switch c {
+		case "modified_date":
+			sql += restampSQL(arg + "::timestamptz")
+		case "created_date":
+			sql += restampSQL(arg + "::timestamptz")
+		case "details":
+			sql += restampJSONSQL(arg+"::text") + "::json"
+		default:
+			sql += arg
+		}
 	}
 	return sql + `) ON CONFLICT (community_id, id) DO UPDATE SET ` + updateSet(supplierWriteColumns[2:])
 }()
@@ -270,8 +282,8 @@ func queueTerms(b *pgx.Batch, community string, r *supplier.Record) {
 	b.Queue(`DELETE FROM supplier_terms WHERE community_id = $1 AND supplier_id = $2`, community, r.ID)
 	if len(ts) > 0 {
 		b.Queue(`INSERT INTO supplier_terms (community_id, term, supplier_id, lcp_prev, name_key, created_date, modified_date)
-			SELECT $1, u.t, $2, u.l, $3, $4, $5 FROM unnest($6::text[], $7::int4[]) AS u(t, l)`,
-			community, r.ID, nullKey(r.Name.String()), r.CreatedDate, r.ModifiedDate, ts, lcps)
+			SELECT $1, u.t, $2, u.l, $3, `+restampSQL("$4::timestamptz")+`, `+stampSQL+` FROM unnest($5::text[], $6::int4[]) AS u(t, l)`,
+			community, r.ID, nullKey(r.Name.String()), r.CreatedDate, ts, lcps)
 	}
 }
 
@@ -293,19 +305,186 @@ func sameTerms(a, b *supplier.Record) bool {
 // with the supplier: one whose content is unchanged keeps its dates; one
 // that changed gets the write's modifiedDate, and keeps its createdDate
 // when its id is the stored one's.
+//
+// The write is planned outside the community's lock first
+// (runOptimistic); when another write moved what it rests on, it is
+// redone under the lock (runWrite).
 func (s *Store) PutSupplier(ctx context.Context, community string, r supplier.Record) (supplier.Detail, error) {
 	defer s.timeWrite("PutSupplier", time.Now())
 	if err := r.ValidateWrite(); err != nil {
 		return supplier.Detail{}, err
 	}
-	r = r.Clone() // the write dates it in place
+	r = r.Clone() // the caller's stays as it is
 	r.Normalize()
-	var out supplier.Detail
+	var put supplierPut
+	err := s.putSupplierOptimistic(ctx, community, r.Clone(), &put) // each try dates its copy in place
+	if errors.Is(err, errRaced) {
+		put = supplierPut{}
+		err = s.putSupplierLocked(ctx, community, r.Clone(), &put)
+	}
+	if err != nil {
+		return supplier.Detail{}, writeError("put supplier", err)
+	}
+	s.cache.own(community, put.own)
+	s.splitLater(ctx, community, put.split)
+	return put.out, nil
+}
+
+// supplierPut is a put of a supplier as planned: what it returns, what
+// it does to the node's cache, and the buckets it grew past their size.
+type supplierPut struct {
+	out   supplier.Detail
+	own   ownWrite
+	split []bucketRef
+}
+
+// noop reports whether putting r over old (found: there is one) changes
+// nothing; then it is what the put returns and tells the cache: the
+// stored supplier, and mark, the state it was read from.
+func (p *supplierPut) noop(r, old *supplier.Record, found bool, mark time.Time) bool {
+	if !found || !old.EqualContent(&r.Detail) || !slices.Equal(old.Keywords, r.Keywords) {
+		return false
+	}
+	p.out = old.Detail
+	p.own = ownWrite{stamp: mark} // what the node showed: its next read shows no less
+	return true
+}
+
+// plan queues into b the writes that put r, stamped stamp, over old (nil:
+// none), and fills p; the caller sets p.own.prev. r is dated in place.
+func (p *supplierPut) plan(b *pgx.Batch, community string, r, old *supplier.Record, stamp time.Time) error {
+	var oldD *supplier.Detail
+	if old != nil {
+		oldD = &old.Detail
+	}
+	r.StampWrite(oldD, stamp)
+	row, err := supplierRow(community, r)
+	if err != nil {
+		return err
+	}
+	b.Queue(upsertSupplierSQL, row...)
+	if old != nil && sameTerms(old, r) {
+		// Only the stamp of the terms changes.
+		b.Queue(`UPDATE supplier_terms SET modified_date = `+stampSQL+` WHERE community_id = $1 AND supplier_id = $2`, community, r.ID)
+	} else {
+		queueTerms(b, community, r)
+	}
+	added := 1
+	var oldKeys *supplierKeys
+	if old != nil {
+		added = 0
+		oldKeys = keysOf(old.Name.String(), old.CreatedDate, old.ModifiedDate)
+	}
+	b.Queue(`UPDATE communities SET last_modified = `+stampSQL+`, supplier_count = supplier_count + $2 WHERE id = $1`, community, added)
+	queueBucketDeltas(b, community, keyDeltas(oldKeys, keysOf(r.Name.String(), r.CreatedDate, r.ModifiedDate)), &p.split)
+	p.result(r, stamp)
+	return nil
+}
+
+// result sets what the put returns and does to the cache from r, stamped
+// stamp; p.own.prev is left to the caller.
+func (p *supplierPut) result(r *supplier.Record, stamp time.Time) {
+	p.out = r.Detail
+	// The cache's copy: the caller owns out.
+	rec := supplier.Record{Detail: r.Detail.Clone(), Keywords: slices.Clone(r.Keywords)}
+	p.own = ownWrite{stamp: stamp, apply: func(ix *supplierindex.Index) {
+		if cur, ok := ix.Record(rec.ID); ok {
+			rec.Contacts, rec.RemittanceAddresses = cur.Contacts, cur.RemittanceAddresses
+		}
+		ix.Apply([]supplier.Record{rec}, nil)
+	}}
+}
+
+// stampedInDetails counts the dates of d's details (its default contact
+// and address) that are stamp.
+func stampedInDetails(d *supplier.Detail, stamp time.Time) int {
+	n := 0
+	if c := d.DefaultContact; c != nil {
+		n += countEqual(stamp, c.ModifiedDate, c.CreatedDate)
+	}
+	if a := d.DefaultRemittanceAddress; a != nil {
+		n += countEqual(stamp, a.ModifiedDate, a.CreatedDate)
+	}
+	return n
+}
+
+// countEqual counts the ts equal to t.
+func countEqual(t time.Time, ts ...time.Time) int {
+	n := 0
+	for _, x := range ts {
+		if x.Equal(t) {
+			n++
+		}
+	}
+	return n
+}
+
+// putSupplierOptimistic is the put planned outside the lock
+// (runOptimistic), or errRaced.
+func (s *Store) putSupplierOptimistic(ctx context.Context, community string, r supplier.Record, p *supplierPut) error {
+	var old supplier.Record
+	var found bool
+	o := optimistic{supplierID: r.ID}
+	read := &pgx.Batch{}
+	read.Queue(loadRecordSQL, community, r.ID).Query(func(rows pgx.Rows) error {
+		var err error
+		old, found, err = collectRecord(rows)
+		if found {
+			o.modified = &old.ModifiedDate
+		}
+		return err
+	})
+	o.queue(read, community)
+	var oldP *supplier.Record
+	unstamped := r.Clone() // restamped when the guard gives another stamp
+	err := s.runOptimistic(ctx, community, &o, read, func() (*pgx.Batch, error) {
+		if p.noop(&r, &old, found, o.mark()) {
+			return nil, nil
+		}
+		stamp, err := o.stampWrite()
+		if err != nil {
+			return nil, err
+		}
+		if found {
+			oldP = &old
+		}
+		b := &pgx.Batch{}
+		if err := p.plan(b, community, &r, oldP, stamp); err != nil {
+			return nil, err
+		}
+		det, err := detailsJSON(&r.Detail)
+		if err != nil {
+			return nil, err
+		}
+		if !stampsInDoc(det, stamp, stampedInDetails(&r.Detail, stamp)) {
+			return nil, errRaced // a text value is the stamp's JSON: the locked way
+		}
+		return b, nil
+	})
+	if err != nil || p.own.apply == nil {
+		return err
+	}
+	if !o.made.Equal(o.planned) {
+		unstamped.StampWrite(detailOf(oldP), o.made)
+		p.result(&unstamped, o.made)
+	}
+	p.own.prev = o.lockedMark()
+	return nil
+}
+
+// detailOf is &r.Detail, or nil.
+func detailOf(r *supplier.Record) *supplier.Detail {
+	if r == nil {
+		return nil
+	}
+	return &r.Detail
+}
+
+// putSupplierLocked is the put planned under the lock (runWrite).
+func (s *Store) putSupplierLocked(ctx context.Context, community string, r supplier.Record, p *supplierPut) error {
 	var old supplier.Record
 	var found bool
 	var lk communityLock
-	var split []bucketRef
-	var own ownWrite
 	first := beginWrite()
 	lk.queue(first, community)
 	first.Queue(loadRecordSQL, community, r.ID).Query(func(rows pgx.Rows) error {
@@ -313,63 +492,29 @@ func (s *Store) PutSupplier(ctx context.Context, community string, r supplier.Re
 		old, found, err = collectRecord(rows)
 		return err
 	})
-	err := s.runWrite(ctx, first, func() (*pgx.Batch, error) {
+	return s.runWrite(ctx, first, func() (*pgx.Batch, error) {
 		if err := lk.known(community); err != nil {
 			return nil, err
 		}
-		if found && old.EqualContent(&r.Detail) && slices.Equal(old.Keywords, r.Keywords) {
-			out = old.Detail
-			own = ownWrite{stamp: lk.mark()} // what the node showed: its next read shows no less
+		if p.noop(&r, &old, found, lk.mark()) {
 			return nil, nil
 		}
 		stamp, err := lk.next()
 		if err != nil {
 			return nil, err
 		}
-		var oldD *supplier.Detail
+		b := &pgx.Batch{}
+		queueSetStamp(b, stamp)
+		var oldP *supplier.Record
 		if found {
-			oldD = &old.Detail
+			oldP = &old
 		}
-		r.StampWrite(oldD, stamp)
-		row, err := supplierRow(community, &r)
-		if err != nil {
+		if err := p.plan(b, community, &r, oldP, stamp); err != nil {
 			return nil, err
 		}
-		b := &pgx.Batch{}
-		b.Queue(upsertSupplierSQL, row...)
-		if found && sameTerms(&old, &r) {
-			// Only the stamp of the terms changes.
-			b.Queue(`UPDATE supplier_terms SET modified_date = $3 WHERE community_id = $1 AND supplier_id = $2`, community, r.ID, r.ModifiedDate)
-		} else {
-			queueTerms(b, community, &r)
-		}
-		added := 0
-		if !found {
-			added = 1
-		}
-		b.Queue(`UPDATE communities SET last_modified = $2, supplier_count = supplier_count + $3 WHERE id = $1`, community, stamp, added)
-		var oldKeys *supplierKeys
-		if found {
-			oldKeys = keysOf(old.Name.String(), old.CreatedDate, old.ModifiedDate)
-		}
-		queueBucketDeltas(b, community, keyDeltas(oldKeys, keysOf(r.Name.String(), r.CreatedDate, r.ModifiedDate)), &split)
-		out = r.Detail
-		// The cache's copy: the caller owns out.
-		rec := supplier.Record{Detail: r.Detail.Clone(), Keywords: slices.Clone(r.Keywords)}
-		own = ownWrite{prev: lk.mark(), stamp: stamp, apply: func(ix *supplierindex.Index) {
-			if cur, ok := ix.Record(rec.ID); ok {
-				rec.Contacts, rec.RemittanceAddresses = cur.Contacts, cur.RemittanceAddresses
-			}
-			ix.Apply([]supplier.Record{rec}, nil)
-		}}
+		p.own.prev = lk.mark()
 		return b, nil
 	})
-	if err != nil {
-		return supplier.Detail{}, writeError("put supplier", err)
-	}
-	s.cache.own(community, own)
-	s.splitLater(ctx, community, split)
-	return out, nil
 }
 
 // writeError wraps the error of a write: sentinels and validation errors
@@ -408,7 +553,8 @@ func (s *Store) DeleteSupplier(ctx context.Context, community string, id uuid.UU
 			return nil, err
 		}
 		b := &pgx.Batch{}
-		var split []bucketRef // a count that falls splits nothing
+		queueSetStamp(b, stamp) // the statements' settings (queueBucketDeltas)
+		var split []bucketRef   // a count that falls splits nothing
 		queueBucketDeltas(b, community, keyDeltas(keys, nil), &split)
 		for _, table := range []string{"supplier_terms", "supplier_contacts", "remittance_addresses"} {
 			b.Queue(`DELETE FROM `+table+` WHERE community_id = $1 AND supplier_id = $2`, community, id)
@@ -479,9 +625,9 @@ func deref(s *string) string {
 // contact or address changed (its keys were old), and the community's
 // high-water mark.
 func queueStampSupplier(b *pgx.Batch, community string, id uuid.UUID, old *supplierKeys, stamp time.Time, split *[]bucketRef) {
-	b.Queue(`UPDATE suppliers SET modified_date = $3 WHERE community_id = $1 AND id = $2`, community, id, stamp)
-	b.Queue(`UPDATE supplier_terms SET modified_date = $3 WHERE community_id = $1 AND supplier_id = $2`, community, id, stamp)
-	b.Queue(`UPDATE communities SET last_modified = $2 WHERE id = $1`, community, stamp)
+	b.Queue(`UPDATE suppliers SET modified_date = `+stampSQL+` WHERE community_id = $1 AND id = $2`, community, id)
+	b.Queue(`UPDATE supplier_terms SET modified_date = `+stampSQL+` WHERE community_id = $1 AND supplier_id = $2`, community, id)
+	b.Queue(`UPDATE communities SET last_modified = `+stampSQL+` WHERE id = $1`, community)
 	nk := *old
 	nk.modified = stamp
 	queueBucketDeltas(b, community, keyDeltas(old, &nk), split)
@@ -542,6 +688,7 @@ type childTable[T any] struct {
 	id          func(*T) uuid.UUID
 	same        func(a, b *T) bool               // equal but for dates (EqualContent)
 	stamp       func(v, old *T, stamp time.Time) // StampWrite
+	stamped     func(v *T, stamp time.Time) int  // how many of v's dates are stamp
 	// of and with read and set the supplier's list (the cache's own
 	// writes).
 	of   func(r *supplier.Record) []T
@@ -556,10 +703,13 @@ var (
 		id:    func(c *supplier.Contact) uuid.UUID { return c.ID },
 		same:  (*supplier.Contact).EqualContent,
 		stamp: (*supplier.Contact).StampWrite,
-		of:    func(r *supplier.Record) []supplier.Contact { return r.Contacts },
-		with:  func(r *supplier.Record, l []supplier.Contact) { r.Contacts = l },
+		stamped: func(c *supplier.Contact, stamp time.Time) int {
+			return countEqual(stamp, c.ModifiedDate, c.CreatedDate)
+		},
+		of:   func(r *supplier.Record) []supplier.Contact { return r.Contacts },
+		with: func(r *supplier.Record, l []supplier.Contact) { r.Contacts = l },
 		upsert: func(b *pgx.Batch, community string, supplierID uuid.UUID, c *supplier.Contact, doc string) {
-			b.Queue(`INSERT INTO supplier_contacts (community_id, supplier_id, id, name_key, doc) VALUES ($1, $2, $3, $4, $5)
+			b.Queue(`INSERT INTO supplier_contacts (community_id, supplier_id, id, name_key, doc) VALUES ($1, $2, $3, $4, `+restampJSONSQL("$5::text")+`::json)
 			ON CONFLICT (community_id, supplier_id, id) DO UPDATE SET name_key = excluded.name_key, doc = excluded.doc`,
 				community, supplierID, c.ID, nullKey(c.Name), doc)
 		},
@@ -569,11 +719,14 @@ var (
 		id:    func(a *supplier.RemittanceAddress) uuid.UUID { return a.ID },
 		same:  (*supplier.RemittanceAddress).EqualContent,
 		stamp: (*supplier.RemittanceAddress).StampWrite,
-		of:    func(r *supplier.Record) []supplier.RemittanceAddress { return r.RemittanceAddresses },
-		with:  func(r *supplier.Record, l []supplier.RemittanceAddress) { r.RemittanceAddresses = l },
+		stamped: func(a *supplier.RemittanceAddress, stamp time.Time) int {
+			return countEqual(stamp, a.ModifiedDate, a.CreatedDate)
+		},
+		of:   func(r *supplier.Record) []supplier.RemittanceAddress { return r.RemittanceAddresses },
+		with: func(r *supplier.Record, l []supplier.RemittanceAddress) { r.RemittanceAddresses = l },
 		upsert: func(b *pgx.Batch, community string, supplierID uuid.UUID, a *supplier.RemittanceAddress, doc string) {
 			b.Queue(`INSERT INTO remittance_addresses (community_id, supplier_id, id, company_name_key, modified_date, doc)
-			VALUES ($1, $2, $3, $4, $5, $6)
+			VALUES ($1, $2, $3, $4, `+restampSQL("$5::timestamptz")+`, `+restampJSONSQL("$6::text")+`::json)
 			ON CONFLICT (community_id, supplier_id, id) DO UPDATE SET company_name_key = excluded.company_name_key,
 				modified_date = excluded.modified_date, doc = excluded.doc`,
 				community, supplierID, a.ID, nullKey(a.CompanyName.String()), a.ModifiedDate, doc)
@@ -581,75 +734,177 @@ var (
 	}
 )
 
-// putChild writes v, validated and copied, into the table t under its supplier's
-// lock: an equal one (dates aside) is returned as stored and stamps
-// nothing; otherwise v and its supplier get the stamp, and a replaced one
-// keeps its createdDate.
+// putChild writes v, validated and copied, into the table t: an equal
+// one (dates aside) is returned as stored and stamps nothing; otherwise v
+// and its supplier get the stamp, and a replaced one keeps its
+// createdDate. It is planned outside the community's lock first
+// (runOptimistic) and redone under it (runWrite) when another write moved
+// what it rests on.
 func putChild[T any](s *Store, ctx context.Context, community string, supplierID uuid.UUID, v T, t childTable[T]) (T, error) {
-	var out, old T
+	var put childPut[T]
+	err := put.optimistic(s, ctx, community, supplierID, v, t)
+	if errors.Is(err, errRaced) {
+		put = childPut[T]{}
+		err = put.locked(s, ctx, community, supplierID, v, t)
+	}
+	if err != nil {
+		var zero T
+		return zero, writeError("put "+t.kind, err)
+	}
+	s.cache.own(community, put.own)
+	s.splitLater(ctx, community, put.split)
+	return put.out, nil
+}
+
+// childPut is a put of a contact or address as planned (supplierPut).
+type childPut[T any] struct {
+	out   T
+	own   ownWrite
+	split []bucketRef
+}
+
+// noop reports whether putting v over old (found: there is one) changes
+// nothing (supplierPut.noop).
+func (p *childPut[T]) noop(t childTable[T], v, old *T, found bool, mark time.Time) bool {
+	if !found || !t.same(old, v) {
+		return false
+	}
+	p.out = *old
+	p.own = ownWrite{stamp: mark}
+	return true
+}
+
+// plan queues into b the writes that put v over old (nil: none) and
+// stamp its supplier, whose keys are keys, and fills p but p.own.prev.
+// v is dated in place.
+func (p *childPut[T]) plan(b *pgx.Batch, t childTable[T], community string, supplierID uuid.UUID, v, old *T, keys *supplierKeys, stamp time.Time) error {
+	t.stamp(v, old, stamp)
+	doc, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	t.upsert(b, community, supplierID, v, string(doc))
+	queueStampSupplier(b, community, supplierID, keys, stamp, &p.split)
+	return p.result(t, supplierID, v, doc, stamp)
+}
+
+// result sets what the put returns and does to the cache from v, stamped
+// stamp, whose JSON is doc; p.own.prev is left to the caller.
+func (p *childPut[T]) result(t childTable[T], supplierID uuid.UUID, v *T, doc []byte, stamp time.Time) error {
+	p.out = *v
+	// The cache's copy (the caller owns out): JSON, as the database
+	// holds it.
+	var kept T
+	if err := json.Unmarshal(doc, &kept); err != nil {
+		return err
+	}
+	p.own = ownWrite{stamp: stamp, apply: func(ix *supplierindex.Index) {
+		cur, ok := ix.Record(supplierID)
+		if !ok {
+			return
+		}
+		list := slices.Clone(t.of(&cur))
+		if i := slices.IndexFunc(list, func(x T) bool { return t.id(&x) == t.id(&kept) }); i >= 0 {
+			list[i] = kept
+		} else {
+			list = append(list, kept)
+		}
+		cur.ModifiedDate = stamp
+		t.with(&cur, list)
+		ix.Apply([]supplier.Record{cur}, nil)
+	}}
+	return nil
+}
+
+// optimistic is the put planned outside the lock, or errRaced.
+func (p *childPut[T]) optimistic(s *Store, ctx context.Context, community string, supplierID uuid.UUID, v T, t childTable[T]) error {
+	var old T
+	var found bool
+	var keys *supplierKeys
+	o := optimistic{supplierID: supplierID}
+	read := &pgx.Batch{}
+	read.Queue(`SELECT name, created_date, modified_date FROM suppliers WHERE community_id = $1 AND id = $2`, community, supplierID).
+		Query(func(rows pgx.Rows) error { return scanKeys(rows, &keys) })
+	queueLoadDoc(read, t.table, community, supplierID, t.id(&v), &old, &found)
+	o.queue(read, community)
+	var oldP *T
+	unstamped := v // its dates are values: the copy is restamped when the guard gives another stamp
+	err := s.runOptimistic(ctx, community, &o, read, func() (*pgx.Batch, error) {
+		if keys == nil {
+			return nil, fmt.Errorf("supplier %s: %w", supplierID, supplier.ErrNotFound)
+		}
+		o.modified = &keys.modified
+		if p.noop(t, &v, &old, found, o.mark()) {
+			return nil, nil
+		}
+		stamp, err := o.stampWrite()
+		if err != nil {
+			return nil, err
+		}
+		if found {
+			oldP = &old
+		}
+		b := &pgx.Batch{}
+		if err := p.plan(b, t, community, supplierID, &v, oldP, keys, stamp); err != nil {
+			return nil, err
+		}
+		doc, err := json.Marshal(v)
+		if err != nil {
+			return nil, err
+		}
+		if !stampsInDoc(doc, stamp, t.stamped(&v, stamp)) {
+			return nil, errRaced // a text value is the stamp's JSON: the locked way
+		}
+		return b, nil
+	})
+	if err != nil || p.own.apply == nil {
+		return err
+	}
+	if !o.made.Equal(o.planned) {
+		t.stamp(&unstamped, oldP, o.made)
+		doc, err := json.Marshal(unstamped)
+		if err != nil {
+			return err
+		}
+		if err := p.result(t, supplierID, &unstamped, doc, o.made); err != nil {
+			return err
+		}
+	}
+	p.own.prev = o.lockedMark()
+	return nil
+}
+
+// locked is the put planned under the lock.
+func (p *childPut[T]) locked(s *Store, ctx context.Context, community string, supplierID uuid.UUID, v T, t childTable[T]) error {
+	var old T
 	var found bool
 	var sl supplierLock
-	var split []bucketRef
-	var own ownWrite
 	first := beginWrite()
 	sl.queue(first, community, supplierID)
 	queueLoadDoc(first, t.table, community, supplierID, t.id(&v), &old, &found)
-	err := s.runWrite(ctx, first, func() (*pgx.Batch, error) {
+	return s.runWrite(ctx, first, func() (*pgx.Batch, error) {
 		if err := sl.found(community, supplierID); err != nil {
 			return nil, err
 		}
-		if found && t.same(&old, &v) {
-			out = old
-			own = ownWrite{stamp: sl.mark()}
+		if p.noop(t, &v, &old, found, sl.mark()) {
 			return nil, nil
 		}
 		stamp, err := sl.next()
 		if err != nil {
 			return nil, err
 		}
+		var oldP *T
 		if found {
-			t.stamp(&v, &old, stamp)
-		} else {
-			t.stamp(&v, nil, stamp)
-		}
-		doc, err := json.Marshal(v)
-		if err != nil {
-			return nil, err
+			oldP = &old
 		}
 		b := &pgx.Batch{}
-		t.upsert(b, community, supplierID, &v, string(doc))
-		queueStampSupplier(b, community, supplierID, sl.keys, stamp, &split)
-		out = v
-		// The cache's copy (the caller owns out): JSON, as the database
-		// holds it.
-		var kept T
-		if err := json.Unmarshal(doc, &kept); err != nil {
+		queueSetStamp(b, stamp)
+		if err := p.plan(b, t, community, supplierID, &v, oldP, sl.keys, stamp); err != nil {
 			return nil, err
 		}
-		own = ownWrite{prev: sl.mark(), stamp: stamp, apply: func(ix *supplierindex.Index) {
-			cur, ok := ix.Record(supplierID)
-			if !ok {
-				return
-			}
-			list := slices.Clone(t.of(&cur))
-			if i := slices.IndexFunc(list, func(x T) bool { return t.id(&x) == t.id(&kept) }); i >= 0 {
-				list[i] = kept
-			} else {
-				list = append(list, kept)
-			}
-			cur.ModifiedDate = stamp
-			t.with(&cur, list)
-			ix.Apply([]supplier.Record{cur}, nil)
-		}}
+		p.own.prev = sl.mark()
 		return b, nil
 	})
-	if err != nil {
-		var zero T
-		return zero, writeError("put "+t.kind, err)
-	}
-	s.cache.own(community, own)
-	s.splitLater(ctx, community, split)
-	return out, nil
 }
 
 // DeleteRemittanceAddress removes a remittance address and stamps its
@@ -683,6 +938,7 @@ func (s *Store) deleteChild(ctx context.Context, table, kind, community string, 
 			return nil, err
 		}
 		b := &pgx.Batch{}
+		queueSetStamp(b, stamp)
 		queueStampSupplier(b, community, supplierID, sl.keys, stamp, &split)
 		own = ownWrite{prev: sl.mark(), stamp: stamp, apply: func(ix *supplierindex.Index) {
 			cur, ok := ix.Record(supplierID)

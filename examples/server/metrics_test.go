@@ -31,6 +31,11 @@ func TestMetricsOnPostgres(t *testing.T) {
 	if st, body := a.adminDo(t, http.MethodPut, "/communities/acme-au/budgets/6100-999", `{"budget": "12.50"}`); st != http.StatusOK {
 		t.Fatalf("budget put: %d %s", st, body)
 	}
+	const metricsSupplier = "7b1f2a9e-5c3d-4e8f-9a0b-1c2d3e4f5a6b"
+	if st, body := a.adminDo(t, http.MethodPut, "/communities/acme-au/suppliers/"+metricsSupplier,
+		`{"id": "`+metricsSupplier+`", "name": "Metrics Ltd", "profileType": "COMPANY"}`); st != http.StatusOK {
+		t.Fatalf("supplier put: %d %s", st, body)
+	}
 
 	fams := metricstest.Scrape(t, a.admin+"/metrics", "Authorization", "Bearer "+metricsTestToken)
 	families := []string{
@@ -50,6 +55,7 @@ func TestMetricsOnPostgres(t *testing.T) {
 		"procure_supplier_cache_load_expected_suppliers",
 		"procure_supplier_cache_loading",
 		"procure_credential_cache_lookups_total",
+		"procure_pg_supplier_puts_total",
 		"procure_import_running",
 		"procure_import_read_bytes",
 		"procure_import_size_bytes",
@@ -91,6 +97,8 @@ func TestMetricsOnPostgres(t *testing.T) {
 		{"procure_supplier_cache_loaded", labels{"community", "acme-au"}, 1},
 		{"procure_supplier_cache_loaded", labels{"community", "globex-us"}, 1},
 		{"procure_supplier_cache_load_expected_suppliers", labels{"community", "acme-au"}, 1},
+		{"procure_pg_supplier_puts_total", labels{"path", "optimistic"}, 1}, // the supplier put
+		{"procure_pg_supplier_puts_total", labels{"path", "redone"}, 0},
 		{"procure_credential_cache_lookups_total", labels{"result", "miss"}, 1},
 		{"procure_credential_cache_lookups_total", labels{"result", "hit"}, 1},
 		{"procure_imports_total", labels{"result", "ok"}, 1}, // the demo data at start

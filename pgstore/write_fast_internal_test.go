@@ -1,0 +1,291 @@
+package pgstore
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/google/uuid"
+
+	"github.com/procurekit/procure/datafile"
+	"github.com/procurekit/procure/internal/pgtest"
+	"github.com/procurekit/procure/paging"
+	"github.com/procurekit/procure/supplier"
+)
+
+// A put planned outside the lock (write_fast.go) that another write
+// overtakes between its plan and its lock gets a stamp above the other
+// write's and leaves the database, the counts, the buckets and the
+// writing node's cache exactly as if the two had run one after the other:
+// in one round trip under the lock when the other write changed another
+// supplier (the guard restamps it), redone under the lock when it changed
+// what the put replaces.
+func TestOptimisticWriteRaced(t *testing.T) {
+	ctx := context.Background()
+	x, y := uuid.MustParse("00000000-0000-4000-8000-0000000000a1"), uuid.MustParse("00000000-0000-4000-8000-0000000000a2")
+	contactID := uuid.MustParse("00000000-0000-4000-8000-0000000000c1")
+	rec := func(id uuid.UUID, name string) supplier.Record {
+		return supplier.Record{Detail: supplier.Detail{Summary: supplier.Summary{ID: id, Name: supplier.NewText(name), ProfileType: supplier.ProfileCompany}}}
+	}
+	contact := func(name string) supplier.Contact {
+		return supplier.Contact{ID: contactID, Name: name, Email: supplier.NewText("c@example.com")}
+	}
+
+	// The write under test, and what it leaves on x when it won.
+	type write struct {
+		name string
+		// do returns the modifiedDate the put answered with.
+		do    func(s *Store) (time.Time, error)
+		check func(t *testing.T, d supplier.Detail, contacts []supplier.Contact)
+	}
+	writes := []write{
+		{"put supplier", func(s *Store) (time.Time, error) {
+			r := rec(x, "mine")
+			c := contact("Default")
+			r.DefaultContact = &c // a date in the details document
+			d, err := s.PutSupplier(ctx, "c1", r)
+			return d.ModifiedDate, err
+		},
+			func(t *testing.T, d supplier.Detail, _ []supplier.Contact) {
+				if d.Name.String() != "mine" {
+					t.Errorf("x is named %q; want the put's %q", d.Name.String(), "mine")
+				}
+				if c := d.DefaultContact; c == nil || !c.ModifiedDate.Equal(d.ModifiedDate) || !c.CreatedDate.Equal(d.ModifiedDate) {
+					t.Errorf("x's new default contact %+v; want it stamped with x (%v)", c, d.ModifiedDate)
+				}
+			}},
+		{"put contact", func(s *Store) (time.Time, error) {
+			c, err := s.PutContact(ctx, "c1", x, contact("Mine"))
+			return c.ModifiedDate, err
+		},
+			func(t *testing.T, d supplier.Detail, contacts []supplier.Contact) {
+				if len(contacts) != 1 || contacts[0].Name != "Mine" || !contacts[0].ModifiedDate.Equal(d.ModifiedDate) {
+					t.Errorf("x's contacts are %+v; want the put's one contact named Mine, stamped with x (%v)", contacts, d.ModifiedDate)
+				}
+			}},
+	}
+	// What overtakes it, and whether the put must be redone.
+	others := []struct {
+		name   string
+		do     func(t *testing.T, s *Store)
+		redone bool
+	}{
+		{"nothing", func(*testing.T, *Store) {}, false},
+		{"a put of another supplier", func(t *testing.T, s *Store) {
+			if _, err := s.PutSupplier(ctx, "c1", rec(y, "y1")); err != nil {
+				t.Fatal(err)
+			}
+		}, false},
+		{"a put of the same supplier", func(t *testing.T, s *Store) {
+			if _, err := s.PutSupplier(ctx, "c1", rec(x, "theirs")); err != nil {
+				t.Fatal(err)
+			}
+		}, true},
+		{"a contact of the same supplier", func(t *testing.T, s *Store) {
+			if _, err := s.PutContact(ctx, "c1", x, contact("Theirs")); err != nil {
+				t.Fatal(err)
+			}
+		}, true},
+		{"an import's generation", func(t *testing.T, s *Store) {
+			if _, err := s.pool.Exec(ctx, `UPDATE communities SET supplier_generation = supplier_generation + 1 WHERE id = 'c1'`); err != nil {
+				t.Fatal(err)
+			}
+		}, true},
+	}
+	for _, w := range writes {
+		for _, o := range others {
+			t.Run(w.name+" overtaken by "+o.name, func(t *testing.T) {
+				dsn := pgtest.NewDatabase(t)
+				a, err := Open(ctx, dsn, WithSupplierCache())
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(a.Close)
+				other, err := Open(ctx, dsn)
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(other.Close)
+				day := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+				x0 := rec(x, "x0")
+				x0.CreatedDate, x0.ModifiedDate = day, day
+				if err := a.Import(ctx, &datafile.File{Communities: []datafile.Community{{ID: "c1", Name: "One", Region: datafile.NZ,
+					Suppliers: []supplier.Record{x0}}}}); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := a.Supplier(ctx, "c1", x); err != nil { // loads c1 into a's cache
+					t.Fatal(err)
+				}
+
+				var between time.Time // the mark the other write left
+				fired := false
+				a.afterPlan = func() {
+					if fired {
+						return
+					}
+					fired = true
+					o.do(t, a)
+					if err := other.pool.QueryRow(ctx, `SELECT coalesce(last_modified, '-infinity') FROM communities WHERE id = 'c1'`).Scan(&between); err != nil {
+						t.Fatal(err)
+					}
+				}
+				// The other write is this node's: the cache applies it, and
+				// then the put, from what they wrote, with no sync (held
+				// off until the end).
+				cc := a.cache.entry("c1")
+				cc.syncMu.Lock()
+				synced := false
+				sync := func() {
+					if !synced {
+						synced = true
+						cc.syncMu.Unlock()
+					}
+				}
+				defer sync()
+				fast0, raced0 := a.writesFast.Load(), a.writesRaced.Load()
+				answered, err := w.do(a)
+				if err != nil {
+					t.Fatal(err)
+				}
+				fast0++ // the other write's, when it is a put
+				if o.name == "nothing" || o.name == "an import's generation" {
+					fast0--
+				}
+				if !fired {
+					t.Fatal("the write was not planned outside the lock")
+				}
+				fast, raced := a.writesFast.Load()-fast0, a.writesRaced.Load()-raced0
+				want := int64(0)
+				if o.redone {
+					want = 1
+				}
+				if raced != want || fast != 1-want {
+					t.Errorf("optimistic commits %d, redone %d; want %d and %d", fast, raced, 1-want, want)
+				}
+
+				// The put is the community's latest write, stamped above
+				// what overtook it.
+				var mark, xModified time.Time
+				var count, real int64
+				if err := other.pool.QueryRow(ctx, `SELECT c.last_modified, c.supplier_count,
+					(SELECT modified_date FROM suppliers WHERE community_id = 'c1' AND id = $1),
+					(SELECT count(*) FROM suppliers WHERE community_id = 'c1')
+					FROM communities c WHERE c.id = 'c1'`, x).Scan(&mark, &count, &xModified, &real); err != nil {
+					t.Fatal(err)
+				}
+				if !xModified.Equal(mark) || !mark.After(between) || !answered.Equal(mark) {
+					t.Errorf("x stamped %v, the put answered %v, mark %v, the other write's mark %v; want x = answer = mark > other",
+						xModified, answered, mark, between)
+				}
+				if count != real {
+					t.Errorf("supplier_count %d; the community has %d", count, real)
+				}
+				checkBuckets(t, other, "c1")
+
+				// The database, read by a node without a cache, and the
+				// writing node's cache agree, and hold the put.
+				fromDB, err := other.Supplier(ctx, "c1", x)
+				if err != nil {
+					t.Fatal(err)
+				}
+				contacts, err := other.ListContacts(ctx, "c1", x, paging.Request{Size: 20})
+				if err != nil {
+					t.Fatal(err)
+				}
+				w.check(t, fromDB, contacts.Content)
+				if !fromDB.CreatedDate.Equal(day) {
+					t.Errorf("x's createdDate %v; want the first write's %v", fromDB.CreatedDate, day)
+				}
+				st := cc.state.Load()
+				cached, ok := st.ix.Record(x)
+				if !ok || !st.mark.Equal(mark) {
+					t.Fatalf("without a sync the cache holds x: %v, at mark %v; want x at %v", ok, st.mark, mark)
+				}
+				if diff := cmp.Diff(fromDB, cached.Detail); diff != "" {
+					t.Errorf("the writing node's own writes left its cache unlike the database (-db +cache):\n%s", diff)
+				}
+				if diff := cmp.Diff(contacts.Content, cached.Contacts, cmpopts.EquateEmpty()); diff != "" {
+					t.Errorf("the writing node's own writes left its cached contacts unlike the database's (-db +cache):\n%s", diff)
+				}
+				sync()
+				served := a.cache.served.Load()
+				fromCache, err := a.Supplier(ctx, "c1", x)
+				if err != nil {
+					t.Fatal(err)
+				}
+				cachedContacts, err := a.ListContacts(ctx, "c1", x, paging.Request{Size: 20})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if a.cache.served.Load() == served {
+					t.Error("the writing node's reads did not come from its cache")
+				}
+				if diff := cmp.Diff(fromDB, fromCache); diff != "" {
+					t.Errorf("the writing node's cache differs from the database (-db +cache):\n%s", diff)
+				}
+				if diff := cmp.Diff(contacts.Content, cachedContacts.Content); diff != "" {
+					t.Errorf("the writing node's cached contacts differ from the database's (-db +cache):\n%s", diff)
+				}
+			})
+		}
+	}
+}
+
+// The database writes a stamp into a document as Go does (stampJSONSQL
+// against stampJSON), so a restamped document reads back as the stamp and
+// holds the text Go would have written.
+func TestStampJSONSQL(t *testing.T) {
+	ctx := context.Background()
+	s, err := Open(ctx, pgtest.NewDatabase(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	for _, stamp := range []time.Time{
+		time.Date(2026, 11, 29, 6, 19, 4, 123456000, time.UTC),
+		time.Date(2026, 11, 29, 6, 19, 4, 120000000, time.UTC), // trailing zeros go
+		time.Date(2026, 11, 29, 6, 19, 4, 0, time.UTC),         // no fraction at all
+		time.Date(2026, 1, 2, 3, 4, 5, 1000, time.UTC),
+		supplier.LastStamp,
+	} {
+		var got string
+		if err := s.pool.QueryRow(ctx, `SELECT `+stampJSONSQL("$1::timestamptz"), stamp).Scan(&got); err != nil {
+			t.Fatal(err)
+		}
+		if want := stampJSON(stamp); got != want {
+			t.Errorf("%v: the database writes %s; Go writes %s", stamp, got, want)
+		}
+	}
+}
+
+// An optimistic plan whose document holds the planned stamp's JSON in a
+// text value as well as in the dates it stamped is not sent: the guard's
+// rewrite would change the text too (stampsInDoc).
+func TestStampsInDoc(t *testing.T) {
+	stamp := time.Date(2026, 11, 29, 6, 19, 4, 123456000, time.UTC)
+	older := stamp.Add(-time.Hour)
+	tests := []struct {
+		name    string
+		contact supplier.Contact
+		want    bool
+	}{
+		{"a new default contact: two dates", supplier.Contact{Name: "Ann", ModifiedDate: stamp, CreatedDate: stamp}, true},
+		{"a changed one: one date", supplier.Contact{Name: "Ann", ModifiedDate: stamp, CreatedDate: older}, true},
+		{"a name that is the stamp's text", supplier.Contact{Name: stamp.Format(time.RFC3339Nano), ModifiedDate: stamp, CreatedDate: older}, false},
+		{"a name that holds it among other text", supplier.Contact{Name: "at " + stamp.Format(time.RFC3339Nano), ModifiedDate: stamp, CreatedDate: older}, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			d := supplier.Detail{DefaultContact: &tc.contact}
+			doc, err := detailsJSON(&d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := stampsInDoc(doc, stamp, stampedInDetails(&d, stamp)); got != tc.want {
+				t.Errorf("stampsInDoc = %v; want %v (document %s)", got, tc.want, doc)
+			}
+		})
+	}
+}
