@@ -168,30 +168,45 @@ func keysOf(name string, created, modified time.Time) *supplierKeys {
 	return k
 }
 
-// queueBucketDeltas queues the count changes; the buckets that grow past
-// twice bucketSize are appended to *split when the batch runs.
+// queueBucketDeltas queues the count changes, in one statement; the
+// buckets that grow past twice bucketSize are appended to *split when the
+// batch runs.
+//
+// One statement, not one per key: a put runs it under the community's
+// lock, and four statements (two orders, a key out and a key in) cost
+// twice what one does. The keys are summed per bucket first, since an
+// upsert cannot change one row twice; a bucket whose sum is zero (the key
+// moved within it) is left alone.
 func queueBucketDeltas(b *pgx.Batch, community string, ds []bucketDelta, split *[]bucketRef) {
-	for _, d := range ds {
-		key := "$3::text"
-		if d.ord != ordName {
-			key = restampKeySQL(key) // the planned stamp's key is the stamp's (write_fast.go)
-		}
-		b.Queue(`INSERT INTO supplier_buckets AS b (community_id, ord, lo, n)
-			VALUES ($1, $2, coalesce((SELECT max(lo) FROM supplier_buckets WHERE community_id = $1 AND ord = $2 AND lo <= `+key+`), ''), $4)
-			ON CONFLICT (community_id, ord, lo) DO UPDATE SET n = b.n + excluded.n
-			RETURNING lo, n`, community, int16(d.ord), d.key, int64(d.delta)).QueryRow(func(row pgx.Row) error {
+	if len(ds) == 0 {
+		return
+	}
+	ords, keys, deltas := make([]int16, len(ds)), make([]string, len(ds)), make([]int64, len(ds))
+	for i, d := range ds {
+		ords[i], keys[i], deltas[i] = int16(d.ord), d.key, int64(d.delta)
+	}
+	// The planned stamp's key of a date order is the stamp's (write_fast.go).
+	key := `(CASE WHEN u.ord <> ` + itoa(ordName) + ` THEN ` + restampKeySQL("u.key") + ` ELSE u.key END)`
+	b.Queue(`INSERT INTO supplier_buckets AS b (community_id, ord, lo, n)
+		SELECT $1, d.ord, d.lo, sum(d.delta)::int8 FROM (
+			SELECT u.ord, coalesce((SELECT max(lo) FROM supplier_buckets WHERE community_id = $1 AND ord = u.ord AND lo <= `+key+`), '') AS lo, u.delta
+			FROM unnest($2::int2[], $3::text[], $4::int8[]) AS u(ord, key, delta)) d
+		GROUP BY d.ord, d.lo HAVING sum(d.delta) <> 0
+		ON CONFLICT (community_id, ord, lo) DO UPDATE SET n = b.n + excluded.n
+		RETURNING ord, lo, n`, community, ords, keys, deltas).Query(func(rows pgx.Rows) error {
+		for rows.Next() {
 			var ref bucketRef
-			var n int64
-			if err := row.Scan(&ref.lo, &n); err != nil {
+			var ord int16
+			if err := rows.Scan(&ord, &ref.lo, &ref.n); err != nil {
 				return err
 			}
-			if n > 2*int64(bucketSize) {
-				ref.ord, ref.n = d.ord, n
+			if ref.n > 2*int64(bucketSize) {
+				ref.ord = int(ord)
 				*split = append(*split, ref)
 			}
-			return nil
-		})
-	}
+		}
+		return rows.Err()
+	})
 }
 
 // bucketRef names one bucket of the current community.

@@ -2,12 +2,14 @@ package pgstore
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 
 	"github.com/procurekit/procure/datafile"
 	"github.com/procurekit/procure/internal/pgtest"
@@ -287,5 +289,188 @@ func TestStampsInDoc(t *testing.T) {
 				t.Errorf("stampsInDoc = %v; want %v (document %s)", got, tc.want, doc)
 			}
 		})
+	}
+}
+
+// Writers on two nodes at once, on a few suppliers of one community, so
+// that plans overtake each other all the time (restamped by the guard, or
+// redone under the lock when they wrote the same supplier): the counts
+// and the buckets stay exact, every supplier's stamp is its own, and the
+// community's high-water mark is the largest.
+func TestOptimisticWritesConcurrent(t *testing.T) {
+	defer func(n int) { bucketSize = n }(bucketSize)
+	bucketSize = 4 // splits happen
+	ctx := context.Background()
+	dsn := pgtest.NewDatabase(t)
+	var nodes [2]*Store
+	for i := range nodes {
+		s, err := Open(ctx, dsn, WithSupplierCache())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(s.Close)
+		nodes[i] = s
+	}
+	c := syntheticCommunity("cw", 30)
+	if err := nodes[0].Import(ctx, &datafile.File{Communities: []datafile.Community{c}}); err != nil {
+		t.Fatal(err)
+	}
+	ids := make([]uuid.UUID, 12) // few, so that writers meet on them
+	for i := range ids {
+		ids[i] = c.Suppliers[i].ID
+	}
+	const writers, each = 8, 40
+	errs := make(chan error, writers)
+	for w := range writers {
+		go func() {
+			s := nodes[w%2]
+			for k := range each {
+				id := ids[(w*7+k*5)%len(ids)]
+				var err error
+				switch k % 4 {
+				case 0, 1:
+					r := supplier.Record{Detail: supplier.Detail{Summary: supplier.Summary{ID: id, ProfileType: supplier.ProfileCompany,
+						Name: supplier.NewText(fmt.Sprintf("W%d-%d", w, k))}}}
+					_, err = s.PutSupplier(ctx, "cw", r)
+				case 2:
+					_, err = s.PutContact(ctx, "cw", id, supplier.Contact{ID: ids[k%len(ids)], Name: fmt.Sprintf("C%d-%d", w, k)})
+				default:
+					err = s.DeleteSupplier(ctx, "cw", id)
+				}
+				if err != nil && !isNotFound(err) {
+					errs <- err
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range writers {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	var fast, redone int64
+	for _, s := range nodes {
+		fast += s.writesFast.Load()
+		redone += s.writesRaced.Load()
+	}
+	t.Logf("%d puts committed as planned, %d redone under the lock", fast, redone)
+	if fast == 0 {
+		t.Error("no put committed as planned")
+	}
+
+	checkBuckets(t, nodes[0], "cw")
+	var count, real, distinct int64
+	var mark, newest time.Time
+	if err := nodes[0].pool.QueryRow(ctx, `SELECT c.supplier_count, c.last_modified,
+		(SELECT count(*) FROM suppliers WHERE community_id = 'cw'),
+		(SELECT count(DISTINCT modified_date) FROM suppliers WHERE community_id = 'cw'),
+		(SELECT max(modified_date) FROM suppliers WHERE community_id = 'cw')
+		FROM communities c WHERE c.id = 'cw'`).Scan(&count, &mark, &real, &distinct, &newest); err != nil {
+		t.Fatal(err)
+	}
+	if count != real || distinct != real {
+		t.Errorf("supplier_count %d, %d suppliers, %d distinct stamps; want all equal", count, real, distinct)
+	}
+	if newest.After(mark) {
+		t.Errorf("a supplier is stamped %v, above the community's mark %v", newest, mark)
+	}
+	// Every supplier's contacts and default documents carry no date above
+	// its own stamp.
+	rows, err := nodes[0].pool.Query(ctx, `SELECT s.id FROM suppliers s JOIN supplier_contacts ct ON ct.community_id = s.community_id AND ct.supplier_id = s.id
+		WHERE s.community_id = 'cw' AND (ct.doc->>'modifiedDate')::timestamptz > s.modified_date`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad, err := pgx.CollectRows(rows, pgx.RowTo[uuid.UUID])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(bad) > 0 {
+		t.Errorf("suppliers with a contact stamped after them: %v", bad)
+	}
+	// Both nodes' caches end where the database is.
+	want := map[uuid.UUID]supplier.Detail{}
+	plain, err := Open(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plain.Close()
+	for _, id := range ids {
+		if d, err := plain.Supplier(ctx, "cw", id); err == nil {
+			want[id] = d
+		} else if !isNotFound(err) {
+			t.Fatal(err)
+		}
+	}
+	for i, s := range nodes {
+		for _, id := range ids {
+			d, err := s.Supplier(ctx, "cw", id)
+			if w, ok := want[id]; !ok {
+				if !isNotFound(err) {
+					t.Errorf("node %d: deleted supplier %s: %v", i, id, err)
+				}
+			} else if err != nil {
+				t.Errorf("node %d: supplier %s: %v", i, id, err)
+			} else if diff := cmp.Diff(w, d); diff != "" {
+				t.Errorf("node %d: supplier %s differs from the database (-db +node):\n%s", i, id, diff)
+			}
+		}
+	}
+}
+
+// A bucket count of the planned stamp's key goes to the bucket of the
+// stamp the guard made, which may be the next one (restampKeySQL).
+func TestBucketDeltaRestamped(t *testing.T) {
+	ctx := context.Background()
+	s, err := Open(ctx, pgtest.NewDatabase(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	if err := s.Import(ctx, &datafile.File{Communities: []datafile.Community{syntheticCommunity("bd", 5)}}); err != nil {
+		t.Fatal(err)
+	}
+	planned := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC) // above the file's dates
+	made := planned.Add(time.Second)
+	tx, err := s.pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = tx.Rollback(ctx) }()
+	// A bucket that starts between the two.
+	between := dateKey(planned.Add(time.Millisecond))
+	if _, err := tx.Exec(ctx, `INSERT INTO supplier_buckets (community_id, ord, lo, n) VALUES ('bd', $1, $2, 0)`, int16(ordModified), between); err != nil {
+		t.Fatal(err)
+	}
+	nameBucket := func() int64 {
+		var n int64
+		if err := tx.QueryRow(ctx, `SELECT n FROM supplier_buckets WHERE community_id = 'bd' AND ord = $1
+			AND lo = (SELECT max(lo) FROM supplier_buckets WHERE community_id = 'bd' AND ord = $1 AND lo <= $2)`,
+			int16(ordName), dateKey(planned)).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	named := nameBucket()
+	b := &pgx.Batch{}
+	b.Queue(`SELECT set_config('procure.stamp', $1::timestamptz::text, true), set_config('procure.planned', $2::timestamptz::text, true),
+		set_config('procure.planned_key', $3, true)`, made, planned, dateKey(planned))
+	var split []bucketRef
+	queueBucketDeltas(b, "bd", []bucketDelta{{ordModified, dateKey(planned), 1}, {ordName, dateKey(planned), 1}}, &split)
+	if err := tx.SendBatch(ctx, b).Close(); err != nil {
+		t.Fatal(err)
+	}
+	var n int64
+	if err := tx.QueryRow(ctx, `SELECT n FROM supplier_buckets WHERE community_id = 'bd' AND ord = $1 AND lo = $2`, int16(ordModified), between).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n != 1 {
+		t.Errorf("the bucket from %s (where the made stamp falls) counts %d; want 1", between, n)
+	}
+	// The name order's key is no date: it is counted where it falls.
+	if n := nameBucket(); n != named+1 {
+		t.Errorf("the name order's bucket of the key counts %d; want %d", n, named+1)
 	}
 }
