@@ -181,19 +181,32 @@ func queueBucketDeltas(b *pgx.Batch, community string, ds []bucketDelta, split *
 	if len(ds) == 0 {
 		return
 	}
-	ords, keys, deltas := make([]int16, len(ds)), make([]string, len(ds)), make([]int64, len(ds))
+	// The keys as a VALUES list, not arrays: PostgreSQL plans a statement
+	// over unnest($arrays) anew on every execution (a generic plan cannot
+	// know the arrays' length and looks costlier than a custom one, 140 µs
+	// of planning for 30 µs of work), while a VALUES list of a given length
+	// keeps its generic plan. A put has at most six keys (three orders,
+	// out and in): at most six statements to prepare.
+	args := make([]any, 0, 1+3*len(ds))
+	args = append(args, community)
+	values := ""
 	for i, d := range ds {
-		ords[i], keys[i], deltas[i] = int16(d.ord), d.key, int64(d.delta)
+		if i > 0 {
+			values += ", "
+		}
+		n := 2 + 3*i
+		values += "($" + itoa(n) + "::int2, $" + itoa(n+1) + "::text, $" + itoa(n+2) + "::int8)"
+		args = append(args, int16(d.ord), d.key, int64(d.delta))
 	}
 	// The planned stamp's key of a date order is the stamp's (write_fast.go).
 	key := `(CASE WHEN u.ord <> ` + itoa(ordName) + ` THEN ` + restampKeySQL("u.key") + ` ELSE u.key END)`
 	b.Queue(`INSERT INTO supplier_buckets AS b (community_id, ord, lo, n)
 		SELECT $1, d.ord, d.lo, sum(d.delta)::int8 FROM (
 			SELECT u.ord, coalesce((SELECT max(lo) FROM supplier_buckets WHERE community_id = $1 AND ord = u.ord AND lo <= `+key+`), '') AS lo, u.delta
-			FROM unnest($2::int2[], $3::text[], $4::int8[]) AS u(ord, key, delta)) d
+			FROM (VALUES `+values+`) AS u(ord, key, delta)) d
 		GROUP BY d.ord, d.lo HAVING sum(d.delta) <> 0
 		ON CONFLICT (community_id, ord, lo) DO UPDATE SET n = b.n + excluded.n
-		RETURNING ord, lo, n`, community, ords, keys, deltas).Query(func(rows pgx.Rows) error {
+		RETURNING ord, lo, n`, args...).Query(func(rows pgx.Rows) error {
 		for rows.Next() {
 			var ref bucketRef
 			var ord int16

@@ -154,6 +154,11 @@ type cachedCom struct {
 	// writes committed, or read for a write that changed nothing: a read
 	// is served only by a state whose mark is at least that.
 	wantMark atomic.Int64
+	// writing counts this node's writes of the community that have begun
+	// and not yet handed their result to own; changed, when not nil, is
+	// closed at the next change of state (waitChange).
+	writing atomic.Int64
+	changed atomic.Pointer[chan struct{}]
 	// syncMu serialises loads and syncs.
 	syncMu sync.Mutex
 	// applyMu orders the changes of state: a sync's or a load's result,
@@ -256,16 +261,34 @@ func (c *supplierCache) reader(community string) *supplierindex.Index {
 	// between, or an import - and otherwise a sync brings it. A sync
 	// already running may have taken its snapshot before the last
 	// write: then one more.
+	//
+	// When only this node's own writes are missing and some of its writes
+	// are still on their way, the read waits a little for them instead
+	// (ownWait): a write that committed after another of this node's
+	// waits among the pending ones until the other one's goroutine hands
+	// it over, which on busy cores comes a scheduling delay later, and a
+	// sync per read in that gap cost a round trip and a query each (0.7
+	// syncs a write with sixteen writers and eight readers on two cores).
 	want, wantMark := cc.wseq.Load(), cc.wantMark.Load()
 	var st *comState
-	for i := 0; ; i++ {
+	var deadline time.Time
+	for i := 0; ; {
 		st = cc.state.Load()
 		if st != nil && !st.stale && cc.applied.Load() >= want && (wantMark == 0 || st.mark.UnixMicro() >= wantMark) {
 			break
 		}
+		if st != nil && !st.stale && cc.applied.Load() >= want && cc.writing.Load() > 0 {
+			if deadline.IsZero() {
+				deadline = time.Now().Add(ownWait)
+			}
+			if cc.waitChange(st, deadline) {
+				continue
+			}
+		}
 		if i == 3 {
 			return nil
 		}
+		i++
 		c.readSyncs.Add(1)
 		if _, err, _ := c.sf.Do("sync:"+cc.id, func() (any, error) { return nil, c.sync(cc, true) }); err != nil {
 			return nil
@@ -276,6 +299,66 @@ func (c *supplierCache) reader(community string) *supplierindex.Index {
 	}
 	c.served.Add(1)
 	return st.ix
+}
+
+// ownWait is how long a read waits for this node's writes in flight
+// before it syncs (reader). It bounds what a read pays when the missing
+// write is another node's after all (it then syncs, as it would have),
+// and covers a goroutine's scheduling delay on busy cores: with 2 ms the
+// syncs per write fell from 0.72 to 0.18 (sixteen writers, eight
+// readers, two cores), with 5 ms to 0.05. A variable for the tests.
+var ownWait = 2 * time.Millisecond
+
+// storeState makes st the community's state and wakes the reads waiting
+// for a change (waitChange).
+func (cc *cachedCom) storeState(st *comState) {
+	cc.state.Store(st)
+	if p := cc.changed.Swap(nil); p != nil {
+		close(*p)
+	}
+}
+
+// waitChange waits until the community's state is no longer cur, or
+// until deadline; it reports whether the state changed.
+func (cc *cachedCom) waitChange(cur *comState, deadline time.Time) bool {
+	d := time.Until(deadline)
+	if d <= 0 {
+		return false
+	}
+	ch := make(chan struct{})
+	p := &ch
+	if !cc.changed.CompareAndSwap(nil, p) {
+		if p = cc.changed.Load(); p == nil {
+			return true // swapped out since: the state changed
+		}
+	}
+	if cc.state.Load() != cur {
+		return true
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-*p:
+		return true
+	case <-t.C:
+		return false
+	}
+}
+
+// writing counts a write of this node to the community from its start
+// until the returned function is called, after its own (reader).
+func (c *supplierCache) writing(community string) (done func()) {
+	if c == nil {
+		return func() {}
+	}
+	c.mu.RLock()
+	cc := c.coms[community]
+	c.mu.RUnlock()
+	if cc == nil {
+		return func() {}
+	}
+	cc.writing.Add(1)
+	return func() { cc.writing.Add(-1) }
 }
 
 // ensure loads the community when it is not loaded: at once when it is
@@ -465,7 +548,7 @@ func (c *supplierCache) pollOnce() {
 			if cur := cc.state.Load(); cur != nil && !cur.stale && cur.gen == h.gen && (h.mark == nil || !h.mark.After(cur.mark)) && start.After(cur.syncedAt) {
 				next := *cur
 				next.syncedAt = start
-				cc.state.Store(&next)
+				cc.storeState(&next)
 			}
 			cc.applyMu.Unlock()
 		}
@@ -479,7 +562,7 @@ func (c *supplierCache) markStale(cc *cachedCom) {
 	cc.applyMu.Lock()
 	defer cc.applyMu.Unlock()
 	if st := cc.state.Load(); st != nil && !st.stale {
-		cc.state.Store(staleState(st))
+		cc.storeState(staleState(st))
 		cc.pending = nil
 	}
 }
@@ -596,7 +679,7 @@ func (c *supplierCache) syncLocked(cc *cachedCom) error {
 		return nil
 	}
 	if !found || gen != cur.gen {
-		cc.state.Store(staleState(cur))
+		cc.storeState(staleState(cur))
 		cc.pending = nil
 		return errStale
 	}
@@ -715,7 +798,7 @@ func (c *supplierCache) drain(cc *cachedCom, next *comState) {
 	if len(cc.pending) > maxPending {
 		cc.pending = nil
 	}
-	cc.state.Store(next)
+	cc.storeState(next)
 }
 
 // syncQueries are the reads of a sync after the community's row: the

@@ -129,3 +129,112 @@ func TestCacheOwnWriteAgainstSync(t *testing.T) {
 		}
 	})
 }
+
+// A read that finds this node's latest write waiting among the pending
+// ones for an earlier write of this node (committed, its goroutine not
+// yet at own) waits for it instead of syncing; when no write of this node
+// is on its way, the missing write is another node's and the read syncs
+// at once.
+func TestReadWaitsForOwnWritesInFlight(t *testing.T) {
+	defer func(d time.Duration) { ownWait = d }(ownWait)
+	ownWait = time.Minute // the test, not the clock, ends the wait
+	ctx := context.Background()
+	x, y := uuid.MustParse("00000000-0000-4000-8000-000000000011"), uuid.MustParse("00000000-0000-4000-8000-000000000012")
+	rec := func(id uuid.UUID, name string) supplier.Record {
+		return supplier.Record{Detail: supplier.Detail{Summary: supplier.Summary{ID: id, Name: supplier.NewText(name), ProfileType: supplier.ProfileCompany}}}
+	}
+	dsn := pgtest.NewDatabase(t)
+	a, err := Open(ctx, dsn, WithSupplierCache())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(a.Close)
+	other, err := Open(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(other.Close)
+	dated := func(r supplier.Record) supplier.Record {
+		r.CreatedDate = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+		r.ModifiedDate = r.CreatedDate
+		return r
+	}
+	if err := a.Import(ctx, &datafile.File{Communities: []datafile.Community{{ID: "c1", Name: "One", Region: datafile.NZ,
+		Suppliers: []supplier.Record{dated(rec(x, "x0")), dated(rec(y, "y0"))}}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Supplier(ctx, "c1", x); err != nil { // loads c1
+		t.Fatal(err)
+	}
+	cc := a.cache.entry("c1")
+
+	t.Run("this node's earlier write on its way", func(t *testing.T) {
+		syncs := a.cache.readSyncs.Load()
+		got := make(chan string, 1)
+		fired := false
+		a.afterCommit = func() {
+			if fired {
+				return
+			}
+			fired = true
+			// x1 committed; y1 commits after it and waits for it among
+			// the pending writes.
+			if _, err := a.PutSupplier(ctx, "c1", rec(y, "y1")); err != nil {
+				t.Error(err)
+			}
+			go func() {
+				d, err := a.Supplier(ctx, "c1", y)
+				if err != nil {
+					t.Error(err)
+				}
+				got <- d.Name.String()
+			}()
+			// Until the read waits (or was served: a poll may have synced).
+			for deadline := time.Now().Add(10 * time.Second); cc.changed.Load() == nil && len(got) == 0; {
+				if time.Now().After(deadline) {
+					t.Error("the read neither waited nor was served")
+					return
+				}
+				time.Sleep(time.Millisecond)
+			}
+		}
+		defer func() { a.afterCommit = nil }()
+		if _, err := a.PutSupplier(ctx, "c1", rec(x, "x1")); err != nil {
+			t.Fatal(err)
+		}
+		if name := <-got; name != "y1" {
+			t.Errorf("the read after y1 answered %q", name)
+		}
+		if n := a.cache.readSyncs.Load() - syncs; n != 0 {
+			t.Errorf("the read synced %d times; want it to wait for x1's own", n)
+		}
+	})
+
+	t.Run("another node's write", func(t *testing.T) {
+		syncs := a.cache.readSyncs.Load()
+		cc.syncMu.Lock() // no poll brings y2 before the read
+		if _, err := other.PutSupplier(ctx, "c1", rec(y, "y2")); err != nil {
+			cc.syncMu.Unlock()
+			t.Fatal(err)
+		}
+		if _, err := a.PutSupplier(ctx, "c1", rec(x, "x2")); err != nil {
+			cc.syncMu.Unlock()
+			t.Fatal(err)
+		}
+		cc.syncMu.Unlock()
+		start := time.Now()
+		d, err := a.Supplier(ctx, "c1", x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.Name.String() != "x2" {
+			t.Errorf("the read after x2 answered %q", d.Name.String())
+		}
+		if took := time.Since(start); took > 30*time.Second {
+			t.Errorf("the read waited %v for writes of this node; none was on its way", took)
+		}
+		if n := a.cache.readSyncs.Load() - syncs; n < 1 {
+			t.Errorf("the read synced %d times; want a sync for y2", n)
+		}
+	})
+}

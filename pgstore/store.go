@@ -49,6 +49,9 @@ type Store struct {
 	// afterPlan, when set (tests), runs between an optimistic write's
 	// plan and its lock.
 	afterPlan func()
+	// afterCommit, when set (tests), runs between a supplier put's commit
+	// and its own.
+	afterCommit func()
 	// cachedUpdates counts the user updates made in one round trip from
 	// the user cache's copy (updateCached; tests).
 	cachedUpdates atomic.Int64

@@ -311,6 +311,7 @@ func sameTerms(a, b *supplier.Record) bool {
 // redone under the lock (runWrite).
 func (s *Store) PutSupplier(ctx context.Context, community string, r supplier.Record) (supplier.Detail, error) {
 	defer s.timeWrite("PutSupplier", time.Now())
+	defer s.cache.writing(community)() // to its own (cache.go: reader)
 	if err := r.ValidateWrite(); err != nil {
 		return supplier.Detail{}, err
 	}
@@ -324,6 +325,9 @@ func (s *Store) PutSupplier(ctx context.Context, community string, r supplier.Re
 	}
 	if err != nil {
 		return supplier.Detail{}, writeError("put supplier", err)
+	}
+	if s.afterCommit != nil {
+		s.afterCommit() // tests: the gap between the commit and own
 	}
 	s.cache.own(community, put.own)
 	s.splitLater(ctx, community, put.split)
@@ -534,6 +538,7 @@ func writeError(op string, err error) error {
 // stamped as a write would be (cache.go).
 func (s *Store) DeleteSupplier(ctx context.Context, community string, id uuid.UUID) error {
 	defer s.timeWrite("DeleteSupplier", time.Now())
+	defer s.cache.writing(community)() // to its own (cache.go: reader)
 	var lk communityLock
 	var keys *supplierKeys
 	var own ownWrite
@@ -741,6 +746,7 @@ var (
 // (runOptimistic) and redone under it (runWrite) when another write moved
 // what it rests on.
 func putChild[T any](s *Store, ctx context.Context, community string, supplierID uuid.UUID, v T, t childTable[T]) (T, error) {
+	defer s.cache.writing(community)() // to its own (cache.go: reader)
 	var put childPut[T]
 	err := put.optimistic(s, ctx, community, supplierID, v, t)
 	if errors.Is(err, errRaced) {
@@ -915,6 +921,7 @@ func (s *Store) DeleteRemittanceAddress(ctx context.Context, community string, s
 }
 
 func (s *Store) deleteChild(ctx context.Context, table, kind, community string, supplierID, id uuid.UUID) error {
+	defer s.cache.writing(community)() // to its own (cache.go: reader)
 	var sl supplierLock
 	var deleted int64
 	var split []bucketRef
