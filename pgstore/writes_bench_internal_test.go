@@ -1,0 +1,81 @@
+package pgstore
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/procurekit/procure/datafile"
+	"github.com/procurekit/procure/internal/pgtest"
+	"github.com/procurekit/procure/paging"
+	"github.com/procurekit/procure/supplier"
+)
+
+// BenchmarkPutSupplierWhileReading measures supplier puts on a node with
+// the supplier cache while eight readers list the first page without
+// pause: sixteen writers share the community's lock and the node's cores
+// with the readers, as a node taking 1,000 writes a second under read
+// load does (issue 22). ns/op is the time per put across the writers;
+// syncs/op the read syncs per put (reads that found the node's own
+// writes not applied yet and went to the database, cache.go: reader),
+// reads/op the reads served per put.
+//
+//	go test -run '^$' -bench BenchmarkPutSupplierWhileReading -benchtime 4000x -count 4 ./pgstore
+func BenchmarkPutSupplierWhileReading(b *testing.B) {
+	ctx := context.Background()
+	s, err := Open(ctx, pgtest.NewDatabase(b)+"&pool_max_conns=16", WithSupplierCache())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	c := syntheticCommunity("rw", 5000)
+	if err := s.Import(ctx, &datafile.File{Communities: []datafile.Community{c}}); err != nil {
+		b.Fatal(err)
+	}
+	q := supplier.ListQuery{Page: paging.Request{Size: 20}}
+	if _, err := s.ListSuppliers(ctx, "rw", q); err != nil { // loads rw
+		b.Fatal(err)
+	}
+	stop := make(chan struct{})
+	var readers sync.WaitGroup
+	var reads atomic.Int64
+	for range 8 {
+		readers.Go(func() {
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				if _, err := s.ListSuppliers(ctx, "rw", q); err != nil {
+					b.Error(err)
+					return
+				}
+				reads.Add(1)
+			}
+		})
+	}
+	syncs := s.cache.readSyncs.Load()
+	var seq atomic.Int64
+	b.SetParallelism(16 / runtime.GOMAXPROCS(0))
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			i := int(seq.Add(1))
+			r := supplier.Record{Detail: supplier.Detail{Summary: supplier.Summary{ID: c.Suppliers[(i*7)%len(c.Suppliers)].ID,
+				Name: supplier.NewText(fmt.Sprint("Writer ", i)), ProfileType: supplier.ProfileCompany}}}
+			if _, err := s.PutSupplier(ctx, "rw", r); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+	b.StopTimer()
+	close(stop)
+	readers.Wait()
+	b.ReportMetric(float64(s.cache.readSyncs.Load()-syncs)/float64(b.N), "syncs/op")
+	b.ReportMetric(float64(reads.Load())/float64(b.N), "reads/op")
+}
