@@ -34,6 +34,12 @@ var _ supplier.Writer = (*Store)(nil)
 // stamp sees every smaller one, and polling modifiedSince with the largest
 // modifiedDate seen (inclusive) misses nothing. Writes of different
 // communities do not wait for each other.
+//
+// That is the locked way (runWrite), which deletes take. Puts are planned
+// outside the lock first (runOptimistic, write_fast.go) with the clock
+// and the mark read before it; their guard, a statement of its own after
+// the lock, makes the stamp the greater of the planned one and the mark
+// it sees + 1 µs, so the order above holds the same.
 
 // supplierWriteColumns are the columns supplierRow fills, in its order.
 var supplierWriteColumns = slices.Concat([]string{"community_id", "id"}, summaryTextNames, []string{
