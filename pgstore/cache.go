@@ -126,7 +126,7 @@ type supplierCache struct {
 	load chan struct{} // one background load at a time
 
 	served atomic.Int64 // reads served from the cache (tests)
-	// readSyncs counts the syncs reads waited for (tests): a node's own
+	// readSyncs counts the syncs reads waited for (tests, metrics): a node's own
 	// writes apply without one.
 	readSyncs atomic.Int64
 	// hook, when set, is called by a sync before its read and before it

@@ -89,6 +89,7 @@ var (
 	descCacheLag      = desc("procure_supplier_cache_sync_lag_seconds", "At the last poll, how far the database's newest commit stamp of the community was ahead of what the cache had applied (0: caught up).", "community")
 	descCacheRead     = desc("procure_supplier_cache_load_read_suppliers", "Suppliers the community's latest cache load has read so far.", "community")
 	descCacheExpected = desc("procure_supplier_cache_load_expected_suppliers", "Suppliers the community held when its latest cache load began.", "community")
+	descCacheSyncs    = desc("procure_supplier_cache_read_syncs_total", "Reads that synced the supplier cache with the database before they were served: the node's own writes were not all applied (another node's write came between, or one of the node's writes was still on its way past 2 ms).")
 	descCacheLoading  = desc("procure_supplier_cache_loading", "1 while a background load of the community's cache runs.", "community")
 
 	descReplicaLag   = desc("procure_pg_replica_lag_seconds", "With a read replica: how old the replica's data was at the node's latest measure (every 100 ms), from its replay position against the primary's; reads go to the primary past 0.3 s.")
@@ -101,7 +102,7 @@ var (
 
 func (c *collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descPoolConns, descPoolMax, descPoolAcquires, descPoolEmpty, descPoolWait, descPoolCanceled,
-		descCacheLoaded, descCacheAge, descCacheLag, descCacheRead, descCacheExpected, descCacheLoading,
+		descCacheLoaded, descCacheAge, descCacheLag, descCacheRead, descCacheExpected, descCacheLoading, descCacheSyncs,
 		descReplicaLag, descReplicaReads, descWritePaths, descCredLookups} {
 		ch <- d
 	}
@@ -127,6 +128,7 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 	counter(descPoolCanceled, float64(st.CanceledAcquireCount()))
 
 	if cache := s.cache; cache != nil {
+		counter(descCacheSyncs, float64(cache.readSyncs.Load()))
 		now := time.Now()
 		cache.mu.RLock()
 		coms := make([]*cachedCom, 0, len(cache.coms))

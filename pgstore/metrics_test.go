@@ -105,6 +105,7 @@ func TestStoreMetrics(t *testing.T) {
 		atLeast("procure_supplier_cache_sync_lag_seconds", 0, "community", c)
 		atLeast("procure_supplier_cache_loading", 0, "community", c) // a reload after the import may run
 	}
+	expect("procure_supplier_cache_read_syncs_total", float64(pgstore.CacheReadSyncs(s))) // no read since the gather
 	// c2's latest load (after the import) read all of its suppliers.
 	want := float64(len(fixture().Communities[1].Suppliers))
 	expect("procure_supplier_cache_load_read_suppliers", want, "community", "c2")

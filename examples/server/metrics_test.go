@@ -54,6 +54,7 @@ func TestMetricsOnPostgres(t *testing.T) {
 		"procure_supplier_cache_load_read_suppliers",
 		"procure_supplier_cache_load_expected_suppliers",
 		"procure_supplier_cache_loading",
+		"procure_supplier_cache_read_syncs_total",
 		"procure_credential_cache_lookups_total",
 		"procure_pg_supplier_puts_total",
 		"procure_import_running",
