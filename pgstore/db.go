@@ -274,6 +274,14 @@ func (c *conn) Release() { c.pc.Release() }
 // Conn is the underlying connection.
 func (c *conn) Conn() *pgx.Conn { return c.pc.Conn() }
 
+// endTx rolls back the transaction c is in, if any: after a batch that
+// failed, whose COMMIT did not run (runWrite, runOptimistic).
+func (c *conn) endTx(ctx context.Context) {
+	if pc := c.pc.Conn().PgConn(); !pc.IsClosed() && pc.TxStatus() != 'I' {
+		_, _ = pc.Exec(ctx, "ROLLBACK").ReadAll()
+	}
+}
+
 // limit is the bound of a call: none inside a transaction.
 func (c *conn) limit() limit {
 	if c.pc.Conn().PgConn().TxStatus() != 'I' {

@@ -52,6 +52,11 @@ func supplierRow(community string, r *supplier.Record) ([]any, error) {
 	if err != nil {
 		return nil, err
 	}
+	return rowWithDetails(community, r, det), nil
+}
+
+// rowWithDetails is supplierRow with r's details column, det, encoded.
+func rowWithDetails(community string, r *supplier.Record, det []byte) []any {
 	var detArg any
 	if det != nil {
 		// A string, not the []byte: in the exec and simple protocol
@@ -68,7 +73,7 @@ func supplierRow(community string, r *supplier.Record) ([]any, error) {
 	row = append(row, summaryTextValues(&r.Summary)...)
 	row = append(row, r.TinLastVerifiedDate, r.ModifiedDate, r.CreatedDate, keywords, detArg,
 		nullKey(r.Name.String()))
-	return row, nil
+	return row
 }
 
 // upsertSupplierSQL writes one supplier row ($1, $2, ... in the order of
@@ -229,9 +234,7 @@ func (s *Store) runWrite(ctx context.Context, first *pgx.Batch, decide func() (*
 	// the transaction on the server.
 	defer conn.Release()
 	rollback := func(err error) error {
-		if pc := conn.Conn().PgConn(); !pc.IsClosed() && pc.TxStatus() != 'I' {
-			_, _ = pc.Exec(ctx, "ROLLBACK").ReadAll()
-		}
+		conn.endTx(ctx)
 		return err
 	}
 	if err := conn.SendBatch(ctx, first).Close(); err != nil {
@@ -361,18 +364,15 @@ func (p *supplierPut) noop(r, old *supplier.Record, found bool, mark time.Time) 
 }
 
 // plan queues into b the writes that put r, stamped stamp, over old (nil:
-// none), and fills p; the caller sets p.own.prev. r is dated in place.
-func (p *supplierPut) plan(b *pgx.Batch, community string, r, old *supplier.Record, stamp time.Time) error {
-	var oldD *supplier.Detail
-	if old != nil {
-		oldD = &old.Detail
-	}
-	r.StampWrite(oldD, stamp)
-	row, err := supplierRow(community, r)
+// none), and fills p; the caller sets p.own.prev. r is dated in place. It
+// returns the details document it writes (nil: none).
+func (p *supplierPut) plan(b *pgx.Batch, community string, r, old *supplier.Record, stamp time.Time) ([]byte, error) {
+	r.StampWrite(detailOf(old), stamp)
+	det, err := detailsJSON(&r.Detail)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	b.Queue(upsertSupplierSQL, row...)
+	b.Queue(upsertSupplierSQL, rowWithDetails(community, r, det)...)
 	if old != nil && sameTerms(old, r) {
 		// Only the stamp of the terms changes.
 		b.Queue(`UPDATE supplier_terms SET modified_date = `+stampSQL+` WHERE community_id = $1 AND supplier_id = $2`, community, r.ID)
@@ -388,7 +388,7 @@ func (p *supplierPut) plan(b *pgx.Batch, community string, r, old *supplier.Reco
 	b.Queue(`UPDATE communities SET last_modified = `+stampSQL+`, supplier_count = supplier_count + $2 WHERE id = $1`, community, added)
 	queueBucketDeltas(b, community, keyDeltas(oldKeys, keysOf(r.Name.String(), r.CreatedDate, r.ModifiedDate)), &p.split)
 	p.result(r, stamp)
-	return nil
+	return det, nil
 }
 
 // result sets what the put returns and does to the cache from r, stamped
@@ -446,7 +446,6 @@ func (s *Store) putSupplierOptimistic(ctx context.Context, community string, r s
 	})
 	o.queue(read, community)
 	var oldP *supplier.Record
-	unstamped := r.Clone() // restamped when the guard gives another stamp
 	err := s.runOptimistic(ctx, community, &o, read, func() (*pgx.Batch, error) {
 		if p.noop(&r, &old, found, o.mark()) {
 			return nil, nil
@@ -459,10 +458,7 @@ func (s *Store) putSupplierOptimistic(ctx context.Context, community string, r s
 			oldP = &old
 		}
 		b := &pgx.Batch{}
-		if err := p.plan(b, community, &r, oldP, stamp); err != nil {
-			return nil, err
-		}
-		det, err := detailsJSON(&r.Detail)
+		det, err := p.plan(b, community, &r, oldP, stamp)
 		if err != nil {
 			return nil, err
 		}
@@ -475,8 +471,10 @@ func (s *Store) putSupplierOptimistic(ctx context.Context, community string, r s
 		return err
 	}
 	if !o.made.Equal(o.planned) {
-		unstamped.StampWrite(detailOf(oldP), o.made)
-		p.result(&unstamped, o.made)
+		// StampWrite decides by content, never by r's dates: stamping
+		// r again gives the dates the guard's stamp gave the database.
+		r.StampWrite(detailOf(oldP), o.made)
+		p.result(&r, o.made)
 	}
 	p.own.prev = o.lockedMark()
 	return nil
@@ -519,7 +517,7 @@ func (s *Store) putSupplierLocked(ctx context.Context, community string, r suppl
 		if found {
 			oldP = &old
 		}
-		if err := p.plan(b, community, &r, oldP, stamp); err != nil {
+		if _, err := p.plan(b, community, &r, oldP, stamp); err != nil {
 			return nil, err
 		}
 		p.own.prev = lk.mark()
@@ -788,16 +786,16 @@ func (p *childPut[T]) noop(t childTable[T], v, old *T, found bool, mark time.Tim
 
 // plan queues into b the writes that put v over old (nil: none) and
 // stamp its supplier, whose keys are keys, and fills p but p.own.prev.
-// v is dated in place.
-func (p *childPut[T]) plan(b *pgx.Batch, t childTable[T], community string, supplierID uuid.UUID, v, old *T, keys *supplierKeys, stamp time.Time) error {
+// v is dated in place. It returns the document it writes.
+func (p *childPut[T]) plan(b *pgx.Batch, t childTable[T], community string, supplierID uuid.UUID, v, old *T, keys *supplierKeys, stamp time.Time) ([]byte, error) {
 	t.stamp(v, old, stamp)
 	doc, err := json.Marshal(v)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	t.upsert(b, community, supplierID, v, string(doc))
 	queueStampSupplier(b, community, supplierID, keys, stamp, &p.split)
-	return p.result(t, supplierID, v, doc, stamp)
+	return doc, p.result(t, supplierID, v, doc, stamp)
 }
 
 // result sets what the put returns and does to the cache from v, stamped
@@ -840,7 +838,6 @@ func (p *childPut[T]) optimistic(s *Store, ctx context.Context, community string
 	queueLoadDoc(read, t.table, community, supplierID, t.id(&v), &old, &found)
 	o.queue(read, community)
 	var oldP *T
-	unstamped := v // its dates are values: the copy is restamped when the guard gives another stamp
 	err := s.runOptimistic(ctx, community, &o, read, func() (*pgx.Batch, error) {
 		if keys == nil {
 			return nil, fmt.Errorf("supplier %s: %w", supplierID, supplier.ErrNotFound)
@@ -857,10 +854,7 @@ func (p *childPut[T]) optimistic(s *Store, ctx context.Context, community string
 			oldP = &old
 		}
 		b := &pgx.Batch{}
-		if err := p.plan(b, t, community, supplierID, &v, oldP, keys, stamp); err != nil {
-			return nil, err
-		}
-		doc, err := json.Marshal(v)
+		doc, err := p.plan(b, t, community, supplierID, &v, oldP, keys, stamp)
 		if err != nil {
 			return nil, err
 		}
@@ -873,12 +867,12 @@ func (p *childPut[T]) optimistic(s *Store, ctx context.Context, community string
 		return err
 	}
 	if !o.made.Equal(o.planned) {
-		t.stamp(&unstamped, oldP, o.made)
-		doc, err := json.Marshal(unstamped)
+		t.stamp(&v, oldP, o.made) // by the old one, never by v's dates (supplierPut)
+		doc, err := json.Marshal(v)
 		if err != nil {
 			return err
 		}
-		if err := p.result(t, supplierID, &unstamped, doc, o.made); err != nil {
+		if err := p.result(t, supplierID, &v, doc, o.made); err != nil {
 			return err
 		}
 	}
@@ -911,7 +905,7 @@ func (p *childPut[T]) locked(s *Store, ctx context.Context, community string, su
 		}
 		b := &pgx.Batch{}
 		queueSetStamp(b, stamp)
-		if err := p.plan(b, t, community, supplierID, &v, oldP, sl.keys, stamp); err != nil {
+		if _, err := p.plan(b, t, community, supplierID, &v, oldP, sl.keys, stamp); err != nil {
 			return nil, err
 		}
 		p.own.prev = sl.mark()

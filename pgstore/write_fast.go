@@ -256,9 +256,7 @@ func (s *Store) runOptimistic(ctx context.Context, community string, o *optimist
 	b.QueuedQueries = append(b.QueuedQueries, writes.QueuedQueries...)
 	b.Queue(`COMMIT`)
 	if err := conn.SendBatch(ctx, b).Close(); err != nil {
-		if pc := conn.Conn().PgConn(); !pc.IsClosed() && pc.TxStatus() != 'I' {
-			_, _ = pc.Exec(ctx, "ROLLBACK").ReadAll()
-		}
+		conn.endTx(ctx)
 		if pgErr, ok := errors.AsType[*pgconn.PgError](err); ok && pgErr.Code == divisionByZero {
 			s.writesRaced.Add(1)
 			return errRaced
