@@ -19,33 +19,9 @@ import (
 func TestCacheOwnWriteAgainstSync(t *testing.T) {
 	ctx := context.Background()
 	x, y := uuid.MustParse("00000000-0000-4000-8000-000000000001"), uuid.MustParse("00000000-0000-4000-8000-000000000002")
-	rec := func(id uuid.UUID, name string) supplier.Record {
-		return supplier.Record{Detail: supplier.Detail{Summary: supplier.Summary{ID: id, Name: supplier.NewText(name), ProfileType: supplier.ProfileCompany}}}
-	}
+	rec := company
 	open := func(t *testing.T) (a, other *Store, cc *cachedCom) {
-		dsn := pgtest.NewDatabase(t)
-		var err error
-		if a, err = Open(ctx, dsn, WithSupplierCache()); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(a.Close)
-		if other, err = Open(ctx, dsn); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(other.Close)
-		dated := func(r supplier.Record) supplier.Record {
-			r.CreatedDate = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-			r.ModifiedDate = r.CreatedDate
-			return r
-		}
-		f := &datafile.File{Communities: []datafile.Community{{ID: "c1", Name: "One", Region: datafile.NZ,
-			Suppliers: []supplier.Record{dated(rec(x, "x0")), dated(rec(y, "y0"))}}}}
-		if err := a.Import(ctx, f); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := a.Supplier(ctx, "c1", x); err != nil { // loads c1
-			t.Fatal(err)
-		}
+		a, other = cachedPair(t, rec(x, "x0"), rec(y, "y0"))
 		return a, other, a.cache.entry("c1")
 	}
 	put := func(t *testing.T, s *Store, id uuid.UUID, name string) supplier.Detail {
@@ -140,32 +116,8 @@ func TestReadWaitsForOwnWritesInFlight(t *testing.T) {
 	ownWait = time.Minute // the test, not the clock, ends the wait
 	ctx := context.Background()
 	x, y := uuid.MustParse("00000000-0000-4000-8000-000000000011"), uuid.MustParse("00000000-0000-4000-8000-000000000012")
-	rec := func(id uuid.UUID, name string) supplier.Record {
-		return supplier.Record{Detail: supplier.Detail{Summary: supplier.Summary{ID: id, Name: supplier.NewText(name), ProfileType: supplier.ProfileCompany}}}
-	}
-	dsn := pgtest.NewDatabase(t)
-	a, err := Open(ctx, dsn, WithSupplierCache())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(a.Close)
-	other, err := Open(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(other.Close)
-	dated := func(r supplier.Record) supplier.Record {
-		r.CreatedDate = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-		r.ModifiedDate = r.CreatedDate
-		return r
-	}
-	if err := a.Import(ctx, &datafile.File{Communities: []datafile.Community{{ID: "c1", Name: "One", Region: datafile.NZ,
-		Suppliers: []supplier.Record{dated(rec(x, "x0")), dated(rec(y, "y0"))}}}}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := a.Supplier(ctx, "c1", x); err != nil { // loads c1
-		t.Fatal(err)
-	}
+	rec := company
+	a, other := cachedPair(t, rec(x, "x0"), rec(y, "y0"))
 	cc := a.cache.entry("c1")
 
 	t.Run("this node's earlier write on its way", func(t *testing.T) {
@@ -237,4 +189,40 @@ func TestReadWaitsForOwnWritesInFlight(t *testing.T) {
 			t.Errorf("the read synced %d times; want a sync for y2", n)
 		}
 	})
+}
+
+// company is a supplier of profile COMPANY with only an id and a name.
+func company(id uuid.UUID, name string) supplier.Record {
+	return supplier.Record{Detail: supplier.Detail{Summary: supplier.Summary{ID: id, Name: supplier.NewText(name), ProfileType: supplier.ProfileCompany}}}
+}
+
+// cachedDay is the date cachedPair's suppliers were created and modified.
+var cachedDay = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// cachedPair opens two nodes on a fresh database, a with the supplier
+// cache and other without, imports community c1 holding sups (dated
+// cachedDay) and loads c1 into a's cache (the first supplier's read).
+func cachedPair(t *testing.T, sups ...supplier.Record) (a, other *Store) {
+	t.Helper()
+	ctx := context.Background()
+	dsn := pgtest.NewDatabase(t)
+	var err error
+	if a, err = Open(ctx, dsn, WithSupplierCache()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(a.Close)
+	if other, err = Open(ctx, dsn); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(other.Close)
+	for i := range sups {
+		sups[i].CreatedDate, sups[i].ModifiedDate = cachedDay, cachedDay
+	}
+	if err := a.Import(ctx, &datafile.File{Communities: []datafile.Community{{ID: "c1", Name: "One", Region: datafile.NZ, Suppliers: sups}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Supplier(ctx, "c1", sups[0].ID); err != nil { // loads c1
+		t.Fatal(err)
+	}
+	return a, other
 }

@@ -28,9 +28,7 @@ func TestOptimisticWriteRaced(t *testing.T) {
 	ctx := context.Background()
 	x, y := uuid.MustParse("00000000-0000-4000-8000-0000000000a1"), uuid.MustParse("00000000-0000-4000-8000-0000000000a2")
 	contactID := uuid.MustParse("00000000-0000-4000-8000-0000000000c1")
-	rec := func(id uuid.UUID, name string) supplier.Record {
-		return supplier.Record{Detail: supplier.Detail{Summary: supplier.Summary{ID: id, Name: supplier.NewText(name), ProfileType: supplier.ProfileCompany}}}
-	}
+	rec := company
 	contact := func(name string) supplier.Contact {
 		return supplier.Contact{ID: contactID, Name: name, Email: supplier.NewText("c@example.com")}
 	}
@@ -99,27 +97,7 @@ func TestOptimisticWriteRaced(t *testing.T) {
 	for _, w := range writes {
 		for _, o := range others {
 			t.Run(w.name+" overtaken by "+o.name, func(t *testing.T) {
-				dsn := pgtest.NewDatabase(t)
-				a, err := Open(ctx, dsn, WithSupplierCache())
-				if err != nil {
-					t.Fatal(err)
-				}
-				t.Cleanup(a.Close)
-				other, err := Open(ctx, dsn)
-				if err != nil {
-					t.Fatal(err)
-				}
-				t.Cleanup(other.Close)
-				day := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-				x0 := rec(x, "x0")
-				x0.CreatedDate, x0.ModifiedDate = day, day
-				if err := a.Import(ctx, &datafile.File{Communities: []datafile.Community{{ID: "c1", Name: "One", Region: datafile.NZ,
-					Suppliers: []supplier.Record{x0}}}}); err != nil {
-					t.Fatal(err)
-				}
-				if _, err := a.Supplier(ctx, "c1", x); err != nil { // loads c1 into a's cache
-					t.Fatal(err)
-				}
+				a, other := cachedPair(t, rec(x, "x0"))
 
 				var between time.Time // the mark the other write left
 				fired := false
@@ -197,8 +175,8 @@ func TestOptimisticWriteRaced(t *testing.T) {
 					t.Fatal(err)
 				}
 				w.check(t, fromDB, contacts.Content)
-				if !fromDB.CreatedDate.Equal(day) {
-					t.Errorf("x's createdDate %v; want the first write's %v", fromDB.CreatedDate, day)
+				if !fromDB.CreatedDate.Equal(cachedDay) {
+					t.Errorf("x's createdDate %v; want the first write's %v", fromDB.CreatedDate, cachedDay)
 				}
 				st := cc.state.Load()
 				cached, ok := st.ix.Record(x)
