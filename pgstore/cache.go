@@ -274,10 +274,12 @@ func (c *supplierCache) reader(community string) *supplierindex.Index {
 	var deadline time.Time
 	for i := 0; ; {
 		st = cc.state.Load()
-		if st != nil && !st.stale && cc.applied.Load() >= want && (wantMark == 0 || st.mark.UnixMicro() >= wantMark) {
+		// holds every import: then only the node's own writes may be missing
+		holds := st != nil && !st.stale && cc.applied.Load() >= want
+		if holds && (wantMark == 0 || st.mark.UnixMicro() >= wantMark) {
 			break
 		}
-		if st != nil && !st.stale && cc.applied.Load() >= want && cc.writing.Load() > 0 {
+		if holds && cc.writing.Load() > 0 {
 			if deadline.IsZero() {
 				deadline = time.Now().Add(ownWait)
 			}
