@@ -90,6 +90,18 @@ func TestProbesThroughStartAndShutdown(t *testing.T) {
 		}
 	}
 	expectStatus(t, bases[0]+"/public/community/suppliers", http.StatusOK, "Authorization", "Bearer "+demoToken)
+	// Once loaded, the probes and the APIs share one mux: a probe asked
+	// with another method is a 405 naming GET, and a path nobody serves a
+	// 404.
+	res, err := http.Post(bases[0]+"/livez", "text/plain", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusMethodNotAllowed || !strings.Contains(res.Header.Get("Allow"), "GET") {
+		t.Errorf("POST /livez once loaded: %d, Allow %q; want 405 allowing GET", res.StatusCode, res.Header.Get("Allow"))
+	}
+	expectStatus(t, bases[0]+"/no/such/route", http.StatusNotFound)
 
 	r.cancel()
 	for _, base := range bases {

@@ -64,11 +64,14 @@ func starting() http.Handler {
 }
 
 // hostMux is a listener's routes: the probes (docs: operations.md
-// "Health"), and everything else from routes.
+// "Health"), and everything else from routes; with routes nil, the
+// probes alone, for the caller to mount its routes beside them.
 func hostMux(probes *health.Probes, routes http.Handler) *http.ServeMux {
 	mux := http.NewServeMux()
 	probes.Mount(mux)
-	mux.Handle("/", routes)
+	if routes != nil {
+		mux.Handle("/", routes)
+	}
 	return mux
 }
 
