@@ -9,10 +9,13 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/google/uuid"
+
 	"github.com/procurekit/procure/datafile"
 	"github.com/procurekit/procure/httpapi/suppliers"
 	"github.com/procurekit/procure/internal/cputime"
 	"github.com/procurekit/procure/memstore"
+	"github.com/procurekit/procure/supplier"
 	"github.com/procurekit/procure/supplier/suppliertest"
 )
 
@@ -29,6 +32,60 @@ var randomReads = flag.Int("randomreads", 100_000, "suppliers in BenchmarkRandom
 func BenchmarkRandomReads(b *testing.B) {
 	n := *randomReads
 	recs := suppliertest.Synthetic(n)
+	benchRandom(b, recs, true)
+}
+
+// BenchmarkRandomDetails is BenchmarkRandomReads' supplier requests over
+// suppliers in full, as examples/gendata makes them and the load test
+// asks for them: each with a default contact (and its phone), a default
+// remittance address, a bank account, emails and settings, every text its
+// own. An answer is about 2 KB, and its parts lie in as many places in
+// memory as a decoder put them: this is the benchmark of the encoder's
+// cache misses (supplierjson's touch).
+func BenchmarkRandomDetails(b *testing.B) {
+	n := *randomReads
+	recs := suppliertest.Synthetic(n)
+	for i := range recs {
+		fillParts(&recs[i], i)
+	}
+	benchRandom(b, recs, false)
+}
+
+// fillParts gives r, the i-th synthetic supplier, the parts a gendata
+// supplier has.
+func fillParts(r *supplier.Record, i int) {
+	host := fmt.Sprintf("supplier-%d.example", i)
+	c := r.Contacts[0]
+	c.Name = fmt.Sprintf("Contact %d", i)
+	c.Email = supplier.NewText("ap@" + host)
+	c.Phone = &supplier.Phone{Prefix: supplier.NewText("+64"), Number: supplier.NewText(fmt.Sprintf("9 555 %04d", i%10_000))}
+	r.Contacts[0] = c
+	r.DefaultContact = &c
+	a := r.RemittanceAddresses[0]
+	r.DefaultRemittanceAddress = &a
+	id := r.ID
+	id[0] ^= 0xff
+	r.BankAccount = &supplier.BankAccount{ID: id, Country: "New Zealand", BankName: supplier.NewText("Kiwibank"),
+		AccountNumber: supplier.NewText(fmt.Sprintf("38-9000-%07d-00", i)), RoutingNumber: supplier.NewText("389000"),
+		BankAccountType: supplier.Checking}
+	r.Emails = &supplier.Emails{
+		DefaultEmailAddress:     r.DefaultEmailAddress,
+		RemittanceEmailAddress:  supplier.NewText("remittance@" + host),
+		InvoicingEmailAddress:   supplier.NewText("invoices@" + host),
+		IntegrationEmailAddress: supplier.NewText("edi@" + host),
+	}
+	id[1] ^= 0xff
+	r.Settings = &supplier.Settings{
+		PaymentTerm: &supplier.PaymentTerm{ID: uuid.MustParse("b1150379-e48f-417d-8c39-e6e5b4a1cbef"), Code: "NET7", Active: true, TermType: supplier.DaysAfterInvoiceDate},
+		BuyerGroups: []supplier.BuyerGroup{{ID: id, Name: "All Buyers"}},
+	}
+}
+
+// benchRandom loads recs as examples/server loads a data file and runs
+// random supplier requests, and with pages random page requests, over
+// them.
+func benchRandom(b *testing.B, recs []supplier.Record, pages bool) {
+	n := len(recs)
 	ids := make([]string, n)
 	for i := range recs {
 		ids[i] = recs[i].ID.String()
@@ -54,13 +111,15 @@ func BenchmarkRandomReads(b *testing.B) {
 		}
 		return reqs
 	}
-	for _, tc := range []struct {
+	type benchCase struct {
 		name string
 		reqs []*http.Request
-	}{
-		{"supplier", targets(func(rng *rand.Rand) string { return base + "/suppliers/" + ids[rng.IntN(n)] })},
-		{"page", targets(func(rng *rand.Rand) string { return fmt.Sprintf("%s/suppliers?page=%d", base, rng.IntN(n/20)) })},
-	} {
+	}
+	cases := []benchCase{{"supplier", targets(func(rng *rand.Rand) string { return base + "/suppliers/" + ids[rng.IntN(n)] })}}
+	if pages {
+		cases = append(cases, benchCase{"page", targets(func(rng *rand.Rand) string { return fmt.Sprintf("%s/suppliers?page=%d", base, rng.IntN(n/20)) })})
+	}
+	for _, tc := range cases {
 		b.Run(tc.name, func(b *testing.B) {
 			w := &nullWriter{h: http.Header{}}
 			b.ReportAllocs()

@@ -204,6 +204,7 @@ func appendSummary(b []byte, s *supplier.Summary) ([]byte, error) {
 }
 
 func appendDetail(b []byte, d *supplier.Detail) ([]byte, error) {
+	touch(d)
 	b = append(b, '{')
 	b, err := appendSummaryFields(b, &d.Summary)
 	if err != nil {
