@@ -96,7 +96,13 @@ func (rec *supplierRec) addrAt(order, i int) int {
 // supplier may own several terms in one range (its name and legal name
 // both start with the query); see textIndex for how it is counted once.
 type supplierSet struct {
-	recs   []*supplierRec // the record of each position
+	recs []*supplierRec // the record of each position
+	// named holds the records in name order when a load laid them out
+	// (layOut): named.at(r) is the record of rank r by name ascending,
+	// read without recs (a cache miss per item of a page: the positions
+	// of consecutive ranks are anywhere in recs). Empty for a set a
+	// compaction built, whose records stay where they were.
+	named  recStore
 	byID   map[uuid.UUID]int32
 	mod    []int64 // modifiedDate of each position, in microseconds
 	create []int64 // createdDate of each position, in microseconds

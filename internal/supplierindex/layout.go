@@ -86,6 +86,7 @@ func (r *recStore) layOut(set *supplierSet) {
 	for p := range set.recs {
 		set.recs[p] = r.at(rank[p])
 	}
+	set.named = *r
 }
 
 // forSummaryTexts calls f with each text of s that holds a non-empty

@@ -497,6 +497,7 @@ func (ov *overlay) pageAll(dst []supplier.Summary, o, lo, hi int) []supplier.Sum
 	idx := base.orders[o]
 	out := pageBuf(dst, hi-lo)
 	need := hi - lo
+	named := o == byNameAsc && base.named.n == n
 	var next viewEntry // the next delta item (it nil: none)
 	if j < d {
 		next = l.At(j)
@@ -517,7 +518,11 @@ func (ov *overlay) pageAll(dst []supplier.Summary, o, lo, hi int) []supplier.Sum
 		p := int(idx[x])
 		x++
 		if !ov.isDead(p) {
-			out = append(out, base.rec(p).detail.Summary)
+			if named {
+				out = append(out, base.named.at(int32(x-1)).detail.Summary)
+			} else {
+				out = append(out, base.rec(p).detail.Summary)
+			}
 		}
 	}
 	return out
