@@ -223,6 +223,7 @@ func TestParseFlags(t *testing.T) {
 		{"preloaded without a database", []string{"-preloaded", "-data", "x.json", "-manifest", "m.json"}, "-preloaded needs -postgres-dsn"},
 		{"preloaded without the data", []string{"-preloaded", "-postgres-dsn", "postgres://x"}, "-preloaded needs -postgres-dsn and the -data"},
 		{"negative writes", []string{"-writes", "-1"}, "-writes: must be from 0 to 100000"},
+		{"no write workers", []string{"-writes", "100", "-write-workers", "0"}, "-write-workers: must be from 1 to 1024"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -40,9 +40,9 @@ type writer struct {
 	seq       atomic.Int64
 }
 
-func newWriter(base, token, community, nonce string, rate int) *writer {
-	w := &writer{base: base, token: token, community: community, rate: rate, workers: 16,
-		client: &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 16}}}
+func newWriter(base, token, community, nonce string, rate, workers int) *writer {
+	w := &writer{base: base, token: token, community: community, rate: rate, workers: workers,
+		client: &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: workers}}}
 	for i := range 1000 {
 		w.ids = append(w.ids, uuid.NewSHA1(uuid.NameSpaceURL, []byte("procure-bench-writer/"+nonce+"/"+strconv.Itoa(i))))
 	}
@@ -137,6 +137,7 @@ func (w *writer) write(ctx context.Context) {
 // writeStats is what a writer did over a run.
 type writeStats struct {
 	rate             int // requested, per second
+	workers          int // the most writes in flight
 	sent, errs, miss int64
 	achieved         float64 // successful writes per second
 	p50, p99         time.Duration
@@ -147,7 +148,7 @@ func (w *writer) stats(elapsed time.Duration) writeStats {
 	lat := slices.Clone(w.latencies)
 	w.mu.Unlock()
 	slices.Sort(lat)
-	s := writeStats{rate: w.rate, sent: w.n.Load(), errs: w.errors.Load(), miss: w.missed.Load()}
+	s := writeStats{rate: w.rate, workers: w.workers, sent: w.n.Load(), errs: w.errors.Load(), miss: w.missed.Load()}
 	if elapsed > 0 {
 		s.achieved = float64(len(lat)) / elapsed.Seconds()
 	}
@@ -159,6 +160,6 @@ func (w *writer) stats(elapsed time.Duration) writeStats {
 }
 
 func (s writeStats) String() string {
-	return fmt.Sprintf("%d/s asked, %.0f/s done (%d sent, %d failed, %d missed), latency p50 %s p99 %s",
-		s.rate, s.achieved, s.sent, s.errs, s.miss, formatLatency(float64(s.p50.Microseconds())), formatLatency(float64(s.p99.Microseconds())))
+	return fmt.Sprintf("%d/s asked, %.0f/s done (%d sent, %d failed, %d missed; at most %d in flight), latency p50 %s p99 %s",
+		s.rate, s.achieved, s.sent, s.errs, s.miss, s.workers, formatLatency(float64(s.p50.Microseconds())), formatLatency(float64(s.p99.Microseconds())))
 }

@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -46,7 +47,7 @@ func TestWriter(t *testing.T) {
 	}))
 	defer srv.Close()
 
-	w := newWriter(srv.URL, "tok", "c-load", "n1", 500)
+	w := newWriter(srv.URL, "tok", "c-load", "n1", 500, 16)
 	pool := map[string]bool{}
 	for _, id := range w.ids {
 		pool[id.String()] = true
@@ -94,11 +95,41 @@ func TestWriter(t *testing.T) {
 		}
 	}
 	// The same nonce gives the same pool; another nonce another one.
-	if newWriter("", "", "", "n1", 1).ids[7] != w.ids[7] || newWriter("", "", "", "n2", 1).ids[7] == w.ids[7] {
+	if newWriter("", "", "", "n1", 1, 1).ids[7] != w.ids[7] || newWriter("", "", "", "n2", 1, 1).ids[7] == w.ids[7] {
 		t.Error("pool ids do not follow the nonce")
 	}
 	id, body := w.body(3)
 	if id != w.ids[3] || !strings.Contains(string(body), id.String()) || uuid.Validate(id.String()) != nil {
 		t.Errorf("body(3) = %s, %s", id, body)
+	}
+}
+
+// -write-workers bounds the writes in flight: against a server that takes
+// 50 ms a write, two workers send about two writes per 50 ms whatever the
+// rate asked, and the writes due while both are busy are counted as
+// missed (a write queued in the channel's buffer waits for a worker too).
+func TestWriterWorkersBoundWritesInFlight(t *testing.T) {
+	var inFlight, most atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		n := inFlight.Add(1)
+		for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
+		}
+		time.Sleep(50 * time.Millisecond)
+		inFlight.Add(-1)
+	}))
+	defer srv.Close()
+	w := newWriter(srv.URL, "tok", "c-load", "n1", 500, 2)
+	ctx, cancel := context.WithTimeout(context.Background(), 400*time.Millisecond)
+	defer cancel()
+	w.run(ctx)
+	st := w.stats(400 * time.Millisecond)
+	if got := most.Load(); got != 2 {
+		t.Errorf("at most %d writes in flight; want 2", got)
+	}
+	// 400 ms at 500/s asks for 200 writes; two workers at 50 ms a write
+	// (and the two the channel holds) send at most about 20.
+	if st.sent > 24 || st.miss < 150 {
+		t.Errorf("2 workers against a 50 ms server: %+v; want at most 24 sent and the rest missed", st)
 	}
 }
