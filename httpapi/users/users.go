@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/netip"
+	"net/textproto"
 	"net/url"
 	"reflect"
 	"strings"
@@ -154,6 +155,23 @@ type userAPI struct {
 	log   *slog.Logger
 }
 
+// The credential headers' keys as net/http stores them. The spec spells
+// them Service-Account-ID and Service-API-Key (auth's constants), which
+// are not canonical: Header.Get would make the canonical form, an
+// allocation and a scan, twice a request.
+var (
+	hdrAccountID = textproto.CanonicalMIMEHeaderKey(auth.HeaderAccountID)
+	hdrAPIKey    = textproto.CanonicalMIMEHeaderKey(auth.HeaderAPIKey)
+)
+
+// headerValue is h.Get(key) for a key already canonical.
+func headerValue(h http.Header, key string) string {
+	if v := h[key]; len(v) > 0 {
+		return v[0]
+	}
+	return ""
+}
+
 // hdrServiceKey names the credential scheme on a 401 (RFC 9110
 // requires a WWW-Authenticate header there).
 var hdrServiceKey = []string{"Service-API-Key"}
@@ -167,7 +185,7 @@ func (a *userAPI) authed(h func(w http.ResponseWriter, r *http.Request, communit
 		hdr["Cache-Control"] = httpx.HdrNoStore
 		hdr["X-Content-Type-Options"] = httpx.HdrNoSniff
 		client := a.auth.ClientIP(r.RemoteAddr, r.Header[httpx.HdrXFF])
-		p, err := a.auth.Authenticate(r.Context(), r.Header.Get(auth.HeaderAccountID), r.Header.Get(auth.HeaderAPIKey), client)
+		p, err := a.auth.Authenticate(r.Context(), headerValue(r.Header, hdrAccountID), headerValue(r.Header, hdrAPIKey), client)
 		if err == nil {
 			httpx.NoteCommunity(w, p.Community)
 			err = h(w, r, p.Community)
