@@ -21,12 +21,12 @@ func (u *User) AppendJSON(b []byte) []byte {
 	b = jsontext.AppendString(b, u.ID)
 	b = append(b, `,"username":`...)
 	b = jsontext.AppendString(b, u.Username)
-	b = omitEmpty(b, `,"externalId":`, u.ExternalID)
-	b = omitEmpty(b, `,"firstName":`, u.FirstName)
-	b = omitEmpty(b, `,"lastName":`, u.LastName)
-	b = omitEmpty(b, `,"displayName":`, u.DisplayName)
-	b = omitEmpty(b, `,"email":`, u.Email)
-	b = omitEmpty(b, `,"phone":`, u.Phone)
+	b = jsontext.AppendNonEmpty(b, `,"externalId":`, u.ExternalID)
+	b = jsontext.AppendNonEmpty(b, `,"firstName":`, u.FirstName)
+	b = jsontext.AppendNonEmpty(b, `,"lastName":`, u.LastName)
+	b = jsontext.AppendNonEmpty(b, `,"displayName":`, u.DisplayName)
+	b = jsontext.AppendNonEmpty(b, `,"email":`, u.Email)
+	b = jsontext.AppendNonEmpty(b, `,"phone":`, u.Phone)
 	if u.Enabled {
 		b = append(b, `,"enabled":true`...)
 	} else {
@@ -36,30 +36,11 @@ func (u *User) AppendJSON(b []byte) []byte {
 	b = appendCodes(b, `,"roles":`, u.Roles)
 	b = appendCodes(b, `,"buyerGroups":`, u.BuyerGroups)
 	if len(u.Attributes) > 0 {
-		b = append(b, `,"attributes":[`...)
-		for i, a := range u.Attributes {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = append(b, `{"name":`...)
-			b = jsontext.AppendString(b, a.Name)
-			b = append(b, `,"value":`...)
-			b = jsontext.AppendString(b, a.Value)
-			b = append(b, '}')
-		}
-		b = append(b, ']')
+		b = append(b, `,"attributes":`...)
+		b = AppendAttributesJSON(b, u.Attributes)
 	}
 	b = appendCodes(b, `,"approverGroups":`, u.ApproverGroups)
 	return append(b, '}')
-}
-
-// omitEmpty appends key and s, unless s is empty (omitempty).
-func omitEmpty(b []byte, key, s string) []byte {
-	if s == "" {
-		return b
-	}
-	b = append(b, key...)
-	return jsontext.AppendString(b, s)
 }
 
 // appendCodes appends key and the list of codes, unless it is empty
@@ -69,6 +50,13 @@ func appendCodes(b []byte, key string, cs []Code) []byte {
 		return b
 	}
 	b = append(b, key...)
+	return AppendCodesJSON(b, cs)
+}
+
+// AppendCodesJSON appends a coded list as a JSON array of {"code": ...}
+// objects, as AppendJSON writes it and the SCIM extension's lists repeat
+// it.
+func AppendCodesJSON(b []byte, cs []Code) []byte {
 	b = append(b, '[')
 	for i, c := range cs {
 		if i > 0 {
@@ -76,6 +64,24 @@ func appendCodes(b []byte, key string, cs []Code) []byte {
 		}
 		b = append(b, `{"code":`...)
 		b = jsontext.AppendString(b, c.Code)
+		b = append(b, '}')
+	}
+	return append(b, ']')
+}
+
+// AppendAttributesJSON appends attributes as a JSON array of
+// {"name": ..., "value": ...} objects, as AppendJSON writes them and the
+// SCIM extension repeats them.
+func AppendAttributesJSON(b []byte, as []Attribute) []byte {
+	b = append(b, '[')
+	for i, a := range as {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"name":`...)
+		b = jsontext.AppendString(b, a.Name)
+		b = append(b, `,"value":`...)
+		b = jsontext.AppendString(b, a.Value)
 		b = append(b, '}')
 	}
 	return append(b, ']')

@@ -105,16 +105,8 @@ func appendSCIMUser(b []byte, u *user.User, location string) []byte {
 			first = false
 			b = append(b, '"')
 			b = append(b, name...)
-			b = append(b, `":[`...)
-			for i, c := range cs {
-				if i > 0 {
-					b = append(b, ',')
-				}
-				b = append(b, `{"code":`...)
-				b = jsontext.AppendString(b, c.Code)
-				b = append(b, '}')
-			}
-			b = append(b, ']')
+			b = append(b, `":`...)
+			b = user.AppendCodesJSON(b, cs)
 		}
 		list("organisationUnits", u.OrganisationUnits)
 		list("roleCodes", u.Roles)
@@ -124,18 +116,8 @@ func appendSCIMUser(b []byte, u *user.User, location string) []byte {
 			if !first {
 				b = append(b, ',')
 			}
-			b = append(b, `"attributes":[`...)
-			for i, a := range u.Attributes {
-				if i > 0 {
-					b = append(b, ',')
-				}
-				b = append(b, `{"name":`...)
-				b = jsontext.AppendString(b, a.Name)
-				b = append(b, `,"value":`...)
-				b = jsontext.AppendString(b, a.Value)
-				b = append(b, '}')
-			}
-			b = append(b, ']')
+			b = append(b, `"attributes":`...)
+			b = user.AppendAttributesJSON(b, u.Attributes)
 		}
 		b = append(b, '}')
 	}

@@ -97,6 +97,17 @@ func AppendString(b []byte, s string) []byte {
 	return append(b, '"')
 }
 
+// AppendNonEmpty appends key (a member's name with its punctuation, such
+// as `,"email":`) and s as a JSON string, unless s is empty: a string
+// member with encoding/json's omitempty option.
+func AppendNonEmpty(b []byte, key, s string) []byte {
+	if s == "" {
+		return b
+	}
+	b = append(b, key...)
+	return AppendString(b, s)
+}
+
 // plainWord reports whether none of the eight bytes of x needs escaping:
 // all are ASCII, none a control character, '"', '\\', '<', '>' or '&'. It
 // tests the eight at once (the "has a zero byte" and "has a byte less

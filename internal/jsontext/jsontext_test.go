@@ -70,3 +70,17 @@ func BenchmarkAppendString(b *testing.B) {
 		})
 	}
 }
+
+// AppendNonEmpty leaves an empty string out and writes any other, escaped,
+// after its key.
+func TestAppendNonEmpty(t *testing.T) {
+	for _, tt := range []struct{ s, want string }{
+		{"", "{"},
+		{"a", `{,"k":"a"`},
+		{"<\"\n>", `{,"k":"\u003c\"\n\u003e"`},
+	} {
+		if got := string(jsontext.AppendNonEmpty([]byte("{"), `,"k":`, tt.s)); got != tt.want {
+			t.Errorf("AppendNonEmpty(%q) = %s; want %s", tt.s, got, tt.want)
+		}
+	}
+}

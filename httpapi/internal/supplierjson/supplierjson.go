@@ -177,16 +177,16 @@ func appendSummaryFields(b []byte, s *supplier.Summary) ([]byte, error) {
 	b = optText(b, `,"legalBusinessName":`, s.LegalBusinessName)
 	b = optText(b, `,"firstName":`, s.FirstName)
 	b = optText(b, `,"lastName":`, s.LastName)
-	b = optString(b, `,"taxIdentificationType":`, string(s.TaxIdentificationType))
+	b = jsontext.AppendNonEmpty(b, `,"taxIdentificationType":`, string(s.TaxIdentificationType))
 	b = optText(b, `,"taxIdentificationNumber":`, s.TaxIdentificationNumber)
-	b = optString(b, `,"tinVerificationStatus":`, string(s.TinVerificationStatus))
+	b = jsontext.AppendNonEmpty(b, `,"tinVerificationStatus":`, string(s.TinVerificationStatus))
 	if s.TinLastVerifiedDate != nil {
 		b = append(b, `,"tinLastVerifiedDate":`...)
 		if b, err = appendTime(b, *s.TinLastVerifiedDate); err != nil {
 			return b, err
 		}
 	}
-	b = optString(b, `,"connectionState":`, string(s.ConnectionState))
+	b = jsontext.AppendNonEmpty(b, `,"connectionState":`, string(s.ConnectionState))
 	b = optText(b, `,"businessNumber":`, s.BusinessNumber)
 	b = optText(b, `,"defaultEmailAddress":`, s.DefaultEmailAddress)
 	b = append(b, `,"modifiedDate":`...)
@@ -249,7 +249,7 @@ func appendContact(b []byte, c *supplier.Contact) ([]byte, error) {
 		b = append(b, '}')
 	}
 	b = optText(b, `,"email":`, c.Email)
-	b = optString(b, `,"managedBy":`, string(c.ManagedBy))
+	b = jsontext.AppendNonEmpty(b, `,"managedBy":`, string(c.ManagedBy))
 	b = append(b, `,"modifiedDate":`...)
 	if b, err = appendTime(b, c.ModifiedDate); err != nil {
 		return b, err
@@ -269,7 +269,7 @@ func appendRemittanceAddress(b []byte, a *supplier.RemittanceAddress) ([]byte, e
 	b = optText(b, `,"companyName":`, a.CompanyName)
 	b = append(b, `,"address":`...)
 	b = appendAddress(b, &a.Address)
-	b = optString(b, `,"managedBy":`, string(a.ManagedBy))
+	b = jsontext.AppendNonEmpty(b, `,"managedBy":`, string(a.ManagedBy))
 	b = append(b, `,"modifiedDate":`...)
 	if b, err = appendTime(b, a.ModifiedDate); err != nil {
 		return b, err
@@ -313,8 +313,8 @@ func appendBankAccount(b []byte, a *supplier.BankAccount) []byte {
 	b = optText(b, `,"accountNumber":`, a.AccountNumber)
 	b = optText(b, `,"routingNumber":`, a.RoutingNumber)
 	b = optText(b, `,"localAccountNumber":`, a.LocalAccountNumber)
-	b = optString(b, `,"bankAccountType":`, string(a.BankAccountType))
-	b = optString(b, `,"depositFormat":`, string(a.DepositFormat))
+	b = jsontext.AppendNonEmpty(b, `,"bankAccountType":`, string(a.BankAccountType))
+	b = jsontext.AppendNonEmpty(b, `,"depositFormat":`, string(a.DepositFormat))
 	return append(b, '}')
 }
 
@@ -389,15 +389,6 @@ func appendIDName(b []byte, id uuid.UUID, name string) []byte {
 	b = append(b, `,"name":`...)
 	b = jsontext.AppendString(b, name)
 	return append(b, '}')
-}
-
-// optString appends key and v when v is not empty (omitempty).
-func optString(b []byte, key, v string) []byte {
-	if v == "" {
-		return b
-	}
-	b = append(b, key...)
-	return jsontext.AppendString(b, v)
 }
 
 // optText appends key and v unless v has no value (omitzero). key is
