@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strconv"
 	"time"
+	"unicode/utf16"
 	"unicode/utf8"
 	"unsafe"
 
@@ -43,6 +44,8 @@ type fastDecoder struct {
 	b []byte
 	i int
 	m *memo
+	// scratch holds the last string str decoded from escapes.
+	scratch []byte
 }
 
 // memo is what one decoding goroutine keeps from record to record: one
@@ -127,9 +130,25 @@ func (d *fastDecoder) literal(word string) bool {
 	return true
 }
 
-// str reads a string without escapes or control characters, as bytes of
-// the input (valid UTF-8).
+// str reads a string value as its bytes (valid UTF-8): the input's own
+// when the string has no escape, else the decoder's scratch buffer, which
+// the next str overwrites (every caller copies or parses the bytes at
+// once). Escapes are decoded as encoding/json decodes them; data files
+// have them wherever a text holds '&', '<' or '>' (encoding/json writes
+// those as \u0026, \u003c and \u003e), a fifth of a generated file's
+// suppliers. A lone surrogate (which encoding/json turns into U+FFFD),
+// invalid UTF-8 or a control character answers false.
 func (d *fastDecoder) str() ([]byte, bool) {
+	return d.scan(true)
+}
+
+// key reads an object's key: a string without escapes (a key with one
+// goes to encoding/json, which also matches keys without regard to case).
+func (d *fastDecoder) key() ([]byte, bool) {
+	return d.scan(false)
+}
+
+func (d *fastDecoder) scan(escapes bool) ([]byte, bool) {
 	if d.peek() != '"' {
 		return nil, false
 	}
@@ -145,13 +164,106 @@ func (d *fastDecoder) str() ([]byte, bool) {
 			}
 			d.i = j + 1
 			return s, true
-		case c == '\\' || c < 0x20:
+		case c == '\\':
+			if !escapes {
+				return nil, false
+			}
+			return d.unescape(start, j)
+		case c < 0x20:
 			return nil, false
 		case c >= 0x80:
 			ascii = false
 		}
 	}
 	return nil, false
+}
+
+// unescape decodes the string that begins at start and has its first
+// escape at j into d.scratch.
+func (d *fastDecoder) unescape(start, j int) ([]byte, bool) {
+	out := append(d.scratch[:0], d.b[start:j]...)
+	for j < len(d.b) {
+		c := d.b[j]
+		switch {
+		case c == '"':
+			if !utf8.Valid(out) {
+				return nil, false
+			}
+			d.scratch = out
+			d.i = j + 1
+			return out, true
+		case c < 0x20:
+			return nil, false
+		case c != '\\':
+			out = append(out, c)
+			j++
+			continue
+		}
+		if j+1 >= len(d.b) {
+			return nil, false
+		}
+		switch e := d.b[j+1]; e {
+		case '"', '\\', '/':
+			out = append(out, e)
+		case 'b':
+			out = append(out, '\b')
+		case 'f':
+			out = append(out, '\f')
+		case 'n':
+			out = append(out, '\n')
+		case 'r':
+			out = append(out, '\r')
+		case 't':
+			out = append(out, '\t')
+		case 'u':
+			r, ok := hex4(d.b[j+2:])
+			if !ok {
+				return nil, false
+			}
+			if utf16.IsSurrogate(r) {
+				// Only a high surrogate followed by a low one is a rune.
+				if len(d.b) < j+12 || d.b[j+6] != '\\' || d.b[j+7] != 'u' {
+					return nil, false
+				}
+				r2, ok := hex4(d.b[j+8:])
+				if !ok {
+					return nil, false
+				}
+				if r = utf16.DecodeRune(r, r2); r == utf8.RuneError {
+					return nil, false
+				}
+				j += 6
+			}
+			out = utf8.AppendRune(out, r)
+			j += 4
+		default:
+			return nil, false
+		}
+		j += 2
+	}
+	return nil, false
+}
+
+// hex4 decodes the four hexadecimal digits b begins with.
+func hex4(b []byte) (rune, bool) {
+	if len(b) < 4 {
+		return 0, false
+	}
+	var r rune
+	for _, c := range b[:4] {
+		switch {
+		case '0' <= c && c <= '9':
+			c -= '0'
+		case 'a' <= c && c <= 'f':
+			c = c - 'a' + 10
+		case 'A' <= c && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			return 0, false
+		}
+		r = r<<4 | rune(c)
+	}
+	return r, true
 }
 
 // object reads an object, calling field at each key's value; field answers
@@ -166,7 +278,7 @@ func (d *fastDecoder) object(field func(key []byte) bool) bool {
 		return true
 	}
 	for {
-		key, ok := d.str()
+		key, ok := d.key()
 		if !ok || d.peek() != ':' {
 			return false
 		}
