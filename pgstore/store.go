@@ -66,6 +66,7 @@ type Option func(*options)
 
 type options struct {
 	maxConns         int32
+	defaultMaxConns  int32
 	statementTimeout *time.Duration
 	log              *slog.Logger
 	cache            bool
@@ -172,6 +173,17 @@ func (tracer) TraceCopyFromEnd(context.Context, *pgx.Conn, pgx.TraceCopyFromEndD
 // parameter pool_max_conns does the same.
 func WithMaxConns(n int32) Option { return func(o *options) { o.maxConns = n } }
 
+// WithDefaultMaxConns sets the largest number of connections the store
+// keeps open to the primary when neither WithMaxConns nor the DSN's
+// pool_max_conns says: a default of the program's own in place of
+// pgxpool's (the greater of 4 and the number of CPUs, four times that
+// through a pooler; internal/pgpool). A node that takes many writes wants
+// more than pgxpool's default, which is sized for queries that keep a
+// core busy: each supplier write holds a connection for two round trips,
+// most of it waiting (README "Sizing"). The read replica's pool keeps
+// pgxpool's default.
+func WithDefaultMaxConns(n int32) Option { return func(o *options) { o.defaultMaxConns = n } }
+
 // WithMigrateDSN has Open apply the migrations over a connection of its
 // own to dsn, closed once they are done, rather than over the store's
 // pool: for a store whose DSN goes through a pooler, give the database's
@@ -204,8 +216,11 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*Store, error) {
 	if o.log != nil {
 		o.log.InfoContext(ctx, "postgres", "query_exec_mode", cfg.ConnConfig.DefaultQueryExecMode.String(), "direct", direct)
 	}
-	if o.maxConns > 0 {
+	switch {
+	case o.maxConns > 0:
 		cfg.MaxConns = o.maxConns
+	case o.defaultMaxConns > 0 && !pgpool.NamesParam(dsn, "pool_max_conns"):
+		cfg.MaxConns = o.defaultMaxConns
 	}
 	timeout := DefaultStatementTimeout
 	// Never a startup parameter: PgBouncer refuses it.

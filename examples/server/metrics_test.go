@@ -112,6 +112,10 @@ func TestMetricsOnPostgres(t *testing.T) {
 			t.Errorf("%s%v = %v (present %v); want at least %v", c.name, c.labels, got, ok, c.min)
 		}
 	}
+	// The server's own pool size: the test's URL names none (storeConns).
+	if got, ok := fams.Value(t, "procure_pg_pool_max_connections"); !ok || got != float64(storeConns()) {
+		t.Errorf("procure_pg_pool_max_connections = %v (present %v); want %d", got, ok, storeConns())
+	}
 	if got := fams.LabelValues("procure_http_request_duration_seconds", "api"); !contains(got, "suppliers") || !contains(got, "users") || !contains(got, "admin") || !contains(got, "health") {
 		t.Errorf("api labels %v", got)
 	}

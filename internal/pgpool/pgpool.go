@@ -70,7 +70,7 @@ func Config(ctx context.Context, dsn string) (cfg *pgxpool.Config, direct bool, 
 	if err != nil {
 		return nil, false, ErrDSN
 	}
-	if namesParam(dsn, "default_query_exec_mode") {
+	if NamesParam(dsn, "default_query_exec_mode") {
 		return cfg, false, nil
 	}
 	peer, err := reached(ctx, cfg.ConnConfig)
@@ -82,7 +82,7 @@ func Config(ctx context.Context, dsn string) (cfg *pgxpool.Config, direct bool, 
 	if direct {
 		cfg.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeCacheStatement
 	}
-	if peer == pooler && !namesParam(dsn, "pool_max_conns") {
+	if peer == pooler && !NamesParam(dsn, "pool_max_conns") {
 		cfg.MaxConns *= PoolerConns
 	}
 	return cfg, direct, nil
@@ -110,7 +110,7 @@ func ParseConfig(dsn string) (*pgxpool.Config, error) {
 	if err != nil {
 		return nil, ErrDSN
 	}
-	if !namesParam(dsn, "default_query_exec_mode") {
+	if !NamesParam(dsn, "default_query_exec_mode") {
 		cfg.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeCacheDescribe
 	}
 	return cfg, nil
@@ -143,10 +143,10 @@ func reached(ctx context.Context, cc *pgx.ConnConfig) (peerKind, error) {
 	return pooler, nil
 }
 
-// namesParam reports whether dsn sets the parameter name (pgx consumes
+// NamesParam reports whether dsn sets the parameter name (pgx consumes
 // default_query_exec_mode and pool_max_conns, so the parsed configuration
 // cannot tell a default from a choice).
-func namesParam(dsn, name string) bool {
+func NamesParam(dsn, name string) bool {
 	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
 		u, err := url.Parse(dsn)
 		return err == nil && u.Query().Has(name)

@@ -74,8 +74,8 @@ func TestNamesParam(t *testing.T) {
 		{"host=h pool_max_conns=8", "pool_max_conns", true},
 		{"host=h xpool_max_conns=8", "pool_max_conns", false},
 	} {
-		if got := namesParam(c.dsn, c.name); got != c.want {
-			t.Errorf("namesParam(%q, %q) = %v; want %v", c.dsn, c.name, got, c.want)
+		if got := NamesParam(c.dsn, c.name); got != c.want {
+			t.Errorf("NamesParam(%q, %q) = %v; want %v", c.dsn, c.name, got, c.want)
 		}
 	}
 }
