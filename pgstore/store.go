@@ -46,6 +46,9 @@ type Store struct {
 	// that committed planned outside the community's lock, writesRaced
 	// those whose guard failed and were redone under it (write_fast.go).
 	writesFast, writesRaced atomic.Int64
+	// writeSlots bounds the connections the supplier writes hold
+	// (write_slots.go).
+	writeSlots *writeSlots
 	// afterPlan, when set (tests), runs between an optimistic write's
 	// plan and its lock.
 	afterPlan func()
@@ -366,7 +369,7 @@ func newStore(ctx context.Context, d *db, log *slog.Logger) (*Store, error) {
 			return nil, err
 		}
 	}
-	return &Store{pool: d}, nil
+	return &Store{pool: d, writeSlots: newWriteSlots(d.pool.Config().MaxConns)}, nil
 }
 
 // Close closes the connections Open made. It waits for queries in flight.

@@ -219,12 +219,17 @@ func beginWrite() *pgx.Batch {
 	return b
 }
 
-// runWrite runs first (from beginWrite), then decide, which reads what
-// first's statements scanned and returns the statements that write, or
-// nil to end the transaction without writing. The writes are sent with
+// runWrite runs first (from beginWrite), a write of community, then
+// decide, which reads what first's statements scanned and returns the
+// statements that write, or nil to end the transaction without writing. The writes are sent with
 // COMMIT. An error from decide or from either batch rolls the transaction
 // back and is returned.
-func (s *Store) runWrite(ctx context.Context, first *pgx.Batch, decide func() (*pgx.Batch, error)) error {
+func (s *Store) runWrite(ctx context.Context, community string, first *pgx.Batch, decide func() (*pgx.Batch, error)) error {
+	release, err := s.writeSlots.take(ctx, community) // write_slots.go
+	if err != nil {
+		return err
+	}
+	defer release()
 	conn, err := s.pool.Acquire(ctx)
 	if err != nil {
 		return err
@@ -500,7 +505,7 @@ func (s *Store) putSupplierLocked(ctx context.Context, community string, r suppl
 		old, found, err = collectRecord(rows)
 		return err
 	})
-	return s.runWrite(ctx, first, func() (*pgx.Batch, error) {
+	return s.runWrite(ctx, community, first, func() (*pgx.Batch, error) {
 		if err := lk.known(community); err != nil {
 			return nil, err
 		}
@@ -550,7 +555,7 @@ func (s *Store) DeleteSupplier(ctx context.Context, community string, id uuid.UU
 	lk.queue(first, community)
 	first.Queue(`DELETE FROM suppliers WHERE community_id = $1 AND id = $2 RETURNING name, created_date, modified_date`,
 		community, id).Query(func(rows pgx.Rows) error { return scanKeys(rows, &keys) })
-	err := s.runWrite(ctx, first, func() (*pgx.Batch, error) {
+	err := s.runWrite(ctx, community, first, func() (*pgx.Batch, error) {
 		if err := lk.known(community); err != nil {
 			return nil, err
 		}
@@ -888,7 +893,7 @@ func (p *childPut[T]) locked(s *Store, ctx context.Context, community string, su
 	first := beginWrite()
 	sl.queue(first, community, supplierID)
 	queueLoadDoc(first, t.table, community, supplierID, t.id(&v), &old, &found)
-	return s.runWrite(ctx, first, func() (*pgx.Batch, error) {
+	return s.runWrite(ctx, community, first, func() (*pgx.Batch, error) {
 		if err := sl.found(community, supplierID); err != nil {
 			return nil, err
 		}
@@ -933,7 +938,7 @@ func (s *Store) deleteChild(ctx context.Context, table, kind, community string, 
 			deleted = tag.RowsAffected()
 			return nil
 		})
-	err := s.runWrite(ctx, first, func() (*pgx.Batch, error) {
+	err := s.runWrite(ctx, community, first, func() (*pgx.Batch, error) {
 		if err := sl.found(community, supplierID); err != nil {
 			return nil, err
 		}

@@ -485,17 +485,19 @@ func pgOptions(cfg config, log *slog.Logger) []pgstore.Option {
 }
 
 // storeConns is the server's pool size for the store when the -postgres
-// URL names no pool_max_conns: four times pgxpool's default (the greater
-// of 4 and the CPUs), directly or through a pooler. Each supplier write
-// holds a connection for two round trips, and under read load most of
-// that is waiting for a core or for the community's lock, not work of the
-// database's: with pgxpool's 4 the writes queued for a connection (on the
-// 2-core machine of bench/README.md, 98% of the acquires found the pool
-// empty and waited 31 ms on average; 16 connections did 1.5-1.9 times the
-// writes a second of 4). README "Sizing" counts them against the
-// database's max_connections.
+// URL names no pool_max_conns: six times pgxpool's default (the greater of
+// 4 and the CPUs), directly or through a pooler, which leaves the supplier
+// writes four times pgxpool's default and the rest to everything else
+// (pgstore keeps a quarter of the pool from its writes: write_slots.go).
+// Each supplier write holds a connection for two round trips, and under
+// read load most of that is waiting for a core or for the community's
+// lock, not work of the database's: with pgxpool's 4 the writes queued for
+// a connection (on the 2-core machine of bench/README.md, 98% of the
+// acquires found the pool empty and waited 31 ms on average), and 16
+// connections did 1.5-1.9 times the writes a second of 4. README "Sizing"
+// counts them against the database's max_connections.
 func storeConns() int32 {
-	return 4 * int32(max(4, runtime.NumCPU()))
+	return 6 * int32(max(4, runtime.NumCPU()))
 }
 
 // openHolds returns the holds stores of the demo checkout's communities:
