@@ -16,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"golang.org/x/sync/singleflight"
 
+	"github.com/procurekit/procure/datafile"
 	"github.com/procurekit/procure/internal/supplierindex"
 	"github.com/procurekit/procure/supplier"
 )
@@ -908,12 +909,14 @@ func (c *supplierCache) read(cc *cachedCom, q *db) (*comState, int, error) {
 			r.Keywords = nil
 		}
 		return r, err
-	}, func(r *supplier.Record, raw []byte) error {
-		var det details
-		if err := json.Unmarshal(raw, &det); err != nil {
+	}, func(d *datafile.Decoder, r *supplier.Record, raw []byte) error {
+		// The details document has the nested objects' keys of a
+		// supplier: decoded as a supplier, of which it keeps those.
+		var doc supplier.Record
+		if err := d.Record(raw, &doc); err != nil {
 			return err
 		}
-		det.restore(&r.Detail)
+		detailsOf(&doc.Detail).restore(&r.Detail)
 		return nil
 	}, func(part []supplier.Record) { recs = append(recs, part...) })
 	if err != nil {
@@ -926,7 +929,7 @@ func (c *supplierCache) read(cc *cachedCom, q *db) (*comState, int, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	if err := decodeChildren(rows, func(id uuid.UUID, v supplier.Contact) {
+	if err := decodeChildren(rows, (*datafile.Decoder).Contact, func(id uuid.UUID, v supplier.Contact) {
 		if r := find(id); r != nil {
 			r.Contacts = append(r.Contacts, v)
 		}
@@ -937,7 +940,7 @@ func (c *supplierCache) read(cc *cachedCom, q *db) (*comState, int, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	if err := decodeChildren(rows, func(id uuid.UUID, v supplier.RemittanceAddress) {
+	if err := decodeChildren(rows, (*datafile.Decoder).RemittanceAddress, func(id uuid.UUID, v supplier.RemittanceAddress) {
 		if r := find(id); r != nil {
 			r.RemittanceAddresses = append(r.RemittanceAddresses, v)
 		}
@@ -1016,20 +1019,22 @@ type decodeChunk[T any] struct {
 }
 
 // decodeRows reads rows on this goroutine with scan, which leaves a row's
-// JSON in *raw (nil: none), and decodes each JSON into its item with
-// decode on one worker per core, a chunk at a time, while the reading goes
-// on; it hands emit the items in row order, chunk by chunk, as soon as
-// they are decoded, so that few raw rows are held at once. It closes rows.
-func decodeRows[T any](rows pgx.Rows, scan func(pgx.Rows, *[]byte) (T, error), decode func(*T, []byte) error, emit func([]T)) error {
+// JSON in *raw (nil: none), and decodes each JSON into its item on one
+// worker per core, a chunk at a time, while the reading goes on; each
+// worker decodes with its own datafile.Decoder (decode's d). It hands emit
+// the items in row order, chunk by chunk, as soon as they are decoded, so
+// that few raw rows are held at once. It closes rows.
+func decodeRows[T any](rows pgx.Rows, scan func(pgx.Rows, *[]byte) (T, error), decode func(d *datafile.Decoder, item *T, raw []byte) error, emit func([]T)) error {
 	defer rows.Close()
 	work := make(chan *decodeChunk[T])
 	var wg sync.WaitGroup
 	for range max(runtime.GOMAXPROCS(0), 1) {
 		wg.Go(func() {
+			d := datafile.NewDecoder()
 			for ch := range work {
 				for i, raw := range ch.raws {
 					if raw != nil && ch.err == nil {
-						ch.err = decode(&ch.items[i], raw)
+						ch.err = decode(d, &ch.items[i], raw)
 					}
 				}
 				ch.raws = nil
@@ -1096,13 +1101,13 @@ func decodeRows[T any](rows pgx.Rows, scan func(pgx.Rows, *[]byte) (T, error), d
 
 // decodeChildren calls add with each row of (supplier_id, doc) decoded,
 // in row order (decodeRows).
-func decodeChildren[T any](rows pgx.Rows, add func(uuid.UUID, T)) error {
+func decodeChildren[T any](rows pgx.Rows, decode func(*datafile.Decoder, []byte, *T) error, add func(uuid.UUID, T)) error {
 	return decodeRows(rows, func(row pgx.Rows, raw *[]byte) (childRow[T], error) {
 		var c childRow[T]
 		err := row.Scan(&c.supplierID, raw)
 		return c, err
-	}, func(c *childRow[T], raw []byte) error {
-		return json.Unmarshal(raw, &c.v)
+	}, func(d *datafile.Decoder, c *childRow[T], raw []byte) error {
+		return decode(d, raw, &c.v)
 	}, func(part []childRow[T]) {
 		for i := range part {
 			add(part[i].supplierID, part[i].v)
