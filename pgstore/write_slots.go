@@ -16,10 +16,11 @@ import (
 // fell to 14% of the baseline with 64 writes in flight on a pool of 16,
 // where 16 writes in flight left them at 44-49%.
 //
-// So a supplier, contact or address write (runOptimistic, runWrite) takes
-// a slot before its connection: the writes hold at most three quarters of
-// the pool's connections (at least one less than the pool, and at least
-// one), and one community's writes all of those but one (at least one),
+// So a put or delete of a supplier, contact or address (runOptimistic,
+// runWrite) takes a slot before its connection: the writes hold at most
+// three quarters of the pool's connections (one less than the pool when
+// it is smaller than 8, and always at least one), and one community's
+// writes all of those but one (at least one),
 // so that another community's writes find a connection too. Not fewer: on
 // a busy node a write holds its connection for two round trips and the
 // scheduling delays between them, and it takes many writes in flight to
