@@ -1,10 +1,6 @@
 package datafile
 
-import (
-	"encoding/json"
-
-	"github.com/procurekit/procure/supplier"
-)
+import "github.com/procurekit/procure/supplier"
 
 // Decoder decodes the JSON of a supplier, a contact or a remittance
 // address exactly as json.Unmarshal does, faster: the data file's own
@@ -26,7 +22,6 @@ func NewDecoder() *Decoder { return &Decoder{m: newMemo()} }
 // Record decodes a supplier object (any of its keys: a whole record, or
 // the nested objects alone) into r, which it overwrites.
 func (d *Decoder) Record(raw []byte, r *supplier.Record) error {
-	*r = supplier.Record{}
 	return decodeSupplier(raw, r, d.m)
 }
 
@@ -39,20 +34,4 @@ func (d *Decoder) Contact(raw []byte, c *supplier.Contact) error {
 // overwrites.
 func (d *Decoder) RemittanceAddress(raw []byte, a *supplier.RemittanceAddress) error {
 	return decodeWith(raw, a, d.m, (*fastDecoder).remittance)
-}
-
-// decodeWith decodes raw into *v with the fast decoder's fill, else with
-// json.Unmarshal into a fresh value.
-func decodeWith[T any](raw []byte, v *T, m *memo, fill func(*fastDecoder, *T) bool) error {
-	var zero T
-	*v = zero
-	d := fastDecoder{b: raw, m: m}
-	if fill(&d, v) {
-		d.ws()
-		if d.i == len(d.b) {
-			return nil
-		}
-	}
-	*v = zero
-	return json.Unmarshal(raw, v)
 }

@@ -32,12 +32,31 @@ import (
 // this decoder does not know (the field would send every record to the
 // slow path).
 func decodeRecord(raw []byte, r *supplier.Record, m *memo) bool {
+	return decodeWhole(raw, r, m, (*fastDecoder).record)
+}
+
+// decodeWhole fills *v from raw with fill, one of the fast decoder's
+// object methods, and reports whether raw was that object and nothing
+// more.
+func decodeWhole[T any](raw []byte, v *T, m *memo, fill func(*fastDecoder, *T) bool) bool {
 	d := fastDecoder{b: raw, m: m}
-	if !d.object(d.recordField(r)) {
+	if !fill(&d, v) {
 		return false
 	}
 	d.ws()
 	return d.i == len(d.b)
+}
+
+// decodeWith decodes raw into *v, which it overwrites, with fill on the
+// fast path (decodeWhole), else with json.Unmarshal into a fresh value.
+func decodeWith[T any](raw []byte, v *T, m *memo, fill func(*fastDecoder, *T) bool) error {
+	var zero T
+	*v = zero
+	if decodeWhole(raw, v, m, fill) {
+		return nil
+	}
+	*v = zero
+	return json.Unmarshal(raw, v)
 }
 
 type fastDecoder struct {
@@ -482,6 +501,9 @@ func list[T any](d *fastDecoder, p *[]T, fill func(*T) bool) bool {
 	return true
 }
 
+// record decodes a supplier object into r.
+func (d *fastDecoder) record(r *supplier.Record) bool { return d.object(d.recordField(r)) }
+
 func (d *fastDecoder) recordField(r *supplier.Record) func(key []byte) bool {
 	return func(key []byte) bool {
 		if d.summaryField(&r.Summary, key) {
@@ -779,12 +801,8 @@ func (d *fastDecoder) days(p **int) bool {
 	return true
 }
 
-// decodeSupplier decodes a raw supplier object: the fast path, else
-// encoding/json.
+// decodeSupplier decodes a raw supplier object into r, which it
+// overwrites: the fast path, else encoding/json.
 func decodeSupplier(raw []byte, r *supplier.Record, m *memo) error {
-	if decodeRecord(raw, r, m) {
-		return nil
-	}
-	*r = supplier.Record{}
-	return json.Unmarshal(raw, r)
+	return decodeWith(raw, r, m, (*fastDecoder).record)
 }
