@@ -221,23 +221,15 @@ func beginWrite() *pgx.Batch {
 
 // runWrite runs first (from beginWrite), a write of community, then
 // decide, which reads what first's statements scanned and returns the
-// statements that write, or nil to end the transaction without writing. The writes are sent with
-// COMMIT. An error from decide or from either batch rolls the transaction
-// back and is returned.
+// statements that write, or nil to end the transaction without writing.
+// The writes are sent with COMMIT. An error from decide or from either
+// batch rolls the transaction back and is returned.
 func (s *Store) runWrite(ctx context.Context, community string, first *pgx.Batch, decide func() (*pgx.Batch, error)) error {
-	release, err := s.writeSlots.take(ctx, community) // write_slots.go
+	conn, release, err := s.acquireWrite(ctx, community) // write_slots.go
 	if err != nil {
 		return err
 	}
 	defer release()
-	conn, err := s.pool.Acquire(ctx)
-	if err != nil {
-		return err
-	}
-	// A connection whose transaction could not be ended is closed by
-	// Release (pgxpool never reuses one in a transaction), which ends
-	// the transaction on the server.
-	defer conn.Release()
 	rollback := func(err error) error {
 		conn.endTx(ctx)
 		return err

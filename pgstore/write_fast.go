@@ -232,16 +232,11 @@ func (o *optimistic) lockedMark() time.Time {
 // BEGIN, the community's lock and the guard, with COMMIT, in one batch.
 // It returns errRaced, having written nothing, when the guard failed.
 func (s *Store) runOptimistic(ctx context.Context, community string, o *optimistic, read *pgx.Batch, decide func() (*pgx.Batch, error)) error {
-	release, err := s.writeSlots.take(ctx, community)
+	conn, release, err := s.acquireWrite(ctx, community)
 	if err != nil {
 		return err
 	}
 	defer release()
-	conn, err := s.pool.Acquire(ctx)
-	if err != nil {
-		return err
-	}
-	defer conn.Release() // as in runWrite: a connection left in a transaction is closed
 	if err := conn.SendBatch(ctx, read).Close(); err != nil {
 		return err
 	}

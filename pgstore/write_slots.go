@@ -63,3 +63,23 @@ func (w *writeSlots) take(ctx context.Context, community string) (release func()
 		<-com
 	}, nil
 }
+
+// acquireWrite takes a slot for a write of community and then a
+// connection; release gives both back. A connection whose transaction
+// could not be ended is closed by its release (pgxpool never reuses one in
+// a transaction), which ends the transaction on the server.
+func (s *Store) acquireWrite(ctx context.Context, community string) (c *conn, release func(), err error) {
+	free, err := s.writeSlots.take(ctx, community)
+	if err != nil {
+		return nil, nil, err
+	}
+	c, err = s.pool.Acquire(ctx)
+	if err != nil {
+		free()
+		return nil, nil, err
+	}
+	return c, func() {
+		c.Release()
+		free()
+	}, nil
+}
