@@ -733,6 +733,40 @@ func (c *supplierCache) syncHook(stage string) {
 	}
 }
 
+// writeBase is what a put of supplier id planned from this node's cache
+// rests on (write_fast.go): the supplier's record as the cache holds it
+// (shared with the index: read only), the community's generation, and a
+// mark at least every date the state holds. ok is false when the cache
+// holds no state it would serve a read from (none, stale, or its last
+// sync older than maxStale): the put then reads from the database.
+// Nothing here need be current: the write's guard checks, under the lock,
+// that the record and the generation are the stored ones.
+func (c *supplierCache) writeBase(community string, id uuid.UUID) (b cacheBase, ok bool) {
+	if c == nil {
+		return b, false
+	}
+	c.mu.RLock()
+	cc := c.coms[community]
+	c.mu.RUnlock()
+	if cc == nil {
+		return b, false
+	}
+	st := cc.state.Load()
+	if st == nil || st.stale || time.Since(st.syncedAt) > maxStale {
+		return b, false
+	}
+	b.gen = st.gen
+	b.rec, b.found = st.ix.Record(id)
+	// The index is updated in place before its state's mark moves: the
+	// record read may be newer than st.mark, never newer than the index's
+	// largest date read after it.
+	b.mark = st.mark
+	if m := st.ix.MaxModified(); m.After(b.mark) {
+		b.mark = m
+	}
+	return b, true
+}
+
 // ownWrite is a write this node committed, to apply to its cache from
 // what it wrote, without reading it back.
 type ownWrite struct {

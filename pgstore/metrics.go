@@ -95,7 +95,7 @@ var (
 	descReplicaLag   = desc("procure_pg_replica_lag_seconds", "With a read replica: how old the replica's data was at the node's latest measure (every 100 ms), from its replay position against the primary's; reads go to the primary past 0.3 s.")
 	descReplicaReads = desc("procure_pg_replica_reads_total", "With a read replica: reads that could be served a little old, by where they went: replica, or primary (the replica too far behind, or behind this node's own writes).", "source")
 
-	descWritePaths = desc("procure_pg_supplier_puts_total", "Puts of suppliers, contacts and remittance addresses that wrote, by how: planned outside the community's lock and committed in one round trip under it (optimistic), or redone under the lock because another write moved what the plan read (redone).", "path")
+	descWritePaths = desc("procure_pg_supplier_puts_total", "Puts of suppliers, contacts and remittance addresses that wrote, by how: planned outside the community's lock from a read and committed in one round trip under it (optimistic), planned from the node's supplier cache and committed in one round trip with no read before it (cache), or redone under the lock because another write moved what the plan read (redone).", "path")
 
 	descCredLookups = desc("procure_credential_cache_lookups_total", "Lookups of the node's credential cache (tokens, service accounts, keys, a community's auto-roles) answered from memory (hit) or the database (miss).", "result")
 )
@@ -160,7 +160,11 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 		counter(descReplicaReads, float64(r.fallbacks.Load()), "primary")
 	}
 
-	counter(descWritePaths, float64(s.writesFast.Load()), "optimistic")
+	// From the cache first: a put counts in writesFast before in
+	// writesFromCache, so optimistic never goes below zero.
+	fromCache := s.writesFromCache.Load()
+	counter(descWritePaths, float64(s.writesFast.Load()-fromCache), "optimistic")
+	counter(descWritePaths, float64(fromCache), "cache")
 	counter(descWritePaths, float64(s.writesRaced.Load()), "redone")
 
 	if creds := s.creds; creds != nil {

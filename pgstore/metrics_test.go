@@ -112,6 +112,7 @@ func TestStoreMetrics(t *testing.T) {
 	expect("procure_supplier_cache_load_expected_suppliers", want, "community", "c2")
 
 	expect("procure_pg_supplier_puts_total", 0, "path", "optimistic") // no put above
+	expect("procure_pg_supplier_puts_total", 0, "path", "cache")
 	expect("procure_pg_supplier_puts_total", 0, "path", "redone")
 	expect("procure_credential_cache_lookups_total", 1, "result", "hit")
 	expect("procure_credential_cache_lookups_total", 1, "result", "miss")

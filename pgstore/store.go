@@ -46,6 +46,9 @@ type Store struct {
 	// that committed planned outside the community's lock, writesRaced
 	// those whose guard failed and were redone under it (write_fast.go).
 	writesFast, writesRaced atomic.Int64
+	// writesFromCache counts those of writesFast planned from the node's
+	// cache, with no read before the lock (write_fast.go).
+	writesFromCache atomic.Int64
 	// writeSlots bounds the connections the supplier writes hold
 	// (write_slots.go).
 	writeSlots *writeSlots

@@ -352,12 +352,18 @@ type supplierPut struct {
 // nothing; then it is what the put returns and tells the cache: the
 // stored supplier, and mark, the state it was read from.
 func (p *supplierPut) noop(r, old *supplier.Record, found bool, mark time.Time) bool {
-	if !found || !old.EqualContent(&r.Detail) || !slices.Equal(old.Keywords, r.Keywords) {
+	if !unchangedSupplier(r, old, found) {
 		return false
 	}
 	p.out = old.Detail
 	p.own = ownWrite{stamp: mark} // what the node showed: its next read shows no less
 	return true
+}
+
+// unchangedSupplier reports whether putting r over old (found: there is
+// one) changes nothing.
+func unchangedSupplier(r, old *supplier.Record, found bool) bool {
+	return found && old.EqualContent(&r.Detail) && slices.Equal(old.Keywords, r.Keywords)
 }
 
 // plan queues into b the writes that put r, stamped stamp, over old (nil:
@@ -427,21 +433,32 @@ func countEqual(t time.Time, ts ...time.Time) int {
 }
 
 // putSupplierOptimistic is the put planned outside the lock
-// (runOptimistic), or errRaced.
+// (runOptimistic), from the node's cache when it serves the community and
+// shows the put to change something, or errRaced.
 func (s *Store) putSupplierOptimistic(ctx context.Context, community string, r supplier.Record, p *supplierPut) error {
 	var old supplier.Record
 	var found bool
 	o := optimistic{supplierID: r.ID}
-	read := &pgx.Batch{}
-	read.Queue(loadRecordSQL, community, r.ID).Query(func(rows pgx.Rows) error {
-		var err error
-		old, found, err = collectRecord(rows)
+	var read *pgx.Batch
+	if b, ok := s.cache.writeBase(community, r.ID); ok && !unchangedSupplier(&r, &b.rec, b.found) {
+		old, found = b.rec, b.found // the cache's: read only
+		var modified *time.Time
 		if found {
-			o.modified = &old.ModifiedDate
+			modified = &old.ModifiedDate
 		}
-		return err
-	})
-	o.queue(read, community)
+		o.useCache(&b, modified)
+	} else {
+		read = &pgx.Batch{}
+		read.Queue(loadRecordSQL, community, r.ID).Query(func(rows pgx.Rows) error {
+			var err error
+			old, found, err = collectRecord(rows)
+			if found {
+				o.modified = &old.ModifiedDate
+			}
+			return err
+		})
+		o.queue(read, community)
+	}
 	var oldP *supplier.Record
 	err := s.runOptimistic(ctx, community, &o, read, func() (*pgx.Batch, error) {
 		if p.noop(&r, &old, found, o.mark()) {
@@ -695,6 +712,7 @@ type childTable[T any] struct {
 	same        func(a, b *T) bool               // equal but for dates (EqualContent)
 	stamp       func(v, old *T, stamp time.Time) // StampWrite
 	stamped     func(v *T, stamp time.Time) int  // how many of v's dates are stamp
+	dates       func(v *T) []time.Time           // v's dates
 	// of and with read and set the supplier's list (the cache's own
 	// writes).
 	of   func(r *supplier.Record) []T
@@ -712,8 +730,9 @@ var (
 		stamped: func(c *supplier.Contact, stamp time.Time) int {
 			return countEqual(stamp, c.ModifiedDate, c.CreatedDate)
 		},
-		of:   func(r *supplier.Record) []supplier.Contact { return r.Contacts },
-		with: func(r *supplier.Record, l []supplier.Contact) { r.Contacts = l },
+		dates: func(c *supplier.Contact) []time.Time { return []time.Time{c.ModifiedDate, c.CreatedDate} },
+		of:    func(r *supplier.Record) []supplier.Contact { return r.Contacts },
+		with:  func(r *supplier.Record, l []supplier.Contact) { r.Contacts = l },
 		upsert: func(b *pgx.Batch, community string, supplierID uuid.UUID, c *supplier.Contact, doc string) {
 			b.Queue(`INSERT INTO supplier_contacts (community_id, supplier_id, id, name_key, doc) VALUES ($1, $2, $3, $4, `+restampJSONSQL("$5::text")+`::json)
 			ON CONFLICT (community_id, supplier_id, id) DO UPDATE SET name_key = excluded.name_key, doc = excluded.doc`,
@@ -728,8 +747,9 @@ var (
 		stamped: func(a *supplier.RemittanceAddress, stamp time.Time) int {
 			return countEqual(stamp, a.ModifiedDate, a.CreatedDate)
 		},
-		of:   func(r *supplier.Record) []supplier.RemittanceAddress { return r.RemittanceAddresses },
-		with: func(r *supplier.Record, l []supplier.RemittanceAddress) { r.RemittanceAddresses = l },
+		dates: func(a *supplier.RemittanceAddress) []time.Time { return []time.Time{a.ModifiedDate, a.CreatedDate} },
+		of:    func(r *supplier.Record) []supplier.RemittanceAddress { return r.RemittanceAddresses },
+		with:  func(r *supplier.Record, l []supplier.RemittanceAddress) { r.RemittanceAddresses = l },
 		upsert: func(b *pgx.Batch, community string, supplierID uuid.UUID, a *supplier.RemittanceAddress, doc string) {
 			b.Queue(`INSERT INTO remittance_addresses (community_id, supplier_id, id, company_name_key, modified_date, doc)
 			VALUES ($1, $2, $3, $4, `+restampSQL("$5::timestamptz")+`, `+restampJSONSQL("$6::text")+`::json)
@@ -823,17 +843,30 @@ func (p *childPut[T]) result(t childTable[T], supplierID uuid.UUID, v *T, doc []
 	return nil
 }
 
-// optimistic is the put planned outside the lock, or errRaced.
+// optimistic is the put planned outside the lock, from the node's cache
+// when it holds the supplier and shows the put to change something
+// (putSupplierOptimistic), or errRaced.
 func (p *childPut[T]) optimistic(s *Store, ctx context.Context, community string, supplierID uuid.UUID, v T, t childTable[T]) error {
 	var old T
 	var found bool
 	var keys *supplierKeys
 	o := optimistic{supplierID: supplierID}
-	read := &pgx.Batch{}
-	read.Queue(`SELECT name, created_date, modified_date FROM suppliers WHERE community_id = $1 AND id = $2`, community, supplierID).
-		Query(func(rows pgx.Rows) error { return scanKeys(rows, &keys) })
-	queueLoadDoc(read, t.table, community, supplierID, t.id(&v), &old, &found)
-	o.queue(read, community)
+	var read *pgx.Batch
+	if b, ok := s.cache.writeBase(community, supplierID); ok && b.found && t.cachedBase(&b, &v, &old, &found) {
+		r := &b.rec
+		keys = keysOf(r.Name.String(), r.CreatedDate, r.ModifiedDate)
+		var dates []time.Time
+		if found {
+			dates = t.dates(&old)
+		}
+		o.useCache(&b, &r.ModifiedDate, dates...)
+	} else {
+		read = &pgx.Batch{}
+		read.Queue(`SELECT name, created_date, modified_date FROM suppliers WHERE community_id = $1 AND id = $2`, community, supplierID).
+			Query(func(rows pgx.Rows) error { return scanKeys(rows, &keys) })
+		queueLoadDoc(read, t.table, community, supplierID, t.id(&v), &old, &found)
+		o.queue(read, community)
+	}
 	var oldP *T
 	err := s.runOptimistic(ctx, community, &o, read, func() (*pgx.Batch, error) {
 		if keys == nil {
@@ -875,6 +908,23 @@ func (p *childPut[T]) optimistic(s *Store, ctx context.Context, community string
 	}
 	p.own.prev = o.lockedMark()
 	return nil
+}
+
+// cachedBase sets *old and *found to the part of b's record with v's id,
+// and reports whether the put may be planned from b: false when the part
+// is unchanged by v (a no-op is decided from the database). *old shares
+// its slices with the cache: the plan reads it only (its createdDate).
+func (t childTable[T]) cachedBase(b *cacheBase, v, old *T, found *bool) bool {
+	list := t.of(&b.rec)
+	i := slices.IndexFunc(list, func(x T) bool { return t.id(&x) == t.id(v) })
+	if i < 0 {
+		return true
+	}
+	if t.same(&list[i], v) {
+		return false
+	}
+	*old, *found = list[i], true
+	return true
 }
 
 // locked is the put planned under the lock.

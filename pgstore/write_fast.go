@@ -51,6 +51,22 @@ import (
 // is done again the locked way, which always succeeds: the result is the
 // same either way.
 //
+// Planned from the node's cache (WithSupplierCache): the first round trip
+// reads nothing the node's cache does not hold already - the record the
+// put replaces, the community's generation, a mark at least every date
+// it holds - so a put whose community the cache serves skips it and
+// sends the one batch above (fromCache). The guard checks the same things
+// under the lock, so a cache behind the database (another node's write of
+// the supplier, an import) costs a redo under the lock, never a wrong
+// write. Two things differ. The planned stamp is the mark + 1 µs, a
+// placeholder above every date of the plan's record, and the guard makes
+// the stamp from the database's clock and the mark it reads under the
+// lock, as the locked way does (never from the node's clock: nodes' clocks
+// differ, the database's is the one the stamping rule names). And a put
+// the cache shows to change nothing reads the database after all: a no-op
+// answers with the stored record and writes nothing, so it is never
+// decided from a copy the guard has not checked.
+//
 // Why a date equal to the planned stamp is the stamp: the planned stamp
 // is above the high-water mark read, which is at least every date stored
 // in the community (writes stamp at most it, imports raise it to their
@@ -135,9 +151,11 @@ func stampsInDoc(doc []byte, stamp time.Time, n int) bool {
 // queued after the guard and the COMMIT from running; a division by zero
 // is such an error without a function of our own (no migration). Its
 // operand reads the tables, so the planner cannot fold it. $3 is the
-// planned stamp, $6 its JSON, $7 its key, $8 supplier.LastStamp.
+// planned stamp, $6 its JSON, $7 its key, $8 supplier.LastStamp; $9 is
+// true for a plan from the node's cache, whose stamp is the database's
+// clock_timestamp() (or the mark + 1 µs) instead of the planned one.
 var guardSQL = `WITH c AS (SELECT last_modified, supplier_generation,
-		greatest($3::timestamptz, last_modified + interval '1 microsecond') AS stamp
+		greatest(CASE WHEN $9::bool THEN clock_timestamp() ELSE $3::timestamptz END, last_modified + interval '1 microsecond') AS stamp
 		FROM communities WHERE id = $1)
 	SELECT (SELECT last_modified FROM c), (SELECT stamp FROM c),
 		set_config('procure.stamp', (SELECT stamp FROM c)::text, true),
@@ -169,6 +187,45 @@ type optimistic struct {
 	// prev is the mark the guard read under the lock: the state the write
 	// changed (ownWrite.prev).
 	prev *time.Time
+	// fromCache: planned from the node's cache, with no read (useCache).
+	fromCache bool
+}
+
+// cacheBase is what the node's cache holds for a put (writeBase).
+type cacheBase struct {
+	rec   supplier.Record
+	found bool
+	mark  time.Time
+	gen   int64
+}
+
+// useCache has the write planned from b, the cache's state, instead of
+// the read of o.queue: the planned stamp is the microsecond after the
+// latest of b's mark and dates, the dates of the rows the plan writes
+// that it does not stamp (the record's, and the part's a child put
+// replaces): a date equal to the planned stamp is then one the plan set.
+// modified is the modifiedDate of the supplier in b (nil: b has none).
+func (o *optimistic) useCache(b *cacheBase, modified *time.Time, dates ...time.Time) {
+	o.fromCache = true
+	o.found = true
+	o.gen = b.gen
+	o.modified = modified
+	mark := b.mark
+	d := &b.rec.Detail
+	dates = append(dates, d.ModifiedDate, d.CreatedDate)
+	if c := d.DefaultContact; c != nil {
+		dates = append(dates, c.ModifiedDate, c.CreatedDate)
+	}
+	if a := d.DefaultRemittanceAddress; a != nil {
+		dates = append(dates, a.ModifiedDate, a.CreatedDate)
+	}
+	for _, t := range dates {
+		if t.After(mark) {
+			mark = t
+		}
+	}
+	o.last = &mark
+	o.now = time.Time{} // next() is the mark + 1 µs
 }
 
 // stampWrite returns the write's planned stamp, supplier.NextStamp of
@@ -204,7 +261,7 @@ func (o *optimistic) queueGuard(b *pgx.Batch, community string) {
 	if o.modified != nil {
 		modified = *o.modified
 	}
-	b.Queue(guardSQL, community, o.gen, o.planned, o.supplierID, modified, stampJSON(o.planned), dateKey(o.planned), supplier.LastStamp).
+	b.Queue(guardSQL, community, o.gen, o.planned, o.supplierID, modified, stampJSON(o.planned), dateKey(o.planned), supplier.LastStamp, o.fromCache).
 		QueryRow(func(row pgx.Row) error {
 			var one int
 			var settings [5]string
@@ -225,7 +282,8 @@ func (o *optimistic) lockedMark() time.Time {
 }
 
 // runOptimistic runs read (the reads of what the write replaces, then
-// o.queue) outside any transaction, then decide, which plans the write
+// o.queue; nil when o was planned from the cache) outside any
+// transaction, then decide, which plans the write
 // from what read scanned with the stamp o.stampWrite() and returns its
 // statements, or nil to write nothing (a no-op, which needs no stamp).
 // Once it returns nil, o.made is the stamp the write got. The statements are sent after
@@ -237,8 +295,10 @@ func (s *Store) runOptimistic(ctx context.Context, community string, o *optimist
 		return err
 	}
 	defer release()
-	if err := conn.SendBatch(ctx, read).Close(); err != nil {
-		return err
+	if read != nil {
+		if err := conn.SendBatch(ctx, read).Close(); err != nil {
+			return err
+		}
 	}
 	if err := o.known(community); err != nil {
 		return err
@@ -264,5 +324,8 @@ func (s *Store) runOptimistic(ctx context.Context, community string, o *optimist
 		return err
 	}
 	s.writesFast.Add(1)
+	if o.fromCache {
+		s.writesFromCache.Add(1)
+	}
 	return nil
 }

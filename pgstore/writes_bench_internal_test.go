@@ -59,6 +59,7 @@ func BenchmarkPutSupplierWhileReading(b *testing.B) {
 		})
 	}
 	syncs := s.cache.readSyncs.Load()
+	cached, raced := s.writesFromCache.Load(), s.writesRaced.Load()
 	var seq atomic.Int64
 	b.SetParallelism(16 / runtime.GOMAXPROCS(0))
 	b.ResetTimer()
@@ -78,4 +79,6 @@ func BenchmarkPutSupplierWhileReading(b *testing.B) {
 	readers.Wait()
 	b.ReportMetric(float64(s.cache.readSyncs.Load()-syncs)/float64(b.N), "syncs/op")
 	b.ReportMetric(float64(reads.Load())/float64(b.N), "reads/op")
+	b.ReportMetric(float64(s.writesFromCache.Load()-cached)/float64(b.N), "cached/op")
+	b.ReportMetric(float64(s.writesRaced.Load()-raced)/float64(b.N), "redone/op")
 }
