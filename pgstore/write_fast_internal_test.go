@@ -328,14 +328,15 @@ func TestOptimisticWritesConcurrent(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	var fast, redone int64
+	var fast, cached, redone int64
 	for _, s := range nodes {
 		fast += s.writesFast.Load()
+		cached += s.writesFromCache.Load()
 		redone += s.writesRaced.Load()
 	}
-	t.Logf("%d puts committed as planned, %d redone under the lock", fast, redone)
-	if fast == 0 {
-		t.Error("no put committed as planned")
+	t.Logf("%d puts committed as planned (%d of them from a node's cache), %d redone under the lock", fast, cached, redone)
+	if fast == 0 || cached == 0 {
+		t.Error("no put committed as planned, or none planned from a cache")
 	}
 
 	checkBuckets(t, nodes[0], "cw")
