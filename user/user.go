@@ -104,13 +104,35 @@ func Codes(codes ...string) []Code {
 }
 
 // Clone returns a deep copy of u: its lists share nothing with u's.
+//
+// The four coded lists of the copy share one allocation, each capped at
+// its length, so that an append to one of them copies it instead of
+// writing over the next: a store clones a user several times a request
+// (memstore's UpdateUser three times), and one allocation instead of four
+// takes an update's allocations from 84 to 69 (BenchmarkUserClone,
+// BenchmarkUsersUpdateHandler; its CPU a request moved within the noise).
 func (u User) Clone() User {
-	u.OrganisationUnits = cloneList(u.OrganisationUnits)
-	u.Roles = cloneList(u.Roles)
-	u.BuyerGroups = cloneList(u.BuyerGroups)
+	var codes []Code
+	if n := len(u.OrganisationUnits) + len(u.Roles) + len(u.BuyerGroups) + len(u.ApproverGroups); n > 0 {
+		codes = make([]Code, 0, n)
+	}
+	u.OrganisationUnits, codes = carveCodes(codes, u.OrganisationUnits)
+	u.Roles, codes = carveCodes(codes, u.Roles)
+	u.BuyerGroups, codes = carveCodes(codes, u.BuyerGroups)
+	u.ApproverGroups, _ = carveCodes(codes, u.ApproverGroups)
 	u.Attributes = cloneList(u.Attributes)
-	u.ApproverGroups = cloneList(u.ApproverGroups)
 	return u
+}
+
+// carveCodes copies s to the end of buf, which has room for it, and
+// returns the copy, capped at its length (nil for an empty s), and buf
+// with it.
+func carveCodes(buf, s []Code) (cp, rest []Code) {
+	if len(s) == 0 {
+		return nil, buf
+	}
+	buf = append(buf, s...)
+	return buf[len(buf)-len(s) : len(buf) : len(buf)], buf
 }
 
 // SameValues reports whether u and v hold the same user apart from the
