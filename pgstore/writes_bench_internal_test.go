@@ -3,7 +3,9 @@ package pgstore
 import (
 	"context"
 	"fmt"
+	"os"
 	"runtime"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -21,11 +23,20 @@ import (
 // load does (issue 22). ns/op is the time per put across the writers;
 // syncs/op the read syncs per put (reads that found the node's own
 // writes not applied yet and went to the database, cache.go: reader),
-// reads/op the reads served per put.
+// reads/op the reads served per put. PGSTORE_BENCH_READERS sets the
+// readers (0: the writers alone, the community lock's own bound).
 //
 //	go test -run '^$' -bench BenchmarkPutSupplierWhileReading -benchtime 4000x -count 4 ./pgstore
 func BenchmarkPutSupplierWhileReading(b *testing.B) {
 	ctx := context.Background()
+	readerCount := 8
+	if v := os.Getenv("PGSTORE_BENCH_READERS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			b.Fatalf("PGSTORE_BENCH_READERS=%q: want a count of readers", v)
+		}
+		readerCount = n
+	}
 	s, err := Open(ctx, pgtest.NewDatabase(b)+"&pool_max_conns=16", WithSupplierCache())
 	if err != nil {
 		b.Fatal(err)
@@ -42,7 +53,7 @@ func BenchmarkPutSupplierWhileReading(b *testing.B) {
 	stop := make(chan struct{})
 	var readers sync.WaitGroup
 	var reads atomic.Int64
-	for range 8 {
+	for range readerCount {
 		readers.Go(func() {
 			for {
 				select {
