@@ -735,8 +735,10 @@ func (c *supplierCache) syncHook(stage string) {
 
 // writeBase is what a put of supplier id planned from this node's cache
 // rests on (write_fast.go): the supplier's record as the cache holds it
-// (shared with the index: read only), the community's generation, and a
-// mark at least every date the state holds. ok is false when the cache
+// (shared with the index: read only), the community's generation, and
+// the state's mark (useCache plans above it and above the record's own
+// dates, which the index, updated before the mark moves, may hold newer).
+// ok is false when the cache
 // holds no state it would serve a read from (none, stale, or its last
 // sync older than maxStale): the put then reads from the database.
 // Nothing here need be current: the write's guard checks, under the lock,
@@ -755,15 +757,8 @@ func (c *supplierCache) writeBase(community string, id uuid.UUID) (b cacheBase, 
 	if st == nil || st.stale || time.Since(st.syncedAt) > maxStale {
 		return b, false
 	}
-	b.gen = st.gen
+	b.gen, b.mark = st.gen, st.mark
 	b.rec, b.found = st.ix.Record(id)
-	// The index is updated in place before its state's mark moves: the
-	// record read may be newer than st.mark, never newer than the index's
-	// largest date read after it.
-	b.mark = st.mark
-	if m := st.ix.MaxModified(); m.After(b.mark) {
-		b.mark = m
-	}
 	return b, true
 }
 

@@ -411,14 +411,19 @@ func (p *supplierPut) result(r *supplier.Record, stamp time.Time) {
 // stampedInDetails counts the dates of d's details (its default contact
 // and address) that are stamp.
 func stampedInDetails(d *supplier.Detail, stamp time.Time) int {
-	n := 0
+	return countEqual(stamp, detailsDates(d, nil)...)
+}
+
+// detailsDates appends to ts the dates of d's details document: its
+// default contact's and address's.
+func detailsDates(d *supplier.Detail, ts []time.Time) []time.Time {
 	if c := d.DefaultContact; c != nil {
-		n += countEqual(stamp, c.ModifiedDate, c.CreatedDate)
+		ts = append(ts, c.ModifiedDate, c.CreatedDate)
 	}
 	if a := d.DefaultRemittanceAddress; a != nil {
-		n += countEqual(stamp, a.ModifiedDate, a.CreatedDate)
+		ts = append(ts, a.ModifiedDate, a.CreatedDate)
 	}
-	return n
+	return ts
 }
 
 // countEqual counts the ts equal to t.
@@ -711,7 +716,6 @@ type childTable[T any] struct {
 	id          func(*T) uuid.UUID
 	same        func(a, b *T) bool               // equal but for dates (EqualContent)
 	stamp       func(v, old *T, stamp time.Time) // StampWrite
-	stamped     func(v *T, stamp time.Time) int  // how many of v's dates are stamp
 	dates       func(v *T) []time.Time           // v's dates
 	// of and with read and set the supplier's list (the cache's own
 	// writes).
@@ -727,9 +731,6 @@ var (
 		id:    func(c *supplier.Contact) uuid.UUID { return c.ID },
 		same:  (*supplier.Contact).EqualContent,
 		stamp: (*supplier.Contact).StampWrite,
-		stamped: func(c *supplier.Contact, stamp time.Time) int {
-			return countEqual(stamp, c.ModifiedDate, c.CreatedDate)
-		},
 		dates: func(c *supplier.Contact) []time.Time { return []time.Time{c.ModifiedDate, c.CreatedDate} },
 		of:    func(r *supplier.Record) []supplier.Contact { return r.Contacts },
 		with:  func(r *supplier.Record, l []supplier.Contact) { r.Contacts = l },
@@ -744,9 +745,6 @@ var (
 		id:    func(a *supplier.RemittanceAddress) uuid.UUID { return a.ID },
 		same:  (*supplier.RemittanceAddress).EqualContent,
 		stamp: (*supplier.RemittanceAddress).StampWrite,
-		stamped: func(a *supplier.RemittanceAddress, stamp time.Time) int {
-			return countEqual(stamp, a.ModifiedDate, a.CreatedDate)
-		},
 		dates: func(a *supplier.RemittanceAddress) []time.Time { return []time.Time{a.ModifiedDate, a.CreatedDate} },
 		of:    func(r *supplier.Record) []supplier.RemittanceAddress { return r.RemittanceAddresses },
 		with:  func(r *supplier.Record, l []supplier.RemittanceAddress) { r.RemittanceAddresses = l },
@@ -888,7 +886,7 @@ func (p *childPut[T]) optimistic(s *Store, ctx context.Context, community string
 		if err != nil {
 			return nil, err
 		}
-		if !stampsInDoc(doc, stamp, t.stamped(&v, stamp)) {
+		if !stampsInDoc(doc, stamp, countEqual(stamp, t.dates(&v)...)) {
 			return nil, errRaced // a text value is the stamp's JSON: the locked way
 		}
 		return b, nil

@@ -62,6 +62,7 @@ func TestPutPlannedFromCache(t *testing.T) {
 		// from the cache, optimistic (read first), redone under the lock;
 		// all zero: a no-op, nothing written.
 		cache, optimistic, redone int64
+		onY                       bool // the write is of supplier y, not x
 		check                     func(t *testing.T, d supplier.Detail, contacts []supplier.Contact, addrs []supplier.RemittanceAddress)
 	}{
 		{name: "a changed supplier",
@@ -75,7 +76,7 @@ func TestPutPlannedFromCache(t *testing.T) {
 			}},
 		{name: "a new supplier",
 			do:    func(a *Store) (put, error) { return putSupplier(a, company(y, "new")) },
-			cache: 1},
+			cache: 1, onY: true},
 		{name: "an unchanged supplier",
 			do: func(a *Store) (put, error) { return putSupplier(a, company(x, "x0")) }},
 		{name: "a new contact",
@@ -162,7 +163,7 @@ func TestPutPlannedFromCache(t *testing.T) {
 				return p.created
 			},
 			do:     func(a *Store) (put, error) { return putSupplier(a, company(y, "mine")) },
-			redone: 1},
+			redone: 1, onY: true},
 		{name: "a contact of a supplier another node changed meanwhile",
 			before: func(t *testing.T, _, other *Store) time.Time {
 				if _, err := putSupplier(other, company(x, "theirs")); err != nil {
@@ -249,7 +250,7 @@ func TestPutPlannedFromCache(t *testing.T) {
 			}
 
 			id := x
-			if tc.name == "a new supplier" || tc.name == "a supplier another node created meanwhile" {
+			if tc.onY {
 				id = y
 			}
 			fromDB, err := other.Supplier(ctx, "c1", id)

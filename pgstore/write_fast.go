@@ -212,13 +212,7 @@ func (o *optimistic) useCache(b *cacheBase, modified *time.Time, dates ...time.T
 	o.modified = modified
 	mark := b.mark
 	d := &b.rec.Detail
-	dates = append(dates, d.ModifiedDate, d.CreatedDate)
-	if c := d.DefaultContact; c != nil {
-		dates = append(dates, c.ModifiedDate, c.CreatedDate)
-	}
-	if a := d.DefaultRemittanceAddress; a != nil {
-		dates = append(dates, a.ModifiedDate, a.CreatedDate)
-	}
+	dates = detailsDates(d, append(dates, d.ModifiedDate, d.CreatedDate))
 	for _, t := range dates {
 		if t.After(mark) {
 			mark = t
