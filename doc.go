@@ -87,7 +87,9 @@
 // customer-side connector of Interface C; examples/usersync syncs an HRIS
 // export; examples/gendata writes large realistic data files; bench holds
 // the load harness. internal/maintest runs a program's main, exit status
-// and all, from the program's own tests.
+// and all, from the program's own tests; internal/gcheadroom is the
+// server's pacing of the garbage collector by a memory allowance
+// (-gc-headroom).
 //
 // # How a request flows
 //

@@ -115,14 +115,15 @@ type config struct {
 	adminAddr  string // admin API listen address; empty: no admin API
 	logFormat  string // text or json
 	logLevel   slog.Level
-	maxImport  int64  // bound of an admin import body, in bytes
-	data       string // data file; empty means the embedded demo data
-	postgres   string // PostgreSQL DSN; empty means the in-memory store
-	pgMigrate  string // the database's own DSN for migrations; empty: postgres
-	pgRead     string // a streaming replica's DSN for reads; empty: none
-	pgCache    bool   // serve supplier reads from pgstore's per-node cache
-	readyEarly bool   // ready while the cache loads (pgstore.WithReadyWhileCacheLoads)
-	financeURL string // finance system for the demo checkout; empty means the stored budget tables
+	maxImport  int64        // bound of an admin import body, in bytes
+	gcHeadroom headroomFlag // -gc-headroom: the collector's headroom policy
+	data       string       // data file; empty means the embedded demo data
+	postgres   string       // PostgreSQL DSN; empty means the in-memory store
+	pgMigrate  string       // the database's own DSN for migrations; empty: postgres
+	pgRead     string       // a streaming replica's DSN for reads; empty: none
+	pgCache    bool         // serve supplier reads from pgstore's per-node cache
+	readyEarly bool         // ready while the cache loads (pgstore.WithReadyWhileCacheLoads)
+	financeURL string       // finance system for the demo checkout; empty means the stored budget tables
 
 	// shutdownDelay is how long the server keeps serving, with /readyz
 	// answering 503, after a signal and before its listeners close.
@@ -174,6 +175,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.TextVar(&cfg.logLevel, "log-level", slog.LevelInfo, "log `level`: debug, info, warn or error")
 	fs.DurationVar(&cfg.shutdownDelay, "shutdown-delay", 0, "on SIGINT or SIGTERM, keep serving for this `duration` with /readyz answering 503 before closing the listeners, so that a load balancer stops sending new requests first (e.g. 5s; docs/operations.md)")
 	fs.Int64Var(&cfg.maxImport, "max-import-bytes", 64<<30, "largest data file the admin import accepts, in `bytes` (0: no bound)")
+	fs.Var(&cfg.gcHeadroom, "gc-headroom", "memory the Go heap may grow by over its live size before a collection: a `size` (512MiB, 2GiB; 0 leaves Go's default pacing), or auto (the default), a quarter of the machine's or container's memory up to 1GiB. Fewer collections of the stores' indexes, less CPU a request; GOGC in the environment turns it off, GOMEMLIMIT still caps the heap (README, \"Sizing a node\")")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: server [-addr host:port] [-admin-addr host:port] [-data file.json] [-postgres URL [-postgres-migrate URL] [-postgres-read URL] [-pg-cache=false]] [-finance-url URL] [-log-format text|json] [-log-level level]\n\n")
 		fs.PrintDefaults()
@@ -229,6 +231,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	lw := newLogWriter(stderr, 100*time.Millisecond)
 	defer lw.Close()
 	log := newLogger(cfg, lw)
+	if stop := keepGCHeadroom(cfg.gcHeadroom, log); stop != nil {
+		defer stop()
+	}
 
 	ln, err := net.Listen("tcp", cfg.addr)
 	if err != nil {

@@ -304,7 +304,9 @@ func start(t *testing.T, args ...string) *running {
 		}
 	}()
 	go func() {
-		err := run(ctx, append([]string{"-addr", "127.0.0.1:0"}, args...), pw, r.stderr)
+		// No collector headroom unless a test asks (gc_test.go): the
+		// test process would otherwise grow its heap by up to 1 GiB.
+		err := run(ctx, append([]string{"-addr", "127.0.0.1:0", "-gc-headroom", "0"}, args...), pw, r.stderr)
 		pw.Close()
 		r.err = err
 		close(r.done)
