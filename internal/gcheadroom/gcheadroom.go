@@ -74,7 +74,8 @@ var active sync.Mutex // held while a policy runs (TryLock: one at a time)
 const interval = 100 * time.Millisecond
 
 // Keep starts keeping GOGC at Percent(live heap after each collection,
-// headroom, base) and returns the function that stops it and puts back
+// headroom, base) while the live heap is steady (base while it grows by
+// more than a quarter from one collection to the next) and returns the function that stops it and puts back
 // the GOGC the process had. changed, when not nil, is called (from
 // Keep's goroutine) with each GOGC it sets and the live heap it set it
 // for; a change smaller than a twentieth is not made, so that a live
@@ -127,6 +128,7 @@ type keeper struct {
 	base     int
 	cur      int    // the GOGC last set
 	cycles   uint64 // the collections seen
+	live     uint64 // the live heap at the last collection seen
 	samples  []metrics.Sample
 	changed  func(int, uint64)
 }
@@ -141,6 +143,15 @@ func (k *keeper) check() {
 	}
 	k.cycles = cycles
 	p := Percent(live, k.headroom, k.base)
+	if live > k.live+k.live/4 {
+		// A heap that grew by more than a quarter since the last
+		// collection is being filled (a store loading, an import): a
+		// headroom then only lets it balloon with the load's garbage,
+		// and loads measured slower with it (bench/README.md, session
+		// 14). The headroom comes back once the live heap settles.
+		p = k.base
+	}
+	k.live = live
 	if math.Abs(float64(p-k.cur)) < float64(k.cur)/20 {
 		return
 	}

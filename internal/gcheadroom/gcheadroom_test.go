@@ -80,11 +80,12 @@ func TestKeepRaisesGOGCAndRestores(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer stop()
-	runtime.GC()
+	// Collections until Keep has seen the live heap steady over two.
 	deadline := time.Now().Add(10 * time.Second)
 	p, live, ok := ch.last()
 	for !ok && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
+		runtime.GC()
+		time.Sleep(2 * interval)
 		p, live, ok = ch.last()
 	}
 	if !ok {
@@ -158,5 +159,46 @@ func TestAuto(t *testing.T) {
 		if got := Auto(1 << 20); got != 1<<20 {
 			t.Errorf("Auto(1 MiB) = %d, want the bound", got)
 		}
+	}
+}
+
+// sink keeps what TestKeepWaitsWhileTheHeapGrows allocates live.
+var sink [][]byte
+
+// While the live heap grows by more than a quarter from one collection
+// to the next (a store loading), GOGC stays at base; once it settles, the
+// headroom applies.
+func TestKeepWaitsWhileTheHeapGrows(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	defer func() { sink = nil }()
+	var ch changes
+	stop, err := Keep(1<<30, 100, ch.note)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	live := func() uint64 {
+		s := []metrics.Sample{{Name: liveMetric}}
+		metrics.Read(s)
+		return s[0].Value.Uint64()
+	}
+	runtime.GC()
+	time.Sleep(2 * interval)
+	for i := range 4 {
+		// Double the live heap, then collect: Keep sees it grow.
+		sink = append(sink, make([]byte, max(live(), 4<<20)))
+		runtime.GC()
+		time.Sleep(2 * interval)
+		if got := gogc(t); got != 100 {
+			t.Fatalf("growth %d: GOGC %d while the live heap doubles, want base 100 (changes %v)", i, got, ch.seen)
+		}
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for gogc(t) <= 100 && time.Now().Before(deadline) {
+		runtime.GC()
+		time.Sleep(2 * interval)
+	}
+	if got, l := gogc(t), live(); got != Percent(l, 1<<30, 100) || got <= 100 {
+		t.Errorf("GOGC %d once the live heap (%d) settled, want Percent's %d", got, l, Percent(l, 1<<30, 100))
 	}
 }
