@@ -25,7 +25,8 @@ var layers = [][]string{
 	// Leaves: helpers that know nothing of the domain.
 	{"internal/jsontext", "internal/syncbuf", "internal/pgmigrate", "internal/pgtest",
 		"internal/textkey", "internal/wavelet", "internal/fenwick", "internal/blist", "internal/maintest",
-		"internal/metricstest", "internal/pgpool", "internal/storemetrics", "internal/cputime", "bench/internal/..."},
+		"internal/metricstest", "internal/pgpool", "internal/storemetrics", "internal/cputime", "internal/gcheadroom",
+		"bench/internal/..."},
 	// The shared error types, Community and this map.
 	{"."},
 	// What every domain package builds on: paging, and the validator that
