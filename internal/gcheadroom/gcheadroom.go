@@ -90,6 +90,7 @@ func Keep(headroom uint64, base int, changed func(percent int, live uint64)) (st
 	}
 	old := debug.SetGCPercent(base)
 	k := &keeper{headroom: headroom, base: base, cur: base, changed: changed,
+		set:     func(p int) { debug.SetGCPercent(p) },
 		samples: []metrics.Sample{{Name: cyclesMetric}, {Name: liveMetric}}}
 	done := make(chan struct{})
 	finished := make(chan struct{})
@@ -131,13 +132,19 @@ type keeper struct {
 	live     uint64 // the live heap at the last collection seen
 	samples  []metrics.Sample
 	changed  func(int, uint64)
+	set      func(int) // sets GOGC (debug.SetGCPercent; a test's own)
 }
 
 // check sets GOGC for the live heap of the last collection, if one
 // finished since the last check.
 func (k *keeper) check() {
 	metrics.Read(k.samples)
-	cycles, live := k.samples[0].Value.Uint64(), k.samples[1].Value.Uint64()
+	k.observe(k.samples[0].Value.Uint64(), k.samples[1].Value.Uint64())
+}
+
+// observe decides GOGC from the count of collections so far and the live
+// heap the last one found, and sets it through k.set when it changes.
+func (k *keeper) observe(cycles, live uint64) {
 	if cycles == k.cycles {
 		return
 	}
@@ -155,7 +162,7 @@ func (k *keeper) check() {
 	if math.Abs(float64(p-k.cur)) < float64(k.cur)/20 {
 		return
 	}
-	debug.SetGCPercent(p)
+	k.set(p)
 	k.cur = p
 	if k.changed != nil {
 		k.changed(p, live)
