@@ -38,10 +38,11 @@
 // client polling modifiedSince with the largest modifiedDate it has seen
 // misses nothing. A put is planned before the lock and checked under it
 // (write_fast.go): from the node's supplier cache when it serves the
-// community, in one round trip, else from a read first. The data-file import (Import, ImportStream) is an upsert
-// in one transaction, streamed through temporary tables: a 2.9 GB file of
-// 1,000,000 suppliers (examples/gendata) imported in 5 min 42 s with a
-// peak resident memory of 106 MB (TestImportStreamMemory, busy 2-core
+// community, in one round trip, else from a read first. The data-file
+// import (Import, ImportStream) is an upsert in one transaction,
+// streamed through temporary tables: a 2.9 GB file of 1,000,000
+// suppliers (examples/gendata) imported in 5 min 42 s with a peak
+// resident memory of 106 MB (TestImportStreamMemory, busy 2-core
 // machine).
 //
 // Ready (procure.Readier) answers a readiness probe: the database

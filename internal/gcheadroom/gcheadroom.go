@@ -21,7 +21,6 @@ package gcheadroom
 
 import (
 	"errors"
-	"math"
 	"math/bits"
 	"runtime/debug"
 	"runtime/metrics"
@@ -42,7 +41,8 @@ func Percent(live, headroom uint64, base int) int {
 	if live == 0 || headroom == 0 {
 		return base
 	}
-	// ceil(headroom*100/live) without overflow for any inputs.
+	// ceil(headroom*100/live) without overflow for any inputs; below
+	// the bound q*100 + 100 < MaxPercent, so the sum needs no check.
 	q := headroom / live
 	if q >= MaxPercent/100 {
 		return MaxPercent
@@ -56,9 +56,6 @@ func Percent(live, headroom uint64, base int) int {
 			f++
 		}
 		p += f
-	}
-	if p > MaxPercent {
-		return MaxPercent
 	}
 	return max(int(p), base)
 }
@@ -75,8 +72,8 @@ const interval = 100 * time.Millisecond
 
 // Keep starts keeping GOGC at Percent(live heap after each collection,
 // headroom, base) while the live heap is steady (base while it grows by
-// more than a quarter from one collection to the next) and returns the function that stops it and puts back
-// the GOGC the process had. changed, when not nil, is called (from
+// more than a quarter from one collection to the next) and returns the
+// function that stops it and puts back the GOGC the process had. changed, when not nil, is called (from
 // Keep's goroutine) with each GOGC it sets and the live heap it set it
 // for; a change smaller than a twentieth is not made, so that a live
 // heap moving by a few bytes does not reset the pacer at every
@@ -159,8 +156,8 @@ func (k *keeper) observe(cycles, live uint64) {
 		p = k.base
 	}
 	k.live = live
-	if math.Abs(float64(p-k.cur)) < float64(k.cur)/20 {
-		return
+	if d := p - k.cur; 20*d < k.cur && -20*d < k.cur {
+		return // less than a twentieth off
 	}
 	k.set(p)
 	k.cur = p

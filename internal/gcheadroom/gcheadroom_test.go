@@ -211,14 +211,14 @@ func TestObserve(t *testing.T) {
 		}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			set := 0
-			k := &keeper{headroom: 1 << 30, base: 100, cur: 100, set: func(int) { set++ }}
+			set := -1 // the GOGC set by the step, -1 for none
+			k := &keeper{headroom: 1 << 30, base: 100, cur: 100, set: func(p int) { set = p }}
 			for i, s := range c.steps {
-				before := set
+				set = -1
 				k.observe(s.cycles, s.live)
-				if k.cur != s.want || (set > before) != s.set {
-					t.Errorf("step %d (cycle %d, live %d MiB): GOGC %d, set %v; want %d, set %v",
-						i, s.cycles, s.live/mib, k.cur, set > before, s.want, s.set)
+				if k.cur != s.want || (set >= 0) != s.set || (s.set && set != s.want) {
+					t.Errorf("step %d (cycle %d, live %d MiB): GOGC %d, set %d; want %d, set %v",
+						i, s.cycles, s.live/mib, k.cur, set, s.want, s.set)
 				}
 			}
 		})
