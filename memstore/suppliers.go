@@ -139,8 +139,8 @@ func (s *Store) Supplier(ctx context.Context, community string, id uuid.UUID) (s
 }
 
 // ListContacts returns one page of a supplier's contacts in name order
-// (supplier.Store). The items share memory with the store: they are
-// read-only, and the slice is clipped so that appending to it copies.
+// (supplier.Store). The page is the caller's; its strings are shared
+// with the store, immutable as all strings are.
 func (s *Store) ListContacts(ctx context.Context, community string, supplierID uuid.UUID, p paging.Request) (paging.Page[supplier.Contact], error) {
 	if err := ctx.Err(); err != nil {
 		return paging.Page[supplier.Contact]{}, err

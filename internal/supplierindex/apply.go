@@ -15,11 +15,10 @@ import (
 // replacing the stored ones. Deletes come first, so an id in both lists
 // (deleted, then created again) ends as put has it. The records must be
 // in normal form (supplier.Record's Normalize) and valid: the index does
-// not check them. It keeps their parts, shared (the caller must not
-// change them afterwards), but never writes into them, so a record may
-// share parts with one the index holds (a write keeping a supplier's
-// contacts, say). A record equal to the stored one, dates included,
-// changes nothing.
+// not check them. It keeps their summaries' texts and keywords, shared
+// (the caller must not change them afterwards), packs the rest, and
+// never writes into them. A record equal to the stored one, dates
+// included, changes nothing.
 //
 // Each change holds the index's lock exclusively only for its overlay
 // update (the binary searches that place a record run before); when the
@@ -31,10 +30,10 @@ func (x *Index) Apply(put []supplier.Record, deleted []uuid.UUID) {
 	}
 	for i := range put {
 		rec := newSupplierRec(&put[i], nil)
-		if old := x.current(rec.detail.ID); old != nil && sameRecord(old, &rec) {
+		if old := x.current(rec.summary.ID); old != nil && sameRecord(old, &rec) {
 			continue
 		}
-		x.replace(rec.detail.ID, &rec)
+		x.replace(rec.summary.ID, &rec)
 	}
 }
 
@@ -77,26 +76,11 @@ func (x *Index) replace(id uuid.UUID, rec *supplierRec) {
 // recMaxModified is the latest modifiedDate of a record, its default
 // contact and address, contacts and addresses, in microseconds.
 func recMaxModified(rec *supplierRec) int64 {
-	m := rec.detail.ModifiedDate.UnixMicro()
-	if c := rec.detail.DefaultContact; c != nil {
-		m = max(m, c.ModifiedDate.UnixMicro())
-	}
-	if a := rec.detail.DefaultRemittanceAddress; a != nil {
-		m = max(m, a.ModifiedDate.UnixMicro())
-	}
-	for i := range rec.contacts {
-		m = max(m, rec.contacts[i].ModifiedDate.UnixMicro())
-	}
-	for i := range rec.addrs {
-		m = max(m, rec.addrs[i].ModifiedDate.UnixMicro())
-	}
-	return m
+	return max(rec.summary.ModifiedDate.UnixMicro(), partsMaxModified(rec.parts))
 }
 
 // sameRecord reports whether two stored records hold the same supplier,
-// dates included.
+// dates included (equal values pack to equal parts: packed.go).
 func sameRecord(a, b *supplierRec) bool {
-	return a.detail.Equal(&b.detail) && slices.Equal(a.keywords, b.keywords) &&
-		slices.EqualFunc(a.contacts, b.contacts, func(x, y supplier.Contact) bool { return x.Equal(&y) }) &&
-		slices.EqualFunc(a.addrs, b.addrs, func(x, y supplier.RemittanceAddress) bool { return x.Equal(&y) })
+	return a.summary.Equal(&b.summary) && slices.Equal(a.keywords, b.keywords) && a.parts == b.parts
 }

@@ -50,10 +50,11 @@ type Builder struct {
 }
 
 // Add takes r, in normal form (supplier.Record's Normalize), over: the
-// index keeps its parts (the caller must not change them afterwards),
-// makes its repeated strings share one copy with the other records of the
-// build (changing r in place), and sorts its contacts by name and its
-// addresses by companyName into slices of its own.
+// index keeps its summary's texts and keywords (the caller must not
+// change them afterwards), makes its keywords share one copy with the
+// other records of the build (changing r.Keywords in place), and packs
+// the rest, its contacts sorted by name and its addresses by companyName
+// (packed.go): r's other parts are the caller's again.
 func (b *Builder) Add(r *supplier.Record) {
 	if b.in == nil {
 		b.in = newInterner()
@@ -112,21 +113,20 @@ func (x *Index) List(q supplier.ListQuery, dst []supplier.Summary) (paging.Page[
 }
 
 // Supplier returns one supplier in full, or an error matching
-// supplier.ErrNotFound. The detail is the index's own, read-only (as are
-// the pointers in it): a caller copies it once, into its own result,
-// rather than the index copying it for every caller on the way.
+// supplier.ErrNotFound. The detail and its parts are made for the
+// caller from the stored record (one allocation, packed.go); its strings
+// are the index's, which no one writes.
 func (x *Index) Supplier(id uuid.UUID) (*supplier.Detail, error) {
 	if rec := x.current(id); rec != nil {
-		return &rec.detail, nil
+		return detailOf(&rec.summary, rec.parts), nil
 	}
 	return nil, notFound(id)
 }
 
 // Contacts returns one page of a supplier's contacts in name order (p is
 // checked against supplier.ContactPaging), or an error matching
-// supplier.ErrNotFound; O(1) beyond finding the supplier. The items share
-// memory with the index: they are read-only, and the slice is clipped so
-// that appending to it copies.
+// supplier.ErrNotFound; O(page size) beyond finding the supplier. The
+// items are made for the caller from the stored record.
 func (x *Index) Contacts(id uuid.UUID, p paging.Request) (paging.Page[supplier.Contact], error) {
 	r, err := p.Check(supplier.ContactPaging)
 	if err != nil {
@@ -136,8 +136,9 @@ func (x *Index) Contacts(id uuid.UUID, p paging.Request) (paging.Page[supplier.C
 	if rec == nil {
 		return paging.Page[supplier.Contact]{}, notFound(id)
 	}
-	lo, hi := paging.Window(len(rec.contacts), r)
-	return paging.NewPage(rec.contacts[lo:hi:hi], len(rec.contacts), r), nil
+	k := numContacts(rec.parts)
+	lo, hi := paging.Window(k, r)
+	return paging.NewPage(contactsOf(rec.parts, lo, hi), k, r), nil
 }
 
 // RemittanceAddresses returns one page of a supplier's remittance
@@ -161,14 +162,24 @@ func (x *Index) RemittanceAddresses(id uuid.UUID, q supplier.AddressQuery) (pagi
 
 // Record returns the current record of the supplier id: its detail,
 // keywords, contacts in name order and remittance addresses in
-// companyName order, all shared with the index (read-only). A writer
-// reads it to make the next version, which it hands to Apply.
+// companyName order, made for the caller from the stored record (a
+// writer may change it to make the next version, which it hands to
+// Apply; its strings are shared and immutable, as all strings are).
 func (x *Index) Record(id uuid.UUID) (supplier.Record, bool) {
 	rec := x.current(id)
 	if rec == nil {
 		return supplier.Record{}, false
 	}
-	return supplier.Record{Detail: rec.detail, Keywords: rec.keywords, Contacts: rec.contacts, RemittanceAddresses: rec.addrs}, true
+	all := make([]int, numAddrs(rec.parts))
+	for i := range all {
+		all[i] = i
+	}
+	return supplier.Record{
+		Detail:              *detailOf(&rec.summary, rec.parts),
+		Keywords:            rec.keywords,
+		Contacts:            contactsOf(rec.parts, 0, numContacts(rec.parts)),
+		RemittanceAddresses: addrsOf(rec.parts, all),
+	}, true
 }
 
 // MaxModified is the latest modifiedDate of every supplier, contact and
@@ -204,10 +215,10 @@ func notFound(id uuid.UUID) error { return fmt.Errorf("%w: %s", supplier.ErrNotF
 // addresses returns the page r of the record's addresses modified at or
 // after since (zero: all).
 func (rec *supplierRec) addresses(since time.Time, r paging.Request) ([]supplier.RemittanceAddress, int) {
-	k := len(rec.addrs)
+	parts := rec.parts
+	k := numAddrs(parts)
 	desc := r.Sort.Desc
 	byDate := r.Sort.Field == "modifiedDate"
-	// at returns the index of the i-th address in the requested order.
 	order := addrByName
 	switch {
 	case byDate && desc:
@@ -217,51 +228,47 @@ func (rec *supplierRec) addresses(since time.Time, r paging.Request) ([]supplier
 	case desc:
 		order = addrByNameDesc
 	}
-	at := func(i int) int { return rec.addrAt(order, i) }
-
+	// at returns the index of the i-th address in the requested order.
+	at := func(i int) int { return addrOrderAt(parts, order, i) }
+	var idx []int
 	if since.IsZero() {
 		lo, hi := paging.Window(k, r)
-		if order == addrByName {
-			return rec.addrs[lo:hi:hi], k
-		}
-		out := make([]supplier.RemittanceAddress, 0, hi-lo)
 		for i := lo; i < hi; i++ {
-			out = append(out, rec.addrs[at(i)])
+			idx = append(idx, at(i))
 		}
-		return out, k
+		return addrsOf(parts, idx), k
 	}
 
 	th := ceilMicros(since)
 	// first is the number of addresses modified before since: in
 	// ascending date order they come first.
 	first := sort.Search(k, func(i int) bool {
-		return rec.addrs[rec.addrAt(addrByDateAsc, i)].ModifiedDate.UnixMicro() >= th
+		return addrModified(parts, addrOrderAt(parts, addrByDateAsc, i)) >= th
 	})
 	total := k - first
 	lo, hi := paging.Window(total, r)
-	out := make([]supplier.RemittanceAddress, 0, hi-lo)
 	switch {
 	case byDate && !desc:
 		for i := lo; i < hi; i++ {
-			out = append(out, rec.addrs[at(first+i)])
+			idx = append(idx, at(first+i))
 		}
 	case byDate && desc:
 		// Newest first: the matches are the first total of the order.
 		for i := lo; i < hi; i++ {
-			out = append(out, rec.addrs[at(i)])
+			idx = append(idx, at(i))
 		}
 	default:
 		seen := 0
 		for i := 0; i < k && seen < hi; i++ {
-			a := &rec.addrs[at(i)]
-			if a.ModifiedDate.UnixMicro() < th {
+			j := at(i)
+			if addrModified(parts, j) < th {
 				continue
 			}
 			if seen >= lo {
-				out = append(out, *a)
+				idx = append(idx, j)
 			}
 			seen++
 		}
 	}
-	return out, total
+	return addrsOf(parts, idx), total
 }

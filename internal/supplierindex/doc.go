@@ -15,10 +15,14 @@
 // per value when a record is loaded or applied (keys.go).
 //
 // The index takes records over (in normal form, valid: the store that
-// holds them has checked them) and never writes into them; what it returns
-// is shared with it and read-only. It does not stamp dates nor validate:
-// memstore does both before a write, and pgstore's cache applies what the
-// database committed. Everything is safe for concurrent use.
+// holds them has checked them) and never writes into them; it keeps each
+// supplier's summary and keywords as given and packs the rest into one
+// string (packed.go), from which a read makes the values it returns: a
+// record is then a few pointers for the collector to follow rather than
+// some forty, and one run of memory for a read at random. It does not
+// stamp dates nor validate: memstore does both before a write, and
+// pgstore's cache applies what the database committed. Everything is safe
+// for concurrent use.
 //
 // Package layout: this package holds the index and its list planner;
 // internal/wavelet (the wavelet matrix over ranks, and its bit vector),

@@ -49,19 +49,16 @@ func orderOf(s paging.Sort) int {
 	return o
 }
 
-// supplierRec is what the store keeps of one supplier: the detail, the
-// keywords (which only the text index reads, and a rebuild needs), the
-// contacts in name order and the remittance addresses in companyName
-// order. A record is immutable once stored: a write makes a new one.
+// supplierRec is what the store keeps of one supplier: the summary (what
+// the lists read), the keywords (which only the text index reads, and a
+// rebuild needs) and the rest packed (packed.go): the detail's other
+// parts, the contacts in name order and the remittance addresses in
+// companyName order with their other orders. A record is immutable once
+// stored: a write makes a new one.
 type supplierRec struct {
-	detail   supplier.Detail
+	summary  supplier.Summary
 	keywords []string
-	contacts []supplier.Contact
-	addrs    []supplier.RemittanceAddress
-	// addrIdx holds, when there are two addresses or more, three
-	// permutations of addrs one after the other: companyName descending,
-	// modifiedDate ascending, modifiedDate descending.
-	addrIdx []int32
+	parts    string
 }
 
 // The orders of a supplier's remittance addresses.
@@ -71,14 +68,6 @@ const (
 	addrByDateAsc
 	addrByDateDesc
 )
-
-// addrAt is the index in rec.addrs of the i-th address in the given order.
-func (rec *supplierRec) addrAt(order, i int) int {
-	if order == addrByName || rec.addrIdx == nil {
-		return i
-	}
-	return int(rec.addrIdx[(order-1)*len(rec.addrs)+i])
-}
 
 // supplierSet is the immutable, indexed supplier data of one community.
 //
@@ -292,7 +281,7 @@ func indexRecsPar(src []*supplierRec, par int, known func(i int) (key []byte, ok
 	slot := make([]int32, n)
 	ids := make([]uuid.UUID, n)
 	for i := range n {
-		ids[i] = src[i].detail.ID
+		ids[i] = src[i].summary.ID
 		if ids[i] == uuid.Nil {
 			return nil, fmt.Errorf("suppliers[%d].id: is required (a non-nil UUID)", i)
 		}
@@ -335,7 +324,7 @@ func indexRecsPar(src []*supplierRec, par int, known func(i int) (key []byte, ok
 		p := int(posOf[i])
 		set.recs[p] = src[i]
 		set.maxMod = max(set.maxMod, recMaxModified(src[i]))
-		d := &src[i].detail
+		d := &src[i].summary
 		set.byID[d.ID] = int32(p)
 		set.mod[p] = d.ModifiedDate.UnixMicro()
 		created[p] = d.CreatedDate.UnixMicro()
@@ -530,47 +519,37 @@ func buildOrder(n int, key func(a, b int32) int, isNull func(a int32) bool, tie 
 	return asc, desc
 }
 
-// newSupplierRec makes the stored form of a record, sharing src's parts:
-// it sorts the contacts by name and the addresses by companyName, and
-// precomputes the other address orders. With in, it first makes src's
-// repeated strings share one copy with the other records of a load (in
-// place: src is a load's own). A default contact or address equal to one
-// of the supplier's own shares its memory.
+// newSupplierRec makes the stored form of a record: it sorts the
+// contacts by name and the addresses by companyName, precomputes the
+// other address orders, and packs them with the detail's other parts.
+// With in, the keywords share one copy with the other records of a load
+// (in place: src is a load's own). The stored form shares no memory with
+// src but the summary's texts and the keywords.
 func newSupplierRec(src *supplier.Record, in *interner) supplierRec {
-	r := *src
-	r.Keywords = slices.Clip(r.Keywords)
+	kw := slices.Clip(src.Keywords)
 	if in != nil {
-		in.record(&r)
+		for i := range kw {
+			in.str(&kw[i])
+		}
 	}
-	return finishRec(r)
-}
-
-// finishRec makes the stored form of r, whose parts it takes over: it
-// sorts the contacts by name and the addresses by companyName, and
-// precomputes the other address orders.
-func finishRec(r supplier.Record) supplierRec {
-	rec := supplierRec{detail: r.Detail, keywords: r.Keywords}
-	// One contact or address (the common case) needs no ordering.
-	if len(r.Contacts) == 1 {
-		rec.contacts = slices.Clip(r.Contacts)
-	}
-	if len(r.RemittanceAddresses) == 1 {
-		rec.addrs = slices.Clip(r.RemittanceAddresses)
-	}
-	if len(r.Contacts) > 1 {
-		cs := r.Contacts
+	rec := supplierRec{summary: src.Summary, keywords: kw}
+	contacts := src.Contacts
+	if len(contacts) > 1 {
+		cs := contacts
 		keys := sortKeys(len(cs), func(i int) string { return cs[i].Name })
 		asc, _ := buildOrder(len(cs),
 			func(a, b int32) int { return bytes.Compare(keys[a], keys[b]) },
 			func(a int32) bool { return len(keys[a]) == 0 },
 			func(a, b int32) int { return bytes.Compare(cs[a].ID[:], cs[b].ID[:]) })
-		rec.contacts = make([]supplier.Contact, len(cs))
+		contacts = make([]supplier.Contact, len(cs))
 		for i, j := range asc {
-			rec.contacts[i] = cs[j]
+			contacts[i] = cs[j]
 		}
 	}
-	if len(r.RemittanceAddresses) > 1 {
-		as := r.RemittanceAddresses
+	addrs := src.RemittanceAddresses
+	var addrIdx []int32
+	if len(addrs) > 1 {
+		as := addrs
 		keys := sortKeys(len(as), func(i int) string { return as[i].CompanyName.String() })
 		byName := func(a, b int32) int { return bytes.Compare(keys[a], keys[b]) }
 		noName := func(a int32) bool { return len(keys[a]) == 0 }
@@ -581,32 +560,15 @@ func finishRec(r supplier.Record) supplierRec {
 		for i, j := range asc {
 			sorted[i], sortedKeys[i] = as[j], keys[j]
 		}
-		rec.addrs = sorted
+		addrs = sorted
 		as, keys = sorted, sortedKeys
 		_, nameDesc := buildOrder(len(as), byName, noName, byID)
 		dateAsc, dateDesc := buildOrder(len(as),
 			func(a, b int32) int { return as[a].ModifiedDate.Compare(as[b].ModifiedDate) },
 			nil, byID)
-		rec.addrIdx = slices.Concat(nameDesc, dateAsc, dateDesc)
+		addrIdx = slices.Concat(nameDesc, dateAsc, dateDesc)
 	}
-	// The default contact and address are usually one of the supplier's
-	// own: share it (the store's records are read-only).
-	if c := rec.detail.DefaultContact; c != nil {
-		for i := range rec.contacts {
-			if c.Equal(&rec.contacts[i]) {
-				rec.detail.DefaultContact = &rec.contacts[i]
-				break
-			}
-		}
-	}
-	if a := rec.detail.DefaultRemittanceAddress; a != nil {
-		for i := range rec.addrs {
-			if a.Equal(&rec.addrs[i]) {
-				rec.detail.DefaultRemittanceAddress = &rec.addrs[i]
-				break
-			}
-		}
-	}
+	rec.parts = packParts(&src.Detail, contacts, addrs, addrIdx)
 	return rec
 }
 

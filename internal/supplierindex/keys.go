@@ -32,7 +32,7 @@ func matchKey(s string) string { return textkey.Match(s) }
 // matchTerms appends to dst the record's match terms
 // (supplier.MatchTerms).
 func matchTerms(rec *supplierRec, dst []string) []string {
-	return supplier.MatchTerms(dst, &rec.detail.Summary, rec.keywords)
+	return supplier.MatchTerms(dst, &rec.summary, rec.keywords)
 }
 
 // builtKeys is what textKeys computes for a build.
@@ -127,7 +127,7 @@ func oneChunk(src []*supplierRec, posOf []int32, lo, hi int, known func(i int) (
 	// character) and the usual terms, so that the buffers rarely grow.
 	size := 0
 	for _, rec := range src[lo:hi] {
-		size += 5*len(rec.detail.Name.String()) + 8
+		size += 5*len(rec.summary.Name.String()) + 8
 	}
 	ch := chunkKeys{arena: make([]byte, 0, size), length: make([]uint16, 0, hi-lo)}
 	var own []string
@@ -142,7 +142,7 @@ func oneChunk(src []*supplierRec, posOf []int32, lo, hi int, known func(i int) (
 		if ok {
 			ch.arena = append(ch.arena, k...)
 		} else {
-			ch.arena = textkey.Sort(ch.arena, rec.detail.Name.String())
+			ch.arena = textkey.Sort(ch.arena, rec.summary.Name.String())
 		}
 		l := len(ch.arena) - before
 		if l > maxTermBytes {

@@ -40,7 +40,7 @@ func (r *recStore) layOut(set *supplierSet) {
 	// name.
 	dest := make([]int32, n)
 	for i := range n {
-		dest[i] = rank[set.byID[r.at(int32(i)).detail.ID]]
+		dest[i] = rank[set.byID[r.at(int32(i)).summary.ID]]
 	}
 	for i := range int32(n) {
 		for dest[i] != i {
@@ -58,8 +58,8 @@ func (r *recStore) layOut(set *supplierSet) {
 		tins := 0
 		for i := lo; i < hi; i++ {
 			rec := r.at(int32(i))
-			forSummaryTexts(&rec.detail.Summary, func(t *supplier.Text) { sums = append(sums, t.String()...) })
-			if rec.detail.TinLastVerifiedDate != nil {
+			forSummaryTexts(&rec.summary, func(t *supplier.Text) { sums = append(sums, t.String()...) })
+			if rec.summary.TinLastVerifiedDate != nil {
 				tins++
 			}
 		}
@@ -71,7 +71,7 @@ func (r *recStore) layOut(set *supplierSet) {
 		at := 0
 		for i := lo; i < hi; i++ {
 			rec := r.at(int32(i))
-			s := &rec.detail.Summary
+			s := &rec.summary
 			forSummaryTexts(s, func(t *supplier.Text) {
 				l := len(t.String())
 				*t = supplier.NewText(packed[at : at+l])

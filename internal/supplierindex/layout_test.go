@@ -27,7 +27,7 @@ func layoutRecords(t *testing.T) []supplier.Record {
 		r.Name = supplier.NewText(fmt.Sprintf("Name %04d", rng.IntN(10000)))
 		if i%3 == 0 && len(r.Contacts) > 0 {
 			c := r.Contacts[0]
-			r.DefaultContact = &c // equal to one of its own: shared by finishRec
+			r.DefaultContact = &c // equal to one of its own: packed as its index
 		}
 		if i%4 == 0 && len(r.RemittanceAddresses) > 0 {
 			a := r.RemittanceAddresses[1]
@@ -97,7 +97,7 @@ func TestLayOutOrder(t *testing.T) {
 		var start, end uintptr
 		total := uintptr(0)
 		for r := lo; r < min(len(order), lo+layoutBatch); r++ {
-			forSummaryTexts(&set.rec(int(order[r])).detail.Summary, func(text *supplier.Text) {
+			forSummaryTexts(&set.rec(int(order[r])).summary, func(text *supplier.Text) {
 				s := text.String()
 				p := uintptr(unsafe.Pointer(unsafe.StringData(s)))
 				if start == 0 {

@@ -245,7 +245,7 @@ func (set *supplierSet) gather(dst []supplier.Summary, o int, candidates []int32
 		page := buf[lo:min(hi, len(buf))]
 		out = pageBuf(dst, len(page))
 		for _, rank := range page {
-			out = append(out, set.rec(int(idx[rank])).detail.Summary)
+			out = append(out, set.rec(int(idx[rank])).summary)
 		}
 	}
 	if cap(buf) <= maxPooledRanks {
@@ -265,7 +265,7 @@ func (set *supplierSet) walkPage(dst []supplier.Summary, tw, pw *wavelet.Matrix,
 	idx := set.orders[o]
 	out := pageBuf(dst, hi-lo)
 	w := wavelet.DistinctWalk{T: tw, P: pw, Skip: lo, Yield: func(rank int) bool {
-		out = append(out, set.rec(int(idx[rank])).detail.Summary)
+		out = append(out, set.rec(int(idx[rank])).summary)
 		return len(out) < hi-lo
 	}}
 	w.Run(t, p)
@@ -318,7 +318,7 @@ func (set *supplierSet) listBoth(dst []supplier.Summary, m *matches, lo, hi int)
 			return true
 		}
 		if found >= first {
-			out = append(out, set.rec(int(p)).detail.Summary)
+			out = append(out, set.rec(int(p)).summary)
 		}
 		found++
 		return found < last

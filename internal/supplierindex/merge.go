@@ -115,7 +115,7 @@ func (ov *overlay) listMerged(dst []supplier.Summary, flt filter, m *matches, r 
 	nextAt()
 	m.each(liveStart(lo-j), func(rank int) bool {
 		for next != nil && int(next.at[o]) <= rank {
-			out = append(out, next.rec.detail.Summary)
+			out = append(out, next.rec.summary)
 			j++
 			if len(out) == need {
 				return false
@@ -123,13 +123,13 @@ func (ov *overlay) listMerged(dst []supplier.Summary, flt filter, m *matches, r 
 			nextAt()
 		}
 		if p := int(idx[rank]); !ov.isDead(p) {
-			out = append(out, base.rec(p).detail.Summary)
+			out = append(out, base.rec(p).summary)
 		}
 		return len(out) < need
 	})
 	if len(out) < need {
 		deltaEach(j, func(it *deltaItem) bool {
-			out = append(out, it.rec.detail.Summary)
+			out = append(out, it.rec.summary)
 			return len(out) < need
 		})
 	}
@@ -168,13 +168,13 @@ func (ov *overlay) front(dst []supplier.Summary, o int, m *matches, lo, hi int, 
 		for pending != nil && int(pending.at[o]) <= rank {
 			it := pending
 			pending = next()
-			if !add(&it.rec.detail.Summary) {
+			if !add(&it.rec.summary) {
 				done = true
 				return false
 			}
 		}
 		if p := int(idx[rank]); !ov.isDead(p) {
-			if !add(&base.rec(p).detail.Summary) {
+			if !add(&base.rec(p).summary) {
 				done = true
 				return false
 			}
@@ -184,7 +184,7 @@ func (ov *overlay) front(dst []supplier.Summary, o int, m *matches, lo, hi int, 
 	for !done && pending != nil {
 		it := pending
 		pending = next()
-		done = !add(&it.rec.detail.Summary)
+		done = !add(&it.rec.summary)
 	}
 	return out
 }
@@ -504,7 +504,7 @@ func (ov *overlay) pageAll(dst []supplier.Summary, o, lo, hi int) []supplier.Sum
 	}
 	for len(out) < need {
 		if next.it != nil && (x >= n || int(next.at) <= x) {
-			out = append(out, next.it.rec.detail.Summary)
+			out = append(out, next.it.rec.summary)
 			j++
 			next = viewEntry{}
 			if j < d {
@@ -519,9 +519,9 @@ func (ov *overlay) pageAll(dst []supplier.Summary, o, lo, hi int) []supplier.Sum
 		x++
 		if !ov.isDead(p) {
 			if named {
-				out = append(out, base.named.at(int32(x-1)).detail.Summary)
+				out = append(out, base.named.at(int32(x-1)).summary)
 			} else {
-				out = append(out, base.rec(p).detail.Summary)
+				out = append(out, base.rec(p).summary)
 			}
 		}
 	}

@@ -29,7 +29,7 @@ type orderKey struct {
 }
 
 func keyOf(rec *supplierRec) orderKey {
-	d := &rec.detail
+	d := &rec.summary
 	return orderKey{name: sortKey(d.Name.String()), created: d.CreatedDate.UnixMicro(), mod: d.ModifiedDate.UnixMicro(), id: d.ID}
 }
 
@@ -112,7 +112,7 @@ func newDeltaItem(base *supplierSet, rec *supplierRec) *deltaItem {
 	idLess := func(asc int) func(r int) bool {
 		idx := base.orders[asc]
 		return func(r int) bool {
-			id := base.rec(int(idx[r])).detail.ID
+			id := base.rec(int(idx[r])).summary.ID
 			return bytes.Compare(id[:], k.id[:]) < 0
 		}
 	}

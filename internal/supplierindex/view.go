@@ -257,7 +257,7 @@ func (w *mergeWalk) emitDelta(lo, hi int) {
 	for b := l.BlockOf(lo); b < l.NumBlocks() && lo < hi; b++ {
 		blk, start := l.Block(b), l.Start(b)
 		for _, e := range blk[lo-start : min(len(blk), hi-start)] {
-			w.out = append(w.out, e.it.rec.detail.Summary)
+			w.out = append(w.out, e.it.rec.summary)
 			lo++
 			if len(w.out) == w.need {
 				w.done = true
@@ -360,7 +360,7 @@ func (w *mergeWalk) visit(l int, t, p span, v int, d, x entries) {
 			w.skip--
 			return
 		}
-		w.out = append(w.out, w.ov.base.rec(int(w.idx[v])).detail.Summary)
+		w.out = append(w.out, w.ov.base.rec(int(w.idx[v])).summary)
 		w.done = len(w.out) == w.need
 		return
 	}
@@ -443,7 +443,7 @@ func (w *mergeWalk) front(t, p span, baseSkip int) {
 			w.skip--
 			return
 		}
-		w.out = append(w.out, e.it.rec.detail.Summary)
+		w.out = append(w.out, e.it.rec.summary)
 		w.done = len(w.out) == w.need
 	}
 	base := w.ov.base
@@ -460,7 +460,7 @@ func (w *mergeWalk) front(t, p span, baseSkip int) {
 			if w.skip > 0 {
 				w.skip--
 			} else {
-				w.out = append(w.out, base.rec(p).detail.Summary)
+				w.out = append(w.out, base.rec(p).summary)
 				w.done = len(w.out) == w.need
 			}
 		}
