@@ -929,7 +929,9 @@ func (c *supplierCache) read(cc *cachedCom, q *db) (*comState, int, error) {
 	}
 	// The JSON columns are decoded on every core while the rows stream
 	// in (decodeRows): most of a load's work.
-	recs := make([]supplier.Record, 0, expected)
+	// The records stay in the chunks decodeRows made (copying a
+	// million records into one slice cost a tenth of a load).
+	var parts [][]supplier.Record
 	err = decodeRows(rows, func(row pgx.Rows, raw *[]byte) (supplier.Record, error) {
 		cc.loadRead.Add(1)
 		var r supplier.Record
@@ -947,13 +949,13 @@ func (c *supplierCache) read(cc *cachedCom, q *db) (*comState, int, error) {
 		}
 		detailsOf(&doc.Detail).restore(&r.Detail)
 		return nil
-	}, func(part []supplier.Record) { recs = append(recs, part...) })
+	}, func(part []supplier.Record) { parts = append(parts, part) })
 	if err != nil {
 		return nil, 0, err
 	}
 	// The contacts and addresses go straight into their suppliers'
 	// records, without a list of their own.
-	find := recordFinder(recs)
+	find := recordFinder(parts)
 	rows, err = tx.Query(ctx, `SELECT supplier_id, doc FROM supplier_contacts WHERE community_id = $1`, community)
 	if err != nil {
 		return nil, 0, err
@@ -979,11 +981,20 @@ func (c *supplierCache) read(cc *cachedCom, q *db) (*comState, int, error) {
 	if err := tx.Commit(ctx); err != nil {
 		return nil, 0, err
 	}
-	for i := range recs {
-		recs[i].Normalize()
+	// Each record is packed as it is added (supplierindex.Builder) and
+	// then dropped, so that its decoded parts are garbage while the
+	// others are added rather than live until the index is built.
+	var b supplierindex.Builder
+	for _, part := range parts {
+		for i := range part {
+			part[i].Normalize()
+			b.Add(&part[i])
+			part[i] = supplier.Record{}
+		}
 	}
-	n := len(recs)
-	if st.ix, err = supplierindex.New(recs); err != nil {
+	parts = nil
+	n := b.Len()
+	if st.ix, err = b.Build(); err != nil {
 		return nil, 0, fmt.Errorf("supplier cache: %w", err)
 	}
 	return st, n, nil
@@ -1021,18 +1032,25 @@ func forChildren[T any](rows pgx.Rows, add func(uuid.UUID, T)) error {
 	return rows.Err()
 }
 
-// recordFinder returns a function that finds a record of recs by id.
-func recordFinder(recs []supplier.Record) func(uuid.UUID) *supplier.Record {
-	at := make(map[uuid.UUID]int32, len(recs))
-	for i := range recs {
-		at[recs[i].ID] = int32(i)
+// recordFinder returns a function that finds a record of parts by id.
+func recordFinder(parts [][]supplier.Record) func(uuid.UUID) *supplier.Record {
+	n := 0
+	for _, p := range parts {
+		n += len(p)
+	}
+	type at struct{ part, i int32 }
+	where := make(map[uuid.UUID]at, n)
+	for j, p := range parts {
+		for i := range p {
+			where[p[i].ID] = at{int32(j), int32(i)}
+		}
 	}
 	return func(id uuid.UUID) *supplier.Record {
-		i, ok := at[id]
+		w, ok := where[id]
 		if !ok {
 			return nil
 		}
-		return &recs[i]
+		return &parts[w.part][w.i]
 	}
 }
 
@@ -1093,11 +1111,14 @@ func decodeRows[T any](rows pgx.Rows, scan func(pgx.Rows, *[]byte) (T, error), d
 			queue = queue[1:]
 		}
 	}
-	cur := &decodeChunk[T]{done: make(chan struct{})}
+	newChunk := func() *decodeChunk[T] {
+		return &decodeChunk[T]{items: make([]T, 0, decodeChunkSize), raws: make([][]byte, 0, decodeChunkSize), done: make(chan struct{})}
+	}
+	cur := newChunk()
 	send := func() {
 		queue = append(queue, cur)
 		work <- cur
-		cur = &decodeChunk[T]{done: make(chan struct{})}
+		cur = newChunk()
 		flush(false)
 	}
 	var err error
@@ -1146,7 +1167,7 @@ func decodeChildren[T any](rows pgx.Rows, decode func(*datafile.Decoder, []byte,
 
 // attach gives each record its contacts and addresses.
 func attach(recs []supplier.Record, contacts []childRow[supplier.Contact], addrs []childRow[supplier.RemittanceAddress]) {
-	find := recordFinder(recs)
+	find := recordFinder([][]supplier.Record{recs})
 	for i := range contacts {
 		if r := find(contacts[i].supplierID); r != nil {
 			r.Contacts = append(r.Contacts, contacts[i].v)
