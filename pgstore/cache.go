@@ -981,17 +981,12 @@ func (c *supplierCache) read(cc *cachedCom, q *db) (*comState, int, error) {
 	if err := tx.Commit(ctx); err != nil {
 		return nil, 0, err
 	}
-	// Each record is packed as it is added (supplierindex.Builder) and
-	// then dropped, so that its decoded parts are garbage while the
-	// others are added rather than live until the index is built.
+	// Each record is packed on every core and then dropped
+	// (supplierindex.Builder.AddChunks), so that its decoded parts are
+	// garbage while the others are added rather than live until the
+	// index is built.
 	var b supplierindex.Builder
-	for _, part := range parts {
-		for i := range part {
-			part[i].Normalize()
-			b.Add(&part[i])
-			part[i] = supplier.Record{}
-		}
-	}
+	b.AddChunks(parts)
 	parts = nil
 	n := b.Len()
 	if st.ix, err = b.Build(); err != nil {

@@ -3,6 +3,7 @@ package supplierindex
 import (
 	"fmt"
 	"math"
+	"runtime"
 	"sort"
 	"sync"
 	"time"
@@ -60,6 +61,47 @@ func (b *Builder) Add(r *supplier.Record) {
 		b.in = newInterner()
 	}
 	b.recs.add(newSupplierRec(r, b.in))
+}
+
+// AddChunks adds the records of chunks, in order, as Add would add them
+// one by one after normalizing each (supplier.Record's Normalize), but
+// packs them on every core (packing is most of an Add); each record is
+// zeroed once packed, so that its decoded parts are garbage while the
+// rest are added. A load that decodes its records in chunks (pgstore's
+// cache) hands them over this way.
+func (b *Builder) AddChunks(chunks [][]supplier.Record) {
+	if b.in == nil {
+		b.in = newInterner()
+	}
+	par := runtime.GOMAXPROCS(0)
+	// A window of chunks at a time is packed in parallel, then added in
+	// order: the packed records wait in out only for their window.
+	for lo := 0; lo < len(chunks); lo += 2 * par {
+		win := chunks[lo:min(len(chunks), lo+2*par)]
+		out := make([][]supplierRec, len(win))
+		jobs := make([]func(), len(win))
+		for j, chunk := range win {
+			jobs[j] = func() {
+				recs := make([]supplierRec, len(chunk))
+				for i := range chunk {
+					chunk[i].Normalize()
+					recs[i] = newSupplierRec(&chunk[i], nil)
+					chunk[i] = supplier.Record{}
+				}
+				out[j] = recs
+			}
+		}
+		runAll(par, jobs)
+		for _, recs := range out {
+			for i := range recs {
+				kw := recs[i].keywords
+				for k := range kw {
+					b.in.str(&kw[k])
+				}
+				b.recs.add(recs[i])
+			}
+		}
+	}
 }
 
 // Len is the number of records added.
