@@ -125,17 +125,14 @@ func (s *Store) AppendSuppliers(ctx context.Context, community string, q supplie
 	return s.suppliers.get(community).ix.List(q, buf)
 }
 
-// Supplier returns one supplier in full (supplier.Store). The pointers in
-// the result are shared with the store and must not be written through.
+// Supplier returns one supplier in full (supplier.Store), made from the
+// stored record for this call: the caller's, its strings shared with the
+// store (immutable, as strings are).
 func (s *Store) Supplier(ctx context.Context, community string, id uuid.UUID) (supplier.Detail, error) {
 	if err := ctx.Err(); err != nil {
 		return supplier.Detail{}, err
 	}
-	d, err := s.suppliers.get(community).ix.Supplier(id)
-	if err != nil {
-		return supplier.Detail{}, err
-	}
-	return *d, nil
+	return s.suppliers.get(community).ix.Supplier(id)
 }
 
 // ListContacts returns one page of a supplier's contacts in name order

@@ -376,12 +376,8 @@ func (s *Store) Supplier(ctx context.Context, community string, id uuid.UUID) (s
 		if err := ctx.Err(); err != nil {
 			return supplier.Detail{}, err
 		}
-		// Shared with the cache's copy, read-only (supplier.Store).
-		d, err := ix.Supplier(id)
-		if err != nil {
-			return supplier.Detail{}, err
-		}
-		return *d, nil
+		// Made from the cache's record for this call.
+		return ix.Supplier(id)
 	}
 	r, found, err := loadRecord(ctx, s.rd(), community, id)
 	if err != nil {

@@ -156,13 +156,15 @@ func (x *Index) List(q supplier.ListQuery, dst []supplier.Summary) (paging.Page[
 
 // Supplier returns one supplier in full, or an error matching
 // supplier.ErrNotFound. The detail and its parts are made for the
-// caller from the stored record (one allocation, packed.go); its strings
-// are the index's, which no one writes.
-func (x *Index) Supplier(id uuid.UUID) (*supplier.Detail, error) {
+// caller from the stored record (one allocation for the parts, packed.go);
+// its strings are the index's, which no one writes.
+func (x *Index) Supplier(id uuid.UUID) (supplier.Detail, error) {
+	var d supplier.Detail
 	if rec := x.current(id); rec != nil {
-		return detailOf(&rec.summary, rec.parts), nil
+		detailOf(&d, &rec.summary, rec.parts)
+		return d, nil
 	}
-	return nil, notFound(id)
+	return d, notFound(id)
 }
 
 // Contacts returns one page of a supplier's contacts in name order (p is
@@ -216,12 +218,13 @@ func (x *Index) Record(id uuid.UUID) (supplier.Record, bool) {
 	for i := range all {
 		all[i] = i
 	}
-	return supplier.Record{
-		Detail:              *detailOf(&rec.summary, rec.parts),
+	r := supplier.Record{
 		Keywords:            rec.keywords,
 		Contacts:            contactsOf(rec.parts, 0, numContacts(rec.parts)),
 		RemittanceAddresses: addrsOf(rec.parts, all),
-	}, true
+	}
+	detailOf(&r.Detail, &rec.summary, rec.parts)
+	return r, true
 }
 
 // MaxModified is the latest modifiedDate of every supplier, contact and

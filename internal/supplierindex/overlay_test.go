@@ -234,8 +234,8 @@ func checkAgainstModel(t *testing.T, x *Index, model map[uuid.UUID]supplier.Reco
 	}
 	for id, r := range model {
 		d, err := x.Supplier(id)
-		if err != nil || !cmp.Equal(*d, r.Detail) {
-			t.Fatalf("Supplier(%s): %v\n%s", id, err, cmp.Diff(&r.Detail, d))
+		if err != nil || !cmp.Equal(d, r.Detail) {
+			t.Fatalf("Supplier(%s): %v\n%s", id, err, cmp.Diff(r.Detail, d))
 		}
 	}
 }

@@ -414,10 +414,9 @@ func (u *unpacker) address(a *supplier.Address, rg *supplier.Region) {
 	a.Country = u.str()
 }
 
-// detailParts is a detail with room for all of its parts, so that making
-// one is a single allocation.
+// detailParts is room for all the parts of a detail, so that making them
+// is a single allocation.
 type detailParts struct {
-	d          supplier.Detail
 	contact    supplier.Contact
 	phone      supplier.Phone
 	addr       supplier.RemittanceAddress
@@ -431,21 +430,25 @@ type detailParts struct {
 	days       int
 }
 
-// detailOf returns the supplier in full: sum and the parts, in memory of
-// its own (one allocation, and one per list of the settings).
-func detailOf(sum *supplier.Summary, parts string) *supplier.Detail {
+// detailOf sets *d to the supplier in full: sum and the parts, in memory
+// of their own (one allocation when there are any, and one per list of the
+// settings).
+func detailOf(d *supplier.Detail, sum *supplier.Summary, parts string) {
 	touchRecord(sum, parts)
-	x := new(detailParts)
-	x.d.Summary = *sum
+	*d = supplier.Detail{Summary: *sum}
 	u := unpacker{s: parts, i: 8}
 	flags := u.byte()
+	if flags == 0 {
+		return
+	}
+	x := new(detailParts)
 	if flags&hasDefaultContact != 0 {
 		if flags&defaultContactIdx != 0 {
 			contactAt(parts, int(u.uvarint()), &x.contact, &x.phone)
 		} else {
 			u.contact(&x.contact, &x.phone)
 		}
-		x.d.DefaultContact = &x.contact
+		d.DefaultContact = &x.contact
 	}
 	if flags&hasDefaultAddr != 0 {
 		if flags&defaultAddrIdx != 0 {
@@ -453,7 +456,7 @@ func detailOf(sum *supplier.Summary, parts string) *supplier.Detail {
 		} else {
 			u.remittance(&x.addr, &x.region)
 		}
-		x.d.DefaultRemittanceAddress = &x.addr
+		d.DefaultRemittanceAddress = &x.addr
 	}
 	if flags&hasBank != 0 {
 		b := &x.bank
@@ -470,7 +473,7 @@ func detailOf(sum *supplier.Summary, parts string) *supplier.Detail {
 		b.LocalAccountNumber = u.text()
 		b.BankAccountType = supplier.BankAccountType(u.str())
 		b.DepositFormat = supplier.DepositFormat(u.str())
-		x.d.BankAccount = b
+		d.BankAccount = b
 	}
 	if flags&hasEmails != 0 {
 		e := &x.emails
@@ -479,7 +482,7 @@ func detailOf(sum *supplier.Summary, parts string) *supplier.Detail {
 			&e.IntegrationEmailAddress, &e.CustomerCommentsEmailAddress} {
 			*t = u.text()
 		}
-		x.d.Emails = e
+		d.Emails = e
 	}
 	if flags&hasSettings != 0 {
 		s := &x.settings
@@ -508,9 +511,8 @@ func detailOf(sum *supplier.Summary, parts string) *supplier.Detail {
 				s.Tags[i] = supplier.Tag{ID: u.id(), Name: u.str()}
 			}
 		}
-		x.d.Settings = s
+		d.Settings = s
 	}
-	return &x.d
 }
 
 // touchRecord loads a byte of each cache line of a record's parts, and
