@@ -94,10 +94,7 @@ func (b *Builder) AddChunks(chunks [][]supplier.Record) {
 		runAll(par, jobs)
 		for _, recs := range out {
 			for i := range recs {
-				kw := recs[i].keywords
-				for k := range kw {
-					b.in.str(&kw[k])
-				}
+				b.in.keywords(recs[i].keywords)
 				b.recs.add(recs[i])
 			}
 		}
@@ -275,9 +272,9 @@ func (rec *supplierRec) addresses(since time.Time, r paging.Request) ([]supplier
 	}
 	// at returns the index of the i-th address in the requested order.
 	at := func(i int) int { return addrOrderAt(parts, order, i) }
-	var idx []int
 	if since.IsZero() {
 		lo, hi := paging.Window(k, r)
+		idx := make([]int, 0, hi-lo)
 		for i := lo; i < hi; i++ {
 			idx = append(idx, at(i))
 		}
@@ -292,6 +289,7 @@ func (rec *supplierRec) addresses(since time.Time, r paging.Request) ([]supplier
 	})
 	total := k - first
 	lo, hi := paging.Window(total, r)
+	idx := make([]int, 0, hi-lo)
 	switch {
 	case byDate && !desc:
 		for i := lo; i < hi; i++ {

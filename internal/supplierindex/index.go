@@ -528,9 +528,7 @@ func buildOrder(n int, key func(a, b int32) int, isNull func(a int32) bool, tie 
 func newSupplierRec(src *supplier.Record, in *interner) supplierRec {
 	kw := slices.Clip(src.Keywords)
 	if in != nil {
-		for i := range kw {
-			in.str(&kw[i])
-		}
+		in.keywords(kw)
 	}
 	rec := supplierRec{summary: src.Summary, keywords: kw}
 	contacts := src.Contacts

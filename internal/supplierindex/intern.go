@@ -18,6 +18,13 @@ func newInterner() *interner {
 	return &interner{strs: make(map[string]string)}
 }
 
+// keywords replaces each of kw by the shared copy of its value, in place.
+func (in *interner) keywords(kw []string) {
+	for i := range kw {
+		in.str(&kw[i])
+	}
+}
+
 // str replaces *p by the shared copy of its value.
 func (in *interner) str(p *string) {
 	if *p == "" {

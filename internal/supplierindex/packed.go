@@ -539,30 +539,35 @@ func touchRecord(sum *supplier.Summary, parts string) {
 func numContacts(parts string) int { return u32At(parts, u32At(parts, 0)) }
 func numAddrs(parts string) int    { return u32At(parts, u32At(parts, 4)) }
 
+// contactOff and addrOff are the offsets in parts of the i-th contact and
+// address (their lists' tables follow their lengths).
+func contactOff(parts string, i int) int { return u32At(parts, u32At(parts, 0)+4+4*i) }
+func addrOff(parts string, i int) int    { return u32At(parts, u32At(parts, 4)+4+4*i) }
+
 // contactAt reads the i-th contact (name order) into c, its phone into ph.
 func contactAt(parts string, i int, c *supplier.Contact, ph *supplier.Phone) {
-	u := unpacker{s: parts, i: u32At(parts, u32At(parts, 0)+4+4*i)}
+	u := unpacker{s: parts, i: contactOff(parts, i)}
 	u.contact(c, ph)
 }
 
 // addrAt reads the i-th address (companyName order) into a, its region
 // into rg.
 func addrAt(parts string, i int, a *supplier.RemittanceAddress, rg *supplier.Region) {
-	u := unpacker{s: parts, i: u32At(parts, u32At(parts, 4)+4+4*i)}
+	u := unpacker{s: parts, i: addrOff(parts, i)}
 	u.remittance(a, rg)
 }
 
 // addrModified is the modifiedDate of the i-th address (companyName
 // order), in microseconds.
 func addrModified(parts string, i int) int64 {
-	u := unpacker{s: parts, i: u32At(parts, u32At(parts, 4)+4+4*i)}
+	u := unpacker{s: parts, i: addrOff(parts, i)}
 	return u.time().UnixMicro()
 }
 
 // contactModified is the modifiedDate of the i-th contact, in
 // microseconds.
 func contactModified(parts string, i int) int64 {
-	u := unpacker{s: parts, i: u32At(parts, u32At(parts, 0)+4+4*i)}
+	u := unpacker{s: parts, i: contactOff(parts, i)}
 	return u.time().UnixMicro()
 }
 
