@@ -29,10 +29,11 @@ import (
 // changes in commit order:
 //
 //   - Loading: one read-only repeatable-read transaction streams the
-//     community's suppliers, contacts and addresses (no statement
-//     timeout) together with its supplier_generation and last_modified
-//     (the high-water mark of stamps), and supplierindex.New builds the
-//     index.
+//     community's contacts and addresses (kept as documents), then its
+//     suppliers (no statement timeout), together with its
+//     supplier_generation and last_modified (the high-water mark of
+//     stamps); each supplier is packed with its contacts and addresses as
+//     it is decoded, and a supplierindex.Builder builds the index.
 //     A community of at most syncLoadMax suppliers is loaded by the read
 //     that first needs it; a larger one in the background, one load at a
 //     time, while reads go to the database.
@@ -922,72 +923,72 @@ func (c *supplierCache) read(cc *cachedCom, q *db) (*comState, int, error) {
 	if mark != nil {
 		st.mark = mark.UTC()
 	}
+	// The contacts and addresses first, as undecoded documents
+	// (cache_children.go), then the suppliers: each is decoded with its
+	// contacts and addresses, packed and dropped on the worker that
+	// decoded it, while the rows stream in (decodeRows).
+	kids := newChildDocs()
+	for _, q := range []struct {
+		sql  string
+		addr bool
+	}{
+		{`SELECT supplier_id, doc FROM supplier_contacts WHERE community_id = $1`, false},
+		{`SELECT supplier_id, doc FROM remittance_addresses WHERE community_id = $1`, true},
+	} {
+		rows, err := tx.Query(ctx, q.sql, community)
+		if err != nil {
+			return nil, 0, err
+		}
+		if err := kids.read(rows, q.addr); err != nil {
+			return nil, 0, err
+		}
+	}
 	rows, err := tx.Query(ctx, `SELECT `+summaryColumns+`, s.details, s.keywords FROM suppliers s
 		WHERE s.community_id = $1`, community)
 	if err != nil {
 		return nil, 0, err
 	}
-	// The JSON columns are decoded on every core while the rows stream
-	// in (decodeRows): most of a load's work.
-	// The records stay in the chunks decodeRows made (copying a
-	// million records into one slice cost a tenth of a load).
-	var parts [][]supplier.Record
-	err = decodeRows(rows, func(row pgx.Rows, raw *[]byte) (supplier.Record, error) {
+	type loaded struct {
+		r supplier.Record
+		p supplierindex.Packed
+	}
+	var b supplierindex.Builder
+	err = decodeRows(rows, func(row pgx.Rows, raw *[]byte) (loaded, error) {
 		cc.loadRead.Add(1)
-		var r supplier.Record
-		err := scanSummary(row, &r.Summary, raw, &r.Keywords)
-		if len(r.Keywords) == 0 {
-			r.Keywords = nil
+		var l loaded
+		err := scanSummary(row, &l.r.Summary, raw, &l.r.Keywords)
+		if len(l.r.Keywords) == 0 {
+			l.r.Keywords = nil
 		}
-		return r, err
-	}, func(d *datafile.Decoder, r *supplier.Record, raw []byte) error {
-		// The details document has the nested objects' keys of a
-		// supplier: decoded as a supplier, of which it keeps those.
-		var doc supplier.Record
-		if err := d.Record(raw, &doc); err != nil {
+		return l, err
+	}, func(d *datafile.Decoder, l *loaded, raw []byte) error {
+		if raw != nil {
+			// The details document has the nested objects' keys of a
+			// supplier: decoded as a supplier, of which it keeps those.
+			var doc supplier.Record
+			if err := d.Record(raw, &doc); err != nil {
+				return err
+			}
+			detailsOf(&doc.Detail).restore(&l.r.Detail)
+		}
+		if err := kids.attach(d, &l.r); err != nil {
 			return err
 		}
-		detailsOf(&doc.Detail).restore(&r.Detail)
+		l.p = supplierindex.Pack(&l.r)
 		return nil
-	}, func(part []supplier.Record) { parts = append(parts, part) })
-	if err != nil {
-		return nil, 0, err
-	}
-	// The contacts and addresses go straight into their suppliers'
-	// records, without a list of their own.
-	find := recordFinder(parts)
-	rows, err = tx.Query(ctx, `SELECT supplier_id, doc FROM supplier_contacts WHERE community_id = $1`, community)
-	if err != nil {
-		return nil, 0, err
-	}
-	if err := decodeChildren(rows, (*datafile.Decoder).Contact, func(id uuid.UUID, v supplier.Contact) {
-		if r := find(id); r != nil {
-			r.Contacts = append(r.Contacts, v)
+	}, func(part []loaded) {
+		for i := range part {
+			b.AddPacked([]supplierindex.Packed{part[i].p})
+			part[i] = loaded{}
 		}
-	}); err != nil {
-		return nil, 0, err
-	}
-	rows, err = tx.Query(ctx, `SELECT supplier_id, doc FROM remittance_addresses WHERE community_id = $1`, community)
+	})
 	if err != nil {
 		return nil, 0, err
 	}
-	if err := decodeChildren(rows, (*datafile.Decoder).RemittanceAddress, func(id uuid.UUID, v supplier.RemittanceAddress) {
-		if r := find(id); r != nil {
-			r.RemittanceAddresses = append(r.RemittanceAddresses, v)
-		}
-	}); err != nil {
-		return nil, 0, err
-	}
+	kids = nil
 	if err := tx.Commit(ctx); err != nil {
 		return nil, 0, err
 	}
-	// Each record is packed on every core and then dropped
-	// (supplierindex.Builder.AddChunks), so that its decoded parts are
-	// garbage while the others are added rather than live until the
-	// index is built.
-	var b supplierindex.Builder
-	b.AddChunks(parts)
-	parts = nil
 	n := b.Len()
 	if st.ix, err = b.Build(); err != nil {
 		return nil, 0, fmt.Errorf("supplier cache: %w", err)
@@ -1061,9 +1062,9 @@ type decodeChunk[T any] struct {
 }
 
 // decodeRows reads rows on this goroutine with scan, which leaves a row's
-// JSON in *raw (nil: none), and decodes each JSON into its item on one
-// worker per core, a chunk at a time, while the reading goes on; each
-// worker decodes with its own datafile.Decoder (decode's d). It hands emit
+// JSON in *raw (nil: none), and calls decode with each item and its JSON
+// on one worker per core, a chunk at a time, while the reading goes on;
+// each worker decodes with its own datafile.Decoder (decode's d). It hands emit
 // the items in row order, chunk by chunk, as soon as they are decoded, so
 // that few raw rows are held at once. It closes rows.
 func decodeRows[T any](rows pgx.Rows, scan func(pgx.Rows, *[]byte) (T, error), decode func(d *datafile.Decoder, item *T, raw []byte) error, emit func([]T)) error {
@@ -1075,7 +1076,7 @@ func decodeRows[T any](rows pgx.Rows, scan func(pgx.Rows, *[]byte) (T, error), d
 			d := datafile.NewDecoder()
 			for ch := range work {
 				for i, raw := range ch.raws {
-					if raw != nil && ch.err == nil {
+					if ch.err == nil {
 						ch.err = decode(d, &ch.items[i], raw)
 					}
 				}
@@ -1142,22 +1143,6 @@ func decodeRows[T any](rows pgx.Rows, scan func(pgx.Rows, *[]byte) (T, error), d
 		err = failed
 	}
 	return err
-}
-
-// decodeChildren calls add with each row of (supplier_id, doc) decoded,
-// in row order (decodeRows).
-func decodeChildren[T any](rows pgx.Rows, decode func(*datafile.Decoder, []byte, *T) error, add func(uuid.UUID, T)) error {
-	return decodeRows(rows, func(row pgx.Rows, raw *[]byte) (childRow[T], error) {
-		var c childRow[T]
-		err := row.Scan(&c.supplierID, raw)
-		return c, err
-	}, func(d *datafile.Decoder, c *childRow[T], raw []byte) error {
-		return decode(d, raw, &c.v)
-	}, func(part []childRow[T]) {
-		for i := range part {
-			add(part[i].supplierID, part[i].v)
-		}
-	})
 }
 
 // attach gives each record its contacts and addresses.

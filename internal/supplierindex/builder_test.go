@@ -1,6 +1,7 @@
 package supplierindex
 
 import (
+	"sync"
 	"testing"
 	"time"
 
@@ -10,10 +11,10 @@ import (
 	"github.com/procurekit/procure/supplier"
 )
 
-// AddChunks builds the index Add builds from the same records in the same
-// order, whatever the chunks' sizes, normalizing each record first, and
-// leaves each chunk's records zeroed.
-func TestAddChunks(t *testing.T) {
+// Records packed on several goroutines (Pack) and added in order in
+// batches of any size (AddPacked) build the index Add builds from the
+// same records normalized, and Pack leaves each record zeroed.
+func TestPackAddPacked(t *testing.T) {
 	recs := layoutRecords(t) // full records and synthetic ones, 1,000
 	east := time.FixedZone("UTC+10", 10*3600)
 	want := make([]supplier.Record, len(recs))
@@ -28,25 +29,27 @@ func TestAddChunks(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, size := range []int{1, 7, 64, 1000} {
-		var chunks [][]supplier.Record
-		for lo := 0; lo < len(recs); lo += size {
-			var chunk []supplier.Record
-			for i := lo; i < min(len(recs), lo+size); i++ {
-				chunk = append(chunk, recs[i].Clone()) // not normalized: AddChunks does it
-			}
-			chunks = append(chunks, chunk)
-		}
 		var b Builder
-		b.AddChunks(chunks)
-		if b.Len() != len(recs) {
-			t.Fatalf("chunks of %d: %d records added, want %d", size, b.Len(), len(recs))
-		}
-		for _, chunk := range chunks {
+		for lo := 0; lo < len(recs); lo += size {
+			chunk := make([]supplier.Record, 0, size)
+			for i := lo; i < min(len(recs), lo+size); i++ {
+				chunk = append(chunk, recs[i].Clone()) // not normalized: Pack does it
+			}
+			packed := make([]Packed, len(chunk))
+			var wg sync.WaitGroup
+			for i := range chunk {
+				wg.Go(func() { packed[i] = Pack(&chunk[i]) })
+			}
+			wg.Wait()
 			for i := range chunk {
 				if chunk[i].ID != [16]byte{} || chunk[i].Contacts != nil {
 					t.Fatalf("chunks of %d: a record was not zeroed once packed", size)
 				}
 			}
+			b.AddPacked(packed)
+		}
+		if b.Len() != len(recs) {
+			t.Fatalf("chunks of %d: %d records added, want %d", size, b.Len(), len(recs))
 		}
 		ix, err := b.Build()
 		if err != nil {
@@ -56,7 +59,7 @@ func TestAddChunks(t *testing.T) {
 			got, _ := ix.Record(want[i].ID)
 			exp, _ := ref.Record(want[i].ID)
 			if diff := cmp.Diff(exp, got); diff != "" {
-				t.Fatalf("chunks of %d: record %d differs (-New +AddChunks):\n%s", size, i, diff)
+				t.Fatalf("chunks of %d: record %d differs (-New +AddPacked):\n%s", size, i, diff)
 			}
 		}
 		for _, sort := range []paging.Sort{{Field: "name"}, {Field: "modifiedDate", Desc: true}} {
@@ -67,7 +70,7 @@ func TestAddChunks(t *testing.T) {
 				t.Fatal(err1, err2)
 			}
 			if diff := cmp.Diff(a, b); diff != "" {
-				t.Fatalf("chunks of %d, %v: the page differs (-New +AddChunks):\n%s", size, sort, diff)
+				t.Fatalf("chunks of %d, %v: the page differs (-New +AddPacked):\n%s", size, sort, diff)
 			}
 		}
 	}

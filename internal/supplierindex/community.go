@@ -3,7 +3,6 @@ package supplierindex
 import (
 	"fmt"
 	"math"
-	"runtime"
 	"sort"
 	"sync"
 	"time"
@@ -63,41 +62,31 @@ func (b *Builder) Add(r *supplier.Record) {
 	b.recs.add(newSupplierRec(r, b.in))
 }
 
-// AddChunks adds the records of chunks, in order, as Add would add them
-// one by one after normalizing each (supplier.Record's Normalize), but
-// packs them on every core (packing is most of an Add); each record is
-// zeroed once packed, so that its decoded parts are garbage while the
-// rest are added. A load that decodes its records in chunks (pgstore's
-// cache) hands them over this way.
-func (b *Builder) AddChunks(chunks [][]supplier.Record) {
+// Packed is a supplier record as an index keeps it (Pack). A loader that
+// decodes records on several goroutines packs each where it decoded it,
+// and adds them in order with AddPacked: its decoded values are garbage
+// at once, and the packing runs on every core. pgstore's cache loads
+// this way.
+type Packed struct{ rec supplierRec }
+
+// Pack normalizes r (supplier.Record's Normalize), packs it and zeroes
+// it: what Builder.Add would store of it. It may run on any goroutine.
+func Pack(r *supplier.Record) Packed {
+	r.Normalize()
+	p := Packed{newSupplierRec(r, nil)}
+	*r = supplier.Record{}
+	return p
+}
+
+// AddPacked adds packed records, in order, as Add would add the records
+// they were packed from.
+func (b *Builder) AddPacked(ps []Packed) {
 	if b.in == nil {
 		b.in = newInterner()
 	}
-	par := runtime.GOMAXPROCS(0)
-	// A window of chunks at a time is packed in parallel, then added in
-	// order: the packed records wait in out only for their window.
-	for lo := 0; lo < len(chunks); lo += 2 * par {
-		win := chunks[lo:min(len(chunks), lo+2*par)]
-		out := make([][]supplierRec, len(win))
-		jobs := make([]func(), len(win))
-		for j, chunk := range win {
-			jobs[j] = func() {
-				recs := make([]supplierRec, len(chunk))
-				for i := range chunk {
-					chunk[i].Normalize()
-					recs[i] = newSupplierRec(&chunk[i], nil)
-					chunk[i] = supplier.Record{}
-				}
-				out[j] = recs
-			}
-		}
-		runAll(par, jobs)
-		for _, recs := range out {
-			for i := range recs {
-				b.in.keywords(recs[i].keywords)
-				b.recs.add(recs[i])
-			}
-		}
+	for i := range ps {
+		b.in.keywords(ps[i].rec.keywords)
+		b.recs.add(ps[i].rec)
 	}
 }
 
