@@ -22,10 +22,15 @@
 // Config therefore decides per connection string, unless the string names
 // default_query_exec_mode itself: it connects once and compares the
 // address it reached with the address the server says it listens on
-// (inet_server_addr, inet_server_port). When they are equal nothing sits
-// between client and server, and the named statements are used; anything
-// else - another port or host, which is what a pooler is, or a Unix
-// socket, where the server cannot say - gets unnamed statements.
+// (inet_server_addr, inet_server_port), or, on a Unix socket, the socket
+// it reached with the server's own (unix_socket_directories, port: see
+// ownSocket). When they are the same nothing sits between client and
+// server, and the named statements are used; anything else - another
+// port, host or socket, which is what a pooler is - gets unnamed
+// statements. On a Unix socket this matters most: a node on its
+// database's own socket planned every statement again, and a supplier
+// write held its community's lock three times as long (bench/README.md,
+// "Session 16 figures").
 //
 // Through a pooler the pool is also larger (PoolerConns times pgxpool's
 // default), unless the connection string names pool_max_conns: the
@@ -34,8 +39,8 @@
 // pooler's hop, so more of them in flight keep the pooler's server
 // connections busy (bench/README.md "Session 9 figures": the user API's
 // writes through PgBouncer, +20% with 16 connections instead of 4). A
-// Unix socket, where the server cannot say whether a pooler answers,
-// keeps pgxpool's default: it may be the database itself.
+// Unix socket that is not the server's own keeps pgxpool's default: it
+// may be the database's, reached by another path.
 //
 // In QueryExecModeExec and the simple protocol, which an operator may name,
 // parameter types are not known to pgx: a json parameter must then be a
@@ -48,6 +53,7 @@ import (
 	"errors"
 	"net"
 	"net/url"
+	"path/filepath"
 	"regexp"
 	"strings"
 
@@ -93,7 +99,8 @@ func Config(ctx context.Context, dsn string) (cfg *pgxpool.Config, direct bool, 
 const PoolerConns = 4
 
 // What a connection reached: the server itself, something else at
-// another TCP address (a pooler), or what a Unix socket hides.
+// another TCP address (a pooler), or a Unix socket that is not the
+// server's own.
 type peerKind int
 
 const (
@@ -129,18 +136,64 @@ func reached(ctx context.Context, cc *pgx.ConnConfig) (peerKind, error) {
 	if err := conn.QueryRow(ctx, "SELECT host(inet_server_addr()), inet_server_port()", pgx.QueryExecModeSimpleProtocol).Scan(&host, &port); err != nil {
 		return unknown, err
 	}
-	peer, ok := conn.PgConn().Conn().RemoteAddr().(*net.TCPAddr)
-	if !ok {
-		return unknown, nil
-	}
-	if host == nil || port == nil {
-		// A TCP connection whose server does not know its own address.
+	switch peer := conn.PgConn().Conn().RemoteAddr().(type) {
+	case *net.TCPAddr:
+		if host == nil || port == nil {
+			// A TCP connection whose server does not know its own address.
+			return pooler, nil
+		}
+		if ip := net.ParseIP(*host); ip != nil && ip.Equal(peer.IP) && int(*port) == peer.Port {
+			return server, nil
+		}
 		return pooler, nil
+	case *net.UnixAddr:
+		var dirs, sport string
+		if err := conn.QueryRow(ctx, "SELECT current_setting('unix_socket_directories'), current_setting('port')", pgx.QueryExecModeSimpleProtocol).Scan(&dirs, &sport); err != nil {
+			return unknown, err
+		}
+		if ownSocket(peer.Name, dirs, sport) {
+			return server, nil
+		}
 	}
-	if ip := net.ParseIP(*host); ip != nil && ip.Equal(peer.IP) && int(*port) == peer.Port {
-		return server, nil
+	return unknown, nil
+}
+
+// ownSocket reports whether path, the Unix socket a connection reached,
+// is one of the server's own: a file named .s.PGSQL.<port> in one of its
+// unix_socket_directories (dirs, comma-separated), port being its port.
+// A pooler answers the same query with the server's settings, but its
+// socket cannot be one of the server's: two listeners cannot bind one
+// file, so a pooler on the server's directory has another port. A
+// directory reached through a symbolic link is compared where it leads;
+// anything not shown to be the server's own socket is not (a pooler, for
+// all Config knows: unnamed statements).
+func ownSocket(path, dirs, port string) bool {
+	if path == "" || port == "" {
+		return false
 	}
-	return pooler, nil
+	want := ".s.PGSQL." + port
+	if filepath.Base(path) != want {
+		return false
+	}
+	dir := resolved(filepath.Dir(path))
+	for d := range strings.SplitSeq(dirs, ",") {
+		d = strings.TrimSpace(d)
+		if d == "" || strings.HasPrefix(d, "@") { // none, or Linux's abstract namespace
+			continue
+		}
+		if resolved(d) == dir {
+			return true
+		}
+	}
+	return false
+}
+
+// resolved is dir cleaned, through its symbolic links when it exists.
+func resolved(dir string) string {
+	if r, err := filepath.EvalSymlinks(dir); err == nil {
+		return r
+	}
+	return filepath.Clean(dir)
 }
 
 // NamesParam reports whether dsn sets the parameter name (pgx consumes

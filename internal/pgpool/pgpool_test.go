@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -76,6 +77,38 @@ func TestNamesParam(t *testing.T) {
 	} {
 		if got := NamesParam(c.dsn, c.name); got != c.want {
 			t.Errorf("NamesParam(%q, %q) = %v; want %v", c.dsn, c.name, got, c.want)
+		}
+	}
+}
+
+// A Unix socket is the server's own when it is .s.PGSQL.<port> in one of
+// the server's unix_socket_directories, through symbolic links; a
+// pooler's socket (another port, or another directory) is not.
+func TestOwnSocket(t *testing.T) {
+	dir := t.TempDir()
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(dir, link); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		path, dirs, port string
+		want             bool
+	}{
+		{"/var/run/postgresql/.s.PGSQL.5432", "/var/run/postgresql", "5432", true},
+		{"/var/run/postgresql/.s.PGSQL.5432", "/var/run/postgresql/", "5432", true},
+		{"/tmp/.s.PGSQL.5432", "/var/run/postgresql, /tmp", "5432", true},
+		{"/var/run/postgresql/.s.PGSQL.6432", "/var/run/postgresql", "5432", false}, // PgBouncer beside the server
+		{"/var/run/pgbouncer/.s.PGSQL.5432", "/var/run/postgresql", "5432", false},  // PgBouncer in its own directory
+		{"/var/run/postgresql/.s.PGSQL.5432", "", "5432", false},                    // the server has no socket
+		{"/var/run/postgresql/.s.PGSQL.5432", "@abstract", "5432", false},
+		{"/var/run/postgresql/other.sock", "/var/run/postgresql", "5432", false},
+		{"", "/var/run/postgresql", "5432", false},
+		{filepath.Join(link, ".s.PGSQL.5432"), dir, "5432", true}, // the client names the directory through a link
+		{filepath.Join(dir, ".s.PGSQL.5432"), link, "5432", true}, // the server does
+	}
+	for _, c := range cases {
+		if got := ownSocket(c.path, c.dirs, c.port); got != c.want {
+			t.Errorf("ownSocket(%q, %q, %q) = %v, want %v", c.path, c.dirs, c.port, got, c.want)
 		}
 	}
 }
