@@ -978,14 +978,12 @@ func (c *supplierCache) read(cc *cachedCom, q *db) (*comState, int, error) {
 		return nil
 	}, func(part []loaded) {
 		for i := range part {
-			b.AddPacked([]supplierindex.Packed{part[i].p})
-			part[i] = loaded{}
+			b.AddPacked(part[i].p)
 		}
 	})
 	if err != nil {
 		return nil, 0, err
 	}
-	kids = nil
 	if err := tx.Commit(ctx); err != nil {
 		return nil, 0, err
 	}
@@ -1028,25 +1026,18 @@ func forChildren[T any](rows pgx.Rows, add func(uuid.UUID, T)) error {
 	return rows.Err()
 }
 
-// recordFinder returns a function that finds a record of parts by id.
-func recordFinder(parts [][]supplier.Record) func(uuid.UUID) *supplier.Record {
-	n := 0
-	for _, p := range parts {
-		n += len(p)
-	}
-	type at struct{ part, i int32 }
-	where := make(map[uuid.UUID]at, n)
-	for j, p := range parts {
-		for i := range p {
-			where[p[i].ID] = at{int32(j), int32(i)}
-		}
+// recordFinder returns a function that finds a record of recs by id.
+func recordFinder(recs []supplier.Record) func(uuid.UUID) *supplier.Record {
+	at := make(map[uuid.UUID]int32, len(recs))
+	for i := range recs {
+		at[recs[i].ID] = int32(i)
 	}
 	return func(id uuid.UUID) *supplier.Record {
-		w, ok := where[id]
+		i, ok := at[id]
 		if !ok {
 			return nil
 		}
-		return &parts[w.part][w.i]
+		return &recs[i]
 	}
 }
 
@@ -1147,7 +1138,7 @@ func decodeRows[T any](rows pgx.Rows, scan func(pgx.Rows, *[]byte) (T, error), d
 
 // attach gives each record its contacts and addresses.
 func attach(recs []supplier.Record, contacts []childRow[supplier.Contact], addrs []childRow[supplier.RemittanceAddress]) {
-	find := recordFinder([][]supplier.Record{recs})
+	find := recordFinder(recs)
 	for i := range contacts {
 		if r := find(contacts[i].supplierID); r != nil {
 			r.Contacts = append(r.Contacts, contacts[i].v)

@@ -37,7 +37,6 @@ type childDoc struct {
 	off, n   uint32
 	next     int32
 	kindAddr bool // a remittance address; else a contact
-	_        [3]byte
 }
 
 type childSpan struct{ first, last int32 }

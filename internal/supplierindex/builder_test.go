@@ -11,8 +11,8 @@ import (
 	"github.com/procurekit/procure/supplier"
 )
 
-// Records packed on several goroutines (Pack) and added in order in
-// batches of any size (AddPacked) build the index Add builds from the
+// Records packed on several goroutines (Pack), in chunks of any size, and
+// added in order (AddPacked) build the index Add builds from the
 // same records normalized, and Pack leaves each record zeroed.
 func TestPackAddPacked(t *testing.T) {
 	recs := layoutRecords(t) // full records and synthetic ones, 1,000
@@ -46,7 +46,9 @@ func TestPackAddPacked(t *testing.T) {
 					t.Fatalf("chunks of %d: a record was not zeroed once packed", size)
 				}
 			}
-			b.AddPacked(packed)
+			for _, p := range packed {
+				b.AddPacked(p)
+			}
 		}
 		if b.Len() != len(recs) {
 			t.Fatalf("chunks of %d: %d records added, want %d", size, b.Len(), len(recs))

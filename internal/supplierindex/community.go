@@ -78,16 +78,14 @@ func Pack(r *supplier.Record) Packed {
 	return p
 }
 
-// AddPacked adds packed records, in order, as Add would add the records
-// they were packed from.
-func (b *Builder) AddPacked(ps []Packed) {
+// AddPacked adds a packed record as Add would add the record it was
+// packed from.
+func (b *Builder) AddPacked(p Packed) {
 	if b.in == nil {
 		b.in = newInterner()
 	}
-	for i := range ps {
-		b.in.keywords(ps[i].rec.keywords)
-		b.recs.add(ps[i].rec)
-	}
+	b.in.keywords(p.rec.keywords)
+	b.recs.add(p.rec)
 }
 
 // Len is the number of records added.
