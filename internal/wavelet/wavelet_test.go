@@ -99,3 +99,20 @@ func TestBitVectorRank(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkNew builds a matrix over a million ranks in random order, as
+// a cache load builds one per sort order and filter (issue 22: the
+// build is part of a node's load).
+func BenchmarkNew(b *testing.B) {
+	const n = 1 << 20
+	vals := make([]int32, n)
+	for i := range vals {
+		vals[i] = int32(i)
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	rng.Shuffle(n, func(i, j int) { vals[i], vals[j] = vals[j], vals[i] })
+	b.ReportAllocs()
+	for b.Loop() {
+		wavelet.New(vals, n)
+	}
+}
