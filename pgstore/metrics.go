@@ -97,13 +97,15 @@ var (
 
 	descWritePaths = desc("procure_pg_supplier_puts_total", "Puts of suppliers, contacts and remittance addresses that wrote, by how: planned outside the community's lock from a read and committed in one round trip under it (optimistic), planned from the node's supplier cache and committed in one round trip with no read before it (cache), or redone under the lock because another write moved what the plan read (redone).", "path")
 
+	descWritesGrouped = desc("procure_pg_supplier_puts_grouped_total", "Puts planned from the node's supplier cache (path=\"cache\" of procure_pg_supplier_puts_total) that committed in one transaction with other puts of their community, queued while the community had as many transactions in flight from the node as it may.")
+
 	descCredLookups = desc("procure_credential_cache_lookups_total", "Lookups of the node's credential cache (tokens, service accounts, keys, a community's auto-roles) answered from memory (hit) or the database (miss).", "result")
 )
 
 func (c *collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descPoolConns, descPoolMax, descPoolAcquires, descPoolEmpty, descPoolWait, descPoolCanceled,
 		descCacheLoaded, descCacheAge, descCacheLag, descCacheRead, descCacheExpected, descCacheLoading, descCacheSyncs,
-		descReplicaLag, descReplicaReads, descWritePaths, descCredLookups} {
+		descReplicaLag, descReplicaReads, descWritePaths, descWritesGrouped, descCredLookups} {
 		ch <- d
 	}
 }
@@ -166,6 +168,7 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 	counter(descWritePaths, float64(s.writesFast.Load()-fromCache), "optimistic")
 	counter(descWritePaths, float64(fromCache), "cache")
 	counter(descWritePaths, float64(s.writesRaced.Load()), "redone")
+	counter(descWritesGrouped, float64(s.writesGrouped.Load()))
 
 	if creds := s.creds; creds != nil {
 		counter(descCredLookups, float64(creds.hits.Load()), "hit")

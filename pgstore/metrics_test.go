@@ -114,6 +114,7 @@ func TestStoreMetrics(t *testing.T) {
 	expect("procure_pg_supplier_puts_total", 0, "path", "optimistic") // no put above
 	expect("procure_pg_supplier_puts_total", 0, "path", "cache")
 	expect("procure_pg_supplier_puts_total", 0, "path", "redone")
+	expect("procure_pg_supplier_puts_grouped_total", 0)
 	expect("procure_credential_cache_lookups_total", 1, "result", "hit")
 	expect("procure_credential_cache_lookups_total", 1, "result", "miss")
 

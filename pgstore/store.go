@@ -49,6 +49,13 @@ type Store struct {
 	// writesFromCache counts those of writesFast planned from the node's
 	// cache, with no read before the lock (write_fast.go).
 	writesFromCache atomic.Int64
+	// writesGrouped counts those of writesFromCache committed in one
+	// transaction with other puts, groupsFailed the transactions of more
+	// than one put that failed and had their puts redone under the lock
+	// (write_group.go).
+	writesGrouped, groupsFailed atomic.Int64
+	// groups queues the puts planned from the cache (write_group.go).
+	groups writeGroups
 	// writeSlots bounds the connections the supplier writes hold
 	// (write_slots.go).
 	writeSlots *writeSlots
@@ -372,7 +379,8 @@ func newStore(ctx context.Context, d *db, log *slog.Logger) (*Store, error) {
 			return nil, err
 		}
 	}
-	return &Store{pool: d, writeSlots: newWriteSlots(d.pool.Config().MaxConns)}, nil
+	slots := newWriteSlots(d.pool.Config().MaxConns)
+	return &Store{pool: d, writeSlots: slots, groups: writeGroups{max: min(maxGroups, slots.perCom)}}, nil
 }
 
 // Close closes the connections Open made. It waits for queries in flight.

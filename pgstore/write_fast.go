@@ -248,9 +248,13 @@ func (o *optimistic) queue(b *pgx.Batch, community string) {
 	})
 }
 
-// queueGuard queues the lock and the guard of the write.
-func (o *optimistic) queueGuard(b *pgx.Batch, community string) {
+// queueLock queues the community's lock, which the guards follow.
+func queueLock(b *pgx.Batch, community string) {
 	b.Queue(`SELECT 1 FROM communities WHERE id = $1 FOR UPDATE`, community)
+}
+
+// queueGuard queues the guard of the write, after the lock.
+func (o *optimistic) queueGuard(b *pgx.Batch, community string) {
 	var modified any // an untyped nil would have no type to send in the simple protocol
 	if o.modified != nil {
 		modified = *o.modified
@@ -284,6 +288,22 @@ func (o *optimistic) lockedMark() time.Time {
 // BEGIN, the community's lock and the guard, with COMMIT, in one batch.
 // It returns errRaced, having written nothing, when the guard failed.
 func (s *Store) runOptimistic(ctx context.Context, community string, o *optimistic, read *pgx.Batch, decide func() (*pgx.Batch, error)) error {
+	if read == nil {
+		// Planned from the cache: nothing to read, so no connection until
+		// the put is sent, with the community's other puts queued
+		// meanwhile (write_group.go).
+		if err := o.known(community); err != nil {
+			return err
+		}
+		writes, err := decide()
+		if err != nil || writes == nil {
+			return err
+		}
+		if s.afterPlan != nil {
+			s.afterPlan() // tests: another write between the plan and the lock
+		}
+		return s.commitGrouped(ctx, community, o, writes)
+	}
 	conn, release, err := s.acquireWrite(ctx, community)
 	if err != nil {
 		return err
@@ -306,6 +326,7 @@ func (s *Store) runOptimistic(ctx context.Context, community string, o *optimist
 	}
 	b := &pgx.Batch{QueuedQueries: make([]*pgx.QueuedQuery, 0, len(writes.QueuedQueries)+4)}
 	b.Queue(`BEGIN`)
+	queueLock(b, community)
 	o.queueGuard(b, community)
 	b.QueuedQueries = append(b.QueuedQueries, writes.QueuedQueries...)
 	b.Queue(`COMMIT`)

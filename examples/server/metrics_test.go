@@ -57,6 +57,7 @@ func TestMetricsOnPostgres(t *testing.T) {
 		"procure_supplier_cache_read_syncs_total",
 		"procure_credential_cache_lookups_total",
 		"procure_pg_supplier_puts_total",
+		"procure_pg_supplier_puts_grouped_total",
 		"procure_import_running",
 		"procure_import_read_bytes",
 		"procure_import_size_bytes",
@@ -101,6 +102,7 @@ func TestMetricsOnPostgres(t *testing.T) {
 		{"procure_pg_supplier_puts_total", labels{"path", "optimistic"}, 0},
 		{"procure_pg_supplier_puts_total", labels{"path", "cache"}, 1}, // the supplier put: the cache serves acme-au once ready
 		{"procure_pg_supplier_puts_total", labels{"path", "redone"}, 0},
+		{"procure_pg_supplier_puts_grouped_total", nil, 0}, // one put: alone
 		{"procure_credential_cache_lookups_total", labels{"result", "miss"}, 1},
 		{"procure_credential_cache_lookups_total", labels{"result", "hit"}, 1},
 		{"procure_imports_total", labels{"result", "ok"}, 1}, // the demo data at start

@@ -1,0 +1,306 @@
+package pgstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/procurekit/procure/supplier"
+)
+
+// Puts planned from the cache while a community has maxGroups
+// transactions in flight wait, and the next transaction commits all of
+// them (write_group.go): each stamped in turn as in transactions of their
+// own, the database's marks, buckets and the node's cache as after puts
+// one by one. A put of a supplier whose put waits is redone under the
+// lock after it; a guard that fails in a group has every put of the group
+// redone under the lock, each ending as if alone.
+func TestGroupedPuts(t *testing.T) {
+	ctx := context.Background()
+	const n = 24
+	for _, stale := range []bool{false, true} {
+		t.Run(fmt.Sprintf("stale=%v", stale), func(t *testing.T) {
+			sups := make([]supplier.Record, n)
+			for i := range sups {
+				sups[i] = company(uuid.MustParse(fmt.Sprintf("00000000-0000-4000-8000-%012d", i+1)), fmt.Sprint("s", i))
+			}
+			a, other := cachedPair(t, sups...)
+			max := a.groups.max
+			if want := min(maxGroups, a.writeSlots.perCom); max != want || max < 2 {
+				t.Fatalf("%d groups in flight; want %d (at least 2)", max, want)
+			}
+			// The supplier other renames behind a's cache (stale): its
+			// put joins the group, whose guard then fails.
+			late := n - 1
+			unsync := func() {}
+			if stale {
+				cc := a.cache.entry("c1")
+				cc.syncMu.Lock() // no sync: a's cache does not see other's write
+				held := true
+				unsync = func() {
+					if held {
+						held = false
+						cc.syncMu.Unlock()
+					}
+				}
+				defer unsync()
+				if _, err := other.PutSupplier(ctx, "c1", company(sups[late].ID, "theirs")); err != nil {
+					t.Fatal(err)
+				}
+				cc.applyMu.Lock()
+				st := *cc.state.Load()
+				st.syncedAt = time.Now() // serves, and so plans
+				cc.storeState(&st)
+				cc.applyMu.Unlock()
+			}
+
+			// Another session holds the community's lock, as a long write
+			// would.
+			tx, err := other.pool.pool.Begin(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer func() { _ = tx.Rollback(ctx) }()
+			if _, err := tx.Exec(ctx, `SELECT 1 FROM communities WHERE id = 'c1' FOR UPDATE`); err != nil {
+				t.Fatal(err)
+			}
+			var mark0 time.Time
+			if err := tx.QueryRow(ctx, `SELECT last_modified FROM communities WHERE id = 'c1'`).Scan(&mark0); err != nil {
+				t.Fatal(err)
+			}
+
+			q := a.groups.of("c1")
+			waitFor := func(what string, ok func() bool) {
+				t.Helper()
+				deadline := time.Now().Add(5 * time.Second)
+				for {
+					q.mu.Lock()
+					done := ok()
+					q.mu.Unlock()
+					if done {
+						return
+					}
+					if time.Now().After(deadline) {
+						t.Fatalf("waiting for %s: %d in flight, %d queued", what, q.inflight, len(q.queue))
+					}
+					time.Sleep(5 * time.Millisecond)
+				}
+			}
+			got := make([]supplier.Detail, n)
+			errs := make([]error, n)
+			var wg sync.WaitGroup
+			put := func(i int) {
+				wg.Go(func() { got[i], errs[i] = a.PutSupplier(ctx, "c1", company(sups[i].ID, fmt.Sprint("renamed ", i))) })
+			}
+			// The first max puts each send their own transaction and wait
+			// on the lock; the rest queue.
+			for i := range max {
+				put(i)
+			}
+			waitFor("the first transactions", func() bool { return q.inflight == max })
+			for i := max; i < n; i++ {
+				put(i)
+			}
+			waitFor("the queue", func() bool { return len(q.queue) == n-max })
+			// A second put of a queued supplier: redone under the lock once
+			// the first has ended.
+			var twice supplier.Detail
+			var twiceErr error
+			wg.Go(func() { twice, twiceErr = a.PutSupplier(ctx, "c1", company(sups[max].ID, "twice")) })
+			waitFor("the second put of a supplier", func() bool { return q.waiting == 1 })
+			if err := tx.Rollback(ctx); err != nil {
+				t.Fatal(err)
+			}
+			wg.Wait()
+			for i, err := range errs {
+				if err != nil {
+					t.Fatalf("put %d: %v", i, err)
+				}
+			}
+			if twiceErr != nil {
+				t.Fatalf("the second put of supplier %d: %v", max, twiceErr)
+			}
+			unsync() // a's reads below may sync
+
+			// How they went: a group of the n-max queued puts, committed as
+			// planned or (stale) redone under the lock.
+			grouped, failed, fromCache, raced := a.writesGrouped.Load(), a.groupsFailed.Load(), a.writesFromCache.Load(), a.writesRaced.Load()
+			wantGrouped, wantFailed, wantCache, wantRaced := int64(n-max), int64(0), int64(n), int64(1)
+			if stale {
+				wantGrouped, wantFailed, wantCache, wantRaced = 0, 1, int64(max), int64(1+n-max)
+			}
+			if grouped != wantGrouped || failed != wantFailed || fromCache != wantCache || raced != wantRaced {
+				t.Errorf("grouped %d, failed groups %d, from the cache %d, redone %d; want %d, %d, %d, %d",
+					grouped, failed, fromCache, raced, wantGrouped, wantFailed, wantCache, wantRaced)
+			}
+
+			// Every put stamped apart, after the mark the lock's holder
+			// saw; the database holds what each put answered (supplier
+			// max: the later of its two puts).
+			stamps := map[time.Time]int{}
+			for i, d := range got {
+				if !d.ModifiedDate.After(mark0) {
+					t.Errorf("put %d stamped %v, not after the mark %v", i, d.ModifiedDate, mark0)
+				}
+				stamps[d.ModifiedDate]++
+			}
+			stamps[twice.ModifiedDate]++
+			if len(stamps) != n+1 {
+				t.Errorf("%d distinct stamps of %d puts", len(stamps), n+1)
+			}
+			want := slices.Clone(got)
+			if twice.ModifiedDate.After(got[max].ModifiedDate) {
+				want[max] = twice
+			} else if !stale {
+				// (stale: the first put failed with its group, and its redo
+				// under the lock raced the second.)
+				t.Errorf("the second put of supplier %d stamped %v, not after the first's %v", max, twice.ModifiedDate, got[max].ModifiedDate)
+			}
+			var newest time.Time
+			for i := range sups {
+				d, err := other.Supplier(ctx, "c1", sups[i].ID)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if d.Name != want[i].Name || !d.ModifiedDate.Equal(want[i].ModifiedDate) {
+					t.Errorf("supplier %d stored as %q at %v; the put answered %q at %v", i, d.Name.String(), d.ModifiedDate, want[i].Name.String(), want[i].ModifiedDate)
+				}
+				if d.ModifiedDate.After(newest) {
+					newest = d.ModifiedDate
+				}
+				// The writing node shows its own writes at once.
+				c, err := a.Supplier(ctx, "c1", sups[i].ID)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if c.Name != d.Name || !c.ModifiedDate.Equal(d.ModifiedDate) {
+					t.Errorf("node a shows supplier %d as %q at %v; the database %q at %v", i, c.Name.String(), c.ModifiedDate, d.Name.String(), d.ModifiedDate)
+				}
+			}
+			var mark time.Time
+			var count int64
+			if err := other.pool.QueryRow(ctx, `SELECT last_modified, supplier_count FROM communities WHERE id = 'c1'`).Scan(&mark, &count); err != nil {
+				t.Fatal(err)
+			}
+			if !mark.Equal(newest) || count != n {
+				t.Errorf("the community's mark %v, count %d; want the newest stamp %v, %d", mark, count, newest, n)
+			}
+			checkBuckets(t, a, "c1")
+		})
+	}
+}
+
+// A put waiting in the queue whose request ends is taken out, unwritten.
+func TestGroupedPutCanceled(t *testing.T) {
+	ctx := context.Background()
+	sups := make([]supplier.Record, maxGroups+2)
+	for i := range sups {
+		sups[i] = company(uuid.MustParse(fmt.Sprintf("00000000-0000-4000-8000-%012d", i+1)), fmt.Sprint("s", i))
+	}
+	a, other := cachedPair(t, sups...)
+	max := a.groups.max
+	sups = sups[:max+2]
+	tx, err := other.pool.pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = tx.Rollback(ctx) }()
+	if _, err := tx.Exec(ctx, `SELECT 1 FROM communities WHERE id = 'c1' FOR UPDATE`); err != nil {
+		t.Fatal(err)
+	}
+	q := a.groups.of("c1")
+	queued := func() (int, int) {
+		q.mu.Lock()
+		defer q.mu.Unlock()
+		return q.inflight, len(q.queue)
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, len(sups))
+	for i := range max + 1 {
+		wg.Go(func() { _, errs[i] = a.PutSupplier(ctx, "c1", company(sups[i].ID, "renamed")) })
+		for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+			if f, w := queued(); f+w == i+1 {
+				break
+			}
+		}
+	}
+	short, cancel := context.WithCancel(ctx)
+	last := len(sups) - 1
+	wg.Go(func() { _, errs[last] = a.PutSupplier(short, "c1", company(sups[last].ID, "canceled")) })
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		if _, w := queued(); w == 2 {
+			break
+		}
+	}
+	if f, w := queued(); f != max || w != 2 {
+		t.Fatalf("%d in flight, %d queued; want %d, 2", f, w, max)
+	}
+	cancel()
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		if _, w := queued(); w == 1 {
+			break
+		}
+	}
+	if _, w := queued(); w != 1 {
+		t.Errorf("%d queued after the cancel; want 1", w)
+	}
+	if err := tx.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+	for i, err := range errs[:last] {
+		if err != nil {
+			t.Errorf("put %d: %v", i, err)
+		}
+	}
+	if !errors.Is(errs[last], context.Canceled) {
+		t.Errorf("the canceled put: %v; want the context's error", errs[last])
+	}
+	d, err := other.Supplier(ctx, "c1", sups[last].ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Name != sups[last].Name {
+		t.Errorf("the canceled put's supplier is named %q; want %q, unwritten", d.Name.String(), sups[last].Name.String())
+	}
+	if f, w := queued(); f != 0 || w != 0 || len(q.busy) != 0 {
+		t.Errorf("after: %d in flight, %d queued, %d suppliers busy; want none", f, w, len(q.busy))
+	}
+}
+
+// A group's transaction ends with its puts' requests only when all of
+// them have ended.
+func TestGroupContext(t *testing.T) {
+	type key struct{}
+	ctxs := make([]context.Context, 3)
+	cancels := make([]context.CancelFunc, 3)
+	group := make([]*groupedPut, 3)
+	for i := range ctxs {
+		ctxs[i], cancels[i] = context.WithCancel(context.WithValue(context.Background(), key{}, i))
+		group[i] = &groupedPut{ctx: ctxs[i]}
+	}
+	ctx, stop := groupContext(group)
+	defer stop()
+	if v := ctx.Value(key{}); v != 0 {
+		t.Errorf("the group's context has value %v; want the first put's, 0", v)
+	}
+	for i, cancel := range cancels {
+		cancel()
+		select {
+		case <-ctx.Done():
+			if i < len(cancels)-1 {
+				t.Fatalf("done after %d of %d requests ended", i+1, len(cancels))
+			}
+		case <-time.After(map[bool]time.Duration{false: 20 * time.Millisecond, true: 5 * time.Second}[i == len(cancels)-1]):
+			if i == len(cancels)-1 {
+				t.Fatal("not done once every request ended")
+			}
+		}
+	}
+}
