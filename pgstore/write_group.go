@@ -209,28 +209,33 @@ func (s *Store) sendGroup(community string, q *putQueue, group []*groupedPut) {
 		}
 		live = append(live, p)
 	}
-	var err error
+	// Whatever happens to the leader (a panic included), the queue moves
+	// on and the group's puts end: as redone under the lock unless the
+	// group's outcome is known.
+	err := errRaced
+	defer func() {
+		q.mu.Lock()
+		for _, p := range group {
+			q.unbusy(p)
+		}
+		if len(q.queue) > 0 && !q.leading {
+			q.leading = true
+			q.queue[0].lead <- struct{}{}
+		} else {
+			q.inflight--
+		}
+		q.mu.Unlock()
+		for _, p := range live {
+			p.err = err
+		}
+		for _, p := range group {
+			close(p.done)
+		}
+	}()
 	if len(live) > 0 {
 		ctx, stop := groupContext(live)
+		defer stop()
 		err = s.commitGroup(ctx, community, live)
-		stop()
-	}
-	q.mu.Lock()
-	for _, p := range group {
-		q.unbusy(p)
-	}
-	if len(q.queue) > 0 && !q.leading {
-		q.leading = true
-		q.queue[0].lead <- struct{}{}
-	} else {
-		q.inflight--
-	}
-	q.mu.Unlock()
-	for _, p := range live {
-		p.err = err
-	}
-	for _, p := range group {
-		close(p.done)
 	}
 }
 
