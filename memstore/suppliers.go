@@ -18,6 +18,7 @@ import (
 var (
 	_ supplier.Store    = (*Store)(nil)
 	_ supplier.Appender = (*Store)(nil)
+	_ supplier.Viewer   = (*Store)(nil)
 	_ auth.TokenStore   = (*Store)(nil)
 )
 
@@ -133,6 +134,15 @@ func (s *Store) Supplier(ctx context.Context, community string, id uuid.UUID) (s
 		return supplier.Detail{}, err
 	}
 	return s.suppliers.get(community).ix.Supplier(id)
+}
+
+// ViewSupplier lends view one supplier in full (supplier.Viewer): made
+// in memory the store reuses once view returns.
+func (s *Store) ViewSupplier(ctx context.Context, community string, id uuid.UUID, view func(*supplier.Detail) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return s.suppliers.get(community).ix.ViewSupplier(id, view)
 }
 
 // ListContacts returns one page of a supplier's contacts in name order

@@ -22,7 +22,10 @@ import (
 	"github.com/procurekit/procure/supplier"
 )
 
-var _ supplier.Store = (*Store)(nil)
+var (
+	_ supplier.Store  = (*Store)(nil)
+	_ supplier.Viewer = (*Store)(nil)
+)
 
 // summaryTexts are the text columns of the suppliers table, found by
 // reflection on supplier.Summary: one per field that holds text (a
@@ -387,6 +390,23 @@ func (s *Store) Supplier(ctx context.Context, community string, id uuid.UUID) (s
 		return supplier.Detail{}, fmt.Errorf("pgstore: supplier %s: %w", id, supplier.ErrNotFound)
 	}
 	return r.Detail, nil
+}
+
+// ViewSupplier lends view one supplier in full (supplier.Viewer): from
+// the node's cache when it serves the community, in memory reused once
+// view returns; otherwise read as Supplier reads it.
+func (s *Store) ViewSupplier(ctx context.Context, community string, id uuid.UUID, view func(*supplier.Detail) error) error {
+	if ix := s.cache.reader(community); ix != nil {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		return ix.ViewSupplier(id, view)
+	}
+	d, err := s.Supplier(ctx, community, id)
+	if err != nil {
+		return err
+	}
+	return view(&d)
 }
 
 // querier is a pool or a transaction.

@@ -357,4 +357,16 @@ type Appender interface {
 	AppendSuppliers(ctx context.Context, community string, q ListQuery, buf []Summary) (paging.Page[Summary], error)
 }
 
+// Viewer is an optional capability of a Store, found by type assertion:
+// ViewSupplier answers as Supplier does, but lends the detail to view for
+// the duration of the call instead of returning one made for the caller,
+// so that a caller that encodes it at once (an HTTP handler) reads a
+// supplier without allocating. The detail and whatever it points to may
+// be reused once view returns: view must not keep them (its strings it
+// may: strings are immutable). view is not called when the supplier is
+// not found (an error matching ErrNotFound); its error is ViewSupplier's.
+type Viewer interface {
+	ViewSupplier(ctx context.Context, community string, id uuid.UUID, view func(*Detail) error) error
+}
+
 func itoa(i int) string { return strconv.Itoa(i) }

@@ -247,6 +247,12 @@ func (a *supplierAPI) getSupplier(w http.ResponseWriter, r *http.Request, commun
 	if err != nil {
 		return err
 	}
+	if v, ok := a.store.(supplier.Viewer); ok {
+		// Encoded while lent: no detail made for the request.
+		return v.ViewSupplier(r.Context(), community, id, func(d *supplier.Detail) error {
+			return supplierjson.WriteDetail(w, d, a.details)
+		})
+	}
 	d, err := a.store.Supplier(r.Context(), community, id)
 	if err != nil {
 		return err

@@ -151,6 +151,26 @@ func (x *Index) Supplier(id uuid.UUID) (supplier.Detail, error) {
 	return d, notFound(id)
 }
 
+// ViewSupplier calls view with one supplier in full (supplier.Viewer),
+// or returns an error matching supplier.ErrNotFound. The detail and its
+// parts are made in memory that the next view reuses once view returns;
+// its strings are the index's, which no one writes.
+func (x *Index) ViewSupplier(id uuid.UUID, view func(*supplier.Detail) error) error {
+	rec := x.current(id)
+	if rec == nil {
+		return notFound(id)
+	}
+	p := viewParts.Get().(*detailParts)
+	detailInto(&p.detail, &rec.summary, rec.parts, p)
+	err := view(&p.detail)
+	groups, tags := p.groups, p.tags
+	clear(groups) // (their strings keep no record's parts alive)
+	clear(tags)
+	*p = detailParts{groups: groups[:0], tags: tags[:0]}
+	viewParts.Put(p)
+	return err
+}
+
 // Contacts returns one page of a supplier's contacts in name order (p is
 // checked against supplier.ContactPaging), or an error matching
 // supplier.ErrNotFound; O(page size) beyond finding the supplier. The

@@ -428,12 +428,27 @@ type detailParts struct {
 	settings   supplier.Settings
 	term       supplier.PaymentTerm
 	days       int
+	// Room a lent detail reuses (viewParts): the detail itself and the
+	// settings' lists.
+	detail supplier.Detail
+	groups []supplier.BuyerGroup
+	tags   []supplier.Tag
 }
 
 // detailOf sets *d to the supplier in full: sum and the parts, in memory
 // of their own (one allocation when there are any, and one per list of the
 // settings).
 func detailOf(d *supplier.Detail, sum *supplier.Summary, parts string) {
+	detailInto(d, sum, parts, nil)
+}
+
+// viewParts holds detailParts for details lent to a caller for the
+// duration of a call (Index.ViewSupplier), reused after it.
+var viewParts = sync.Pool{New: func() any { return new(detailParts) }}
+
+// detailInto is detailOf with the parts in x, and the settings' lists in
+// x's room for them; x nil: a new one when there are parts.
+func detailInto(d *supplier.Detail, sum *supplier.Summary, parts string, x *detailParts) {
 	touchRecord(sum, parts)
 	*d = supplier.Detail{Summary: *sum}
 	u := unpacker{s: parts, i: 8}
@@ -441,7 +456,9 @@ func detailOf(d *supplier.Detail, sum *supplier.Summary, parts string) {
 	if flags == 0 {
 		return
 	}
-	x := new(detailParts)
+	if x == nil {
+		x = new(detailParts)
+	}
 	if flags&hasDefaultContact != 0 {
 		if flags&defaultContactIdx != 0 {
 			contactAt(parts, int(u.uvarint()), &x.contact, &x.phone)
@@ -500,19 +517,30 @@ func detailOf(d *supplier.Detail, sum *supplier.Summary, parts string) {
 			s.PaymentTerm = t
 		}
 		if n := int(u.uvarint()); n > 0 {
-			s.BuyerGroups = make([]supplier.BuyerGroup, n-1)
+			x.groups = room(x.groups, n-1)
+			s.BuyerGroups = x.groups
 			for i := range s.BuyerGroups {
 				s.BuyerGroups[i] = supplier.BuyerGroup{ID: u.id(), Name: u.str()}
 			}
 		}
 		if n := int(u.uvarint()); n > 0 {
-			s.Tags = make([]supplier.Tag, n-1)
+			x.tags = room(x.tags, n-1)
+			s.Tags = x.tags
 			for i := range s.Tags {
 				s.Tags[i] = supplier.Tag{ID: u.id(), Name: u.str()}
 			}
 		}
 		d.Settings = s
 	}
+}
+
+// room returns s with length n when it has room for n, a new slice
+// otherwise: never nil (an empty list is stored apart from none).
+func room[T any](s []T, n int) []T {
+	if s == nil || cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
 }
 
 // touchRecord loads a byte of each cache line of a record's parts, and

@@ -184,6 +184,33 @@ func (h *harness) checkAppend(tb testing.TB, community string, q supplier.ListQu
 	h.appendBuf = h.appendBuf[:len(got.Content)]
 }
 
+// errView is what checkView's view returns, for ViewSupplier to return.
+var errView = errors.New("suppliertest: the view's own error")
+
+// checkView checks that a store with the optional supplier.Viewer
+// capability lends view the supplier as Supplier answers it, and returns
+// view's error. The suppliers are viewed one after another, with and
+// without each part, so a lent detail that kept a part of the one lent
+// before it shows.
+func (h *harness) checkView(tb testing.TB, community string, want *supplier.Detail) {
+	tb.Helper()
+	v, ok := h.st.(supplier.Viewer)
+	if !ok {
+		return
+	}
+	calls := 0
+	err := v.ViewSupplier(ctx, community, want.ID, func(got *supplier.Detail) error {
+		calls++
+		if diff := cmp.Diff(*want, *got); diff != "" {
+			tb.Errorf("ViewSupplier differs from the stored supplier (-want +lent):\n%s", diff)
+		}
+		return errView
+	})
+	if calls != 1 || !errors.Is(err, errView) {
+		tb.Errorf("ViewSupplier: view called %d times, err = %v; want once, the view's error", calls, err)
+	}
+}
+
 // checkMeta checks the page object (docs: paging.md "Page object", docs: paging.md:
 // size echoes the size used, totalPages = ceil(total/size), 0 when empty).
 func checkMeta(tb testing.TB, what string, got paging.Metadata, r paging.Request, total int) {
@@ -595,6 +622,15 @@ func (h *harness) testTenancy(t *testing.T) {
 			if _, err := h.st.Supplier(ctx, tt.community, tt.id); !errors.Is(err, supplier.ErrNotFound) {
 				t.Errorf("Supplier: err = %v, want one matching supplier.ErrNotFound", err)
 			}
+			if v, ok := h.st.(supplier.Viewer); ok {
+				err := v.ViewSupplier(ctx, tt.community, tt.id, func(d *supplier.Detail) error {
+					t.Errorf("ViewSupplier called view with %s", d.ID)
+					return nil
+				})
+				if !errors.Is(err, supplier.ErrNotFound) {
+					t.Errorf("ViewSupplier: err = %v, want one matching supplier.ErrNotFound", err)
+				}
+			}
 			r := paging.Request{Size: 20}
 			if _, err := h.st.ListContacts(ctx, tt.community, tt.id, r); !errors.Is(err, supplier.ErrNotFound) {
 				t.Errorf("ListContacts: err = %v, want one matching supplier.ErrNotFound", err)
@@ -653,6 +689,7 @@ func (h *harness) testDetail(t *testing.T) {
 					t.Errorf("Supplier (-want +got):\n%s", diff)
 				}
 				checkUTC(t, h.keyOf[want.ID], dates(&got))
+				h.checkView(t, com, &want.Detail)
 			})
 		}
 	}

@@ -101,11 +101,22 @@ func (m *Memo[T]) get(key uint64) *memoEntry[T] {
 // put records that v, whose JSON is json, was encoded: an entry the
 // second time in a row its slot sees key.
 func (m *Memo[T]) put(key uint64, v *T, json []byte) {
-	slot := m.slot(key)
-	if slot.seen.Swap(key) == key {
-		slot.entry.Store(&memoEntry[T]{v: *v, json: slices.Clone(json)})
-		slot.key.Store(key)
+	if m.admit(key) {
+		m.store(key, *v, json)
 	}
+}
+
+// admit reports whether key's value is to be recorded: the second time
+// in a row its slot sees key.
+func (m *Memo[T]) admit(key uint64) bool {
+	return m.slot(key).seen.Swap(key) == key
+}
+
+// store records v, the memo's own, whose JSON is json.
+func (m *Memo[T]) store(key uint64, v T, json []byte) {
+	slot := m.slot(key)
+	slot.entry.Store(&memoEntry[T]{v: v, json: slices.Clone(json)})
+	slot.key.Store(key)
 }
 
 // appendSummaryMemo appends s as appendSummary does, from m when m holds
@@ -132,8 +143,10 @@ func appendDetailMemo(m *Memo[supplier.Detail], b []byte, d *supplier.Detail) ([
 	}
 	start := len(b)
 	b, err := appendDetail(b, d)
-	if err == nil {
-		m.put(key, d, b[start:])
+	if err == nil && m.admit(key) {
+		// A copy of its own: d may be lent (supplier.Viewer), its parts
+		// reused once the request is answered.
+		m.store(key, d.Clone(), b[start:])
 	}
 	return b, err
 }

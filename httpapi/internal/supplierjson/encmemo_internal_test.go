@@ -215,3 +215,31 @@ func BenchmarkSummaryMemo(b *testing.B) {
 	b.Run("distinct", func(b *testing.B) { run(b, newEncMemo[supplier.Summary](summaryMemoSlots), true) })
 	b.Run("none", func(b *testing.B) { run(b, nil, false) })
 }
+
+// The detail memo keeps a copy of its own: a detail lent by a
+// supplier.Viewer is reused once the request is answered, and an entry
+// that shared its parts would change with them, then match the lender's
+// next detail and answer with the JSON of the one before.
+func TestDetailMemoKeepsItsOwnCopy(t *testing.T) {
+	m := NewDetailMemo()
+	lent := supplier.Detail{Summary: benchSummary(1), DefaultContact: &supplier.Contact{
+		ID: uuid.NewSHA1(uuid.NameSpaceOID, []byte("contact")), Name: "First",
+		ModifiedDate: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), CreatedDate: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}}
+	for range 2 { // the second encoding admits it
+		if _, err := appendDetailMemo(m, nil, &lent); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if m.slot(memoKey(&lent.ID)).entry.Load() == nil {
+		t.Fatal("no entry for a detail encoded twice in a row")
+	}
+	lent.DefaultContact.Name = "Second" // the lender's memory, reused
+	got, err := appendDetailMemo(m, nil, &lent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := appendDetail(nil, &lent)
+	if !bytes.Equal(got, want) {
+		t.Errorf("memo output after the lent detail changed:\n%s\nwant\n%s", got, want)
+	}
+}
