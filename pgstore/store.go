@@ -65,6 +65,9 @@ type Store struct {
 	// afterCommit, when set (tests), runs between a supplier put's commit
 	// and its own.
 	afterCommit func()
+	// beforeGroup, when set (tests), runs as a group of puts is sent
+	// (write_group.go).
+	beforeGroup func()
 	// cachedUpdates counts the user updates made in one round trip from
 	// the user cache's copy (updateCached; tests).
 	cachedUpdates atomic.Int64

@@ -233,6 +233,9 @@ func (s *Store) sendGroup(community string, q *putQueue, group []*groupedPut) {
 		}
 	}()
 	if len(live) > 0 {
+		if s.beforeGroup != nil {
+			s.beforeGroup()
+		}
 		ctx, stop := groupContext(live)
 		defer stop()
 		err = s.commitGroup(ctx, community, live)

@@ -304,3 +304,40 @@ func TestGroupContext(t *testing.T) {
 		}
 	}
 }
+
+// A leader that panics (a bug) ends its group and moves the queue on:
+// later puts of the community neither queue behind a group counted in
+// flight forever nor find their supplier busy.
+func TestGroupedPutLeaderPanics(t *testing.T) {
+	ctx := context.Background()
+	sup := company(uuid.MustParse("00000000-0000-4000-8000-000000000001"), "s0")
+	a, other := cachedPair(t, sup)
+	q := a.groups.of("c1")
+	a.beforeGroup = func() { panic("a bug in the leader") }
+	for i := range a.groups.max + 1 {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("put %d: no panic", i)
+				}
+			}()
+			_, _ = a.PutSupplier(ctx, "c1", company(sup.ID, fmt.Sprint("panics ", i)))
+		}()
+	}
+	q.mu.Lock()
+	inflight, queued, busy := q.inflight, len(q.queue), len(q.busy)
+	q.mu.Unlock()
+	if inflight != 0 || queued != 0 || busy != 0 {
+		t.Errorf("after the panics: %d in flight, %d queued, %d suppliers busy; want none", inflight, queued, busy)
+	}
+	a.beforeGroup = nil
+	short, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if _, err := a.PutSupplier(short, "c1", company(sup.ID, "after")); err != nil {
+		t.Fatalf("a put after the panics: %v", err)
+	}
+	d, err := other.Supplier(ctx, "c1", sup.ID)
+	if err != nil || d.Name.String() != "after" {
+		t.Errorf("the supplier after: %q, %v; want named after", d.Name.String(), err)
+	}
+}
