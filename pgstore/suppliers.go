@@ -382,6 +382,11 @@ func (s *Store) Supplier(ctx context.Context, community string, id uuid.UUID) (s
 		// Made from the cache's record for this call.
 		return ix.Supplier(id)
 	}
+	return s.supplierFromDB(ctx, community, id)
+}
+
+// supplierFromDB reads one supplier in full from the database.
+func (s *Store) supplierFromDB(ctx context.Context, community string, id uuid.UUID) (supplier.Detail, error) {
 	r, found, err := loadRecord(ctx, s.rd(), community, id)
 	if err != nil {
 		return supplier.Detail{}, fmt.Errorf("pgstore: supplier: %w", err)
@@ -394,7 +399,7 @@ func (s *Store) Supplier(ctx context.Context, community string, id uuid.UUID) (s
 
 // ViewSupplier lends view one supplier in full (supplier.Viewer): from
 // the node's cache when it serves the community, in memory reused once
-// view returns; otherwise read as Supplier reads it.
+// view returns; otherwise read from the database.
 func (s *Store) ViewSupplier(ctx context.Context, community string, id uuid.UUID, view func(*supplier.Detail) error) error {
 	if ix := s.cache.reader(community); ix != nil {
 		if err := ctx.Err(); err != nil {
@@ -402,7 +407,7 @@ func (s *Store) ViewSupplier(ctx context.Context, community string, id uuid.UUID
 		}
 		return ix.ViewSupplier(id, view)
 	}
-	d, err := s.Supplier(ctx, community, id)
+	d, err := s.supplierFromDB(ctx, community, id)
 	if err != nil {
 		return err
 	}

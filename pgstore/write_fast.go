@@ -9,7 +9,6 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/procurekit/procure/supplier"
 )
@@ -288,19 +287,26 @@ func (o *optimistic) lockedMark() time.Time {
 // BEGIN, the community's lock and the guard, with COMMIT, in one batch.
 // It returns errRaced, having written nothing, when the guard failed.
 func (s *Store) runOptimistic(ctx context.Context, community string, o *optimistic, read *pgx.Batch, decide func() (*pgx.Batch, error)) error {
+	plan := func() (*pgx.Batch, error) {
+		if err := o.known(community); err != nil {
+			return nil, err
+		}
+		writes, err := decide()
+		if err != nil || writes == nil {
+			return nil, err
+		}
+		if s.afterPlan != nil {
+			s.afterPlan() // tests: another write between the plan and the lock
+		}
+		return writes, nil
+	}
 	if read == nil {
 		// Planned from the cache: nothing to read, so no connection until
 		// the put is sent, with the community's other puts queued
 		// meanwhile (write_group.go).
-		if err := o.known(community); err != nil {
-			return err
-		}
-		writes, err := decide()
+		writes, err := plan()
 		if err != nil || writes == nil {
 			return err
-		}
-		if s.afterPlan != nil {
-			s.afterPlan() // tests: another write between the plan and the lock
 		}
 		return s.commitGrouped(ctx, community, o, writes)
 	}
@@ -309,38 +315,20 @@ func (s *Store) runOptimistic(ctx context.Context, community string, o *optimist
 		return err
 	}
 	defer release()
-	if read != nil {
-		if err := conn.SendBatch(ctx, read).Close(); err != nil {
-			return err
-		}
-	}
-	if err := o.known(community); err != nil {
+	if err := conn.SendBatch(ctx, read).Close(); err != nil {
 		return err
 	}
-	writes, err := decide()
+	writes, err := plan()
 	if err != nil || writes == nil {
 		return err
 	}
-	if s.afterPlan != nil {
-		s.afterPlan() // tests: another write between the plan and the lock
-	}
-	b := &pgx.Batch{QueuedQueries: make([]*pgx.QueuedQuery, 0, len(writes.QueuedQueries)+4)}
-	b.Queue(`BEGIN`)
-	queueLock(b, community)
-	o.queueGuard(b, community)
-	b.QueuedQueries = append(b.QueuedQueries, writes.QueuedQueries...)
-	b.Queue(`COMMIT`)
-	if err := conn.SendBatch(ctx, b).Close(); err != nil {
-		conn.endTx(ctx)
-		if pgErr, ok := errors.AsType[*pgconn.PgError](err); ok && pgErr.Code == divisionByZero {
+	if raced, err := sendPuts(ctx, conn, community, []*groupedPut{{o: o, writes: writes}}); err != nil {
+		if raced {
 			s.writesRaced.Add(1)
 			return errRaced
 		}
 		return err
 	}
 	s.writesFast.Add(1)
-	if o.fromCache {
-		s.writesFromCache.Add(1)
-	}
 	return nil
 }

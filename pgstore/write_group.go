@@ -266,31 +266,17 @@ func groupContext(group []*groupedPut) (ctx context.Context, stop func()) {
 	}
 }
 
-// commitGroup sends BEGIN, the community's lock, each put's guard and
-// writes, and COMMIT in one batch. A failed guard, or any other failure
-// of a group of more than one put, is errRaced: each put is redone under
-// the lock, where an error of its own is its own.
+// commitGroup commits the group's puts (sendPuts). A failed guard, or
+// any other failure of a group of more than one put, is errRaced: each
+// put is redone under the lock, where an error of its own is its own.
 func (s *Store) commitGroup(ctx context.Context, community string, group []*groupedPut) error {
 	conn, release, err := s.acquireWrite(ctx, community)
 	if err != nil {
 		return err
 	}
 	defer release()
-	n := 3
-	for _, p := range group {
-		n += 1 + len(p.writes.QueuedQueries)
-	}
-	b := &pgx.Batch{QueuedQueries: make([]*pgx.QueuedQuery, 0, n)}
-	b.Queue(`BEGIN`)
-	queueLock(b, community)
-	for _, p := range group {
-		p.o.queueGuard(b, community)
-		b.QueuedQueries = append(b.QueuedQueries, p.writes.QueuedQueries...)
-	}
-	b.Queue(`COMMIT`)
-	if err := conn.SendBatch(ctx, b).Close(); err != nil {
-		conn.endTx(ctx)
-		if pgErr, ok := errors.AsType[*pgconn.PgError](err); ok && pgErr.Code == divisionByZero || len(group) > 1 {
+	if raced, err := sendPuts(ctx, conn, community, group); err != nil {
+		if raced || len(group) > 1 {
 			s.writesRaced.Add(int64(len(group)))
 			if len(group) > 1 {
 				s.groupsFailed.Add(1)
@@ -305,4 +291,29 @@ func (s *Store) commitGroup(ctx context.Context, community string, group []*grou
 		s.writesGrouped.Add(int64(len(group)))
 	}
 	return nil
+}
+
+// sendPuts sends BEGIN, the community's lock, each put's guard and
+// writes in turn, and COMMIT in one batch on conn. On an error the
+// transaction is ended, nothing written; raced reports that a guard
+// failed.
+func sendPuts(ctx context.Context, conn *conn, community string, puts []*groupedPut) (raced bool, err error) {
+	n := 3
+	for _, p := range puts {
+		n += 1 + len(p.writes.QueuedQueries)
+	}
+	b := &pgx.Batch{QueuedQueries: make([]*pgx.QueuedQuery, 0, n)}
+	b.Queue(`BEGIN`)
+	queueLock(b, community)
+	for _, p := range puts {
+		p.o.queueGuard(b, community)
+		b.QueuedQueries = append(b.QueuedQueries, p.writes.QueuedQueries...)
+	}
+	b.Queue(`COMMIT`)
+	if err := conn.SendBatch(ctx, b).Close(); err != nil {
+		conn.endTx(ctx)
+		pgErr, ok := errors.AsType[*pgconn.PgError](err)
+		return ok && pgErr.Code == divisionByZero, err
+	}
+	return false, nil
 }

@@ -76,22 +76,6 @@ func TestGroupedPuts(t *testing.T) {
 			}
 
 			q := a.groups.of("c1")
-			waitFor := func(what string, ok func() bool) {
-				t.Helper()
-				deadline := time.Now().Add(5 * time.Second)
-				for {
-					q.mu.Lock()
-					done := ok()
-					q.mu.Unlock()
-					if done {
-						return
-					}
-					if time.Now().After(deadline) {
-						t.Fatalf("waiting for %s: %d in flight, %d queued", what, q.inflight, len(q.queue))
-					}
-					time.Sleep(5 * time.Millisecond)
-				}
-			}
 			got := make([]supplier.Detail, n)
 			errs := make([]error, n)
 			var wg sync.WaitGroup
@@ -103,17 +87,17 @@ func TestGroupedPuts(t *testing.T) {
 			for i := range max {
 				put(i)
 			}
-			waitFor("the first transactions", func() bool { return q.inflight == max })
+			waitQueue(t, q, "the first transactions", func() bool { return q.inflight == max })
 			for i := max; i < n; i++ {
 				put(i)
 			}
-			waitFor("the queue", func() bool { return len(q.queue) == n-max })
+			waitQueue(t, q, "the queue", func() bool { return len(q.queue) == n-max })
 			// A second put of a queued supplier: redone under the lock once
 			// the first has ended.
 			var twice supplier.Detail
 			var twiceErr error
 			wg.Go(func() { twice, twiceErr = a.PutSupplier(ctx, "c1", company(sups[max].ID, "twice")) })
-			waitFor("the second put of a supplier", func() bool { return q.waiting == 1 })
+			waitQueue(t, q, "the second put of a supplier", func() bool { return q.waiting == 1 })
 			if err := tx.Rollback(ctx); err != nil {
 				t.Fatal(err)
 			}
@@ -224,29 +208,17 @@ func TestGroupedPutCanceled(t *testing.T) {
 	errs := make([]error, len(sups))
 	for i := range max + 1 {
 		wg.Go(func() { _, errs[i] = a.PutSupplier(ctx, "c1", company(sups[i].ID, "renamed")) })
-		for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
-			if f, w := queued(); f+w == i+1 {
-				break
-			}
-		}
+		waitQueue(t, q, fmt.Sprintf("put %d", i), func() bool { return q.inflight+len(q.queue) == i+1 })
 	}
 	short, cancel := context.WithCancel(ctx)
 	last := len(sups) - 1
 	wg.Go(func() { _, errs[last] = a.PutSupplier(short, "c1", company(sups[last].ID, "canceled")) })
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
-		if _, w := queued(); w == 2 {
-			break
-		}
-	}
+	waitQueue(t, q, "the put to cancel", func() bool { return len(q.queue) == 2 })
 	if f, w := queued(); f != max || w != 2 {
 		t.Fatalf("%d in flight, %d queued; want %d, 2", f, w, max)
 	}
 	cancel()
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
-		if _, w := queued(); w == 1 {
-			break
-		}
-	}
+	waitQueue(t, q, "the cancel", func() bool { return len(q.queue) == 1 })
 	if _, w := queued(); w != 1 {
 		t.Errorf("%d queued after the cancel; want 1", w)
 	}
@@ -339,5 +311,25 @@ func TestGroupedPutLeaderPanics(t *testing.T) {
 	d, err := other.Supplier(ctx, "c1", sup.ID)
 	if err != nil || d.Name.String() != "after" {
 		t.Errorf("the supplier after: %q, %v; want named after", d.Name.String(), err)
+	}
+}
+
+// waitQueue waits until ok, called with q's mutex held, reports true,
+// and fails the test after five seconds.
+func waitQueue(t *testing.T, q *putQueue, what string, ok func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		q.mu.Lock()
+		done := ok()
+		inflight, queued := q.inflight, len(q.queue)
+		q.mu.Unlock()
+		if done {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("waiting for %s: %d in flight, %d queued", what, inflight, queued)
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 }
