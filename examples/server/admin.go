@@ -20,10 +20,7 @@ const adminTokenEnv = "PROCURE_ADMIN_TOKEN"
 // newLogger is the program's logger on w, in cfg's format and level.
 func newLogger(cfg config, w io.Writer) *slog.Logger {
 	opts := &slog.HandlerOptions{Level: cfg.logLevel}
-	if cfg.logFormat == "json" {
-		return slog.New(slog.NewJSONHandler(w, opts))
-	}
-	return slog.New(slog.NewTextHandler(w, opts))
+	return slog.New(httpapi.NewLogHandler(w, opts, cfg.logFormat == "json"))
 }
 
 // storeKind says which store serves, for the log: "memory", or

@@ -1,6 +1,7 @@
 package httpx
 
 import (
+	"context"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -70,20 +71,30 @@ func Observe(next http.Handler, log *slog.Logger, m *Metrics) http.Handler {
 		if route == "" {
 			route = noRoute
 		}
-		// The record is built here rather than by log.LogAttrs, which
-		// would read the clock again and walk the stack for a source
-		// position that is always this function.
-		rec := slog.NewRecord(end, slog.LevelInfo, "request", 0)
-		rec.AddAttrs(
-			slog.String("request_id", id),
-			slog.String("method", r.Method),
-			slog.String("route", route),
-			slog.Int("status", sw.status),
-			slog.Float64("duration_ms", Milliseconds(end.Sub(start))),
-			slog.String("community", sw.community),
-		)
-		_ = h.Handle(ctx, rec) // a handler's write error has nowhere to go
+		logRequest(ctx, h, &requestLine{end: end, id: id, method: r.Method, route: route,
+			status: sw.status, durationMS: Milliseconds(end.Sub(start)), community: sw.community})
 	})
+}
+
+// logRequest writes l to h, an enabled handler: through LogHandler's
+// fast path when h is one and it can, else as a slog record.
+func logRequest(ctx context.Context, h slog.Handler, l *requestLine) {
+	if lh, ok := h.(*LogHandler); ok && lh.writeRequest(l) {
+		return
+	}
+	// The record is built here rather than by log.LogAttrs, which
+	// would read the clock again and walk the stack for a source
+	// position that is always this function.
+	rec := slog.NewRecord(l.end, slog.LevelInfo, "request", 0)
+	rec.AddAttrs(
+		slog.String("request_id", l.id),
+		slog.String("method", l.method),
+		slog.String("route", l.route),
+		slog.Int("status", l.status),
+		slog.Float64("duration_ms", l.durationMS),
+		slog.String("community", l.community),
+	)
+	_ = h.Handle(ctx, rec) // a handler's write error has nowhere to go
 }
 
 // noRoute is the route of a request no pattern matched; otherAPI the API
