@@ -39,8 +39,8 @@ func Observe(next http.Handler, log *slog.Logger, m *Metrics) http.Handler {
 		sw.idHeader[0] = id
 		w.Header()[HeaderRequestID] = sw.idHeader[:] // no slice of its own to allocate
 		if m != nil {
-			m.inFlight.Inc()
-			defer m.inFlight.Dec()
+			m.inFlight.Add(1)
+			defer m.inFlight.Add(-1)
 		}
 		next.ServeHTTP(sw, r)
 		end := time.Now()
