@@ -84,7 +84,8 @@ func (b *Builder) AddPacked(p Packed) {
 	if b.in == nil {
 		b.in = newInterner()
 	}
-	b.in.keywords(p.rec.keywords)
+	p.rec.keywords = b.in.ownKeywords(p.rec.keywords)
+	p.rec.parts = b.in.ownString(p.rec.parts) // the packer's string is garbage at once
 	b.recs.add(p.rec)
 }
 

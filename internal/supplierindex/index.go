@@ -523,12 +523,13 @@ func buildOrder(n int, key func(a, b int32) int, isNull func(a int32) bool, tie 
 // contacts by name and the addresses by companyName, precomputes the
 // other address orders, and packs them with the detail's other parts.
 // With in, the keywords share one copy with the other records of a load
-// (in place: src is a load's own). The stored form shares no memory with
-// src but the summary's texts and the keywords.
+// (in place: src is a load's own), and the keywords and the parts are
+// carved from the load's blocks (interner.own). The stored form shares no
+// memory with src but the summary's texts and the keywords' values.
 func newSupplierRec(src *supplier.Record, in *interner) supplierRec {
 	kw := slices.Clip(src.Keywords)
 	if in != nil {
-		in.keywords(kw)
+		kw = in.ownKeywords(kw)
 	}
 	rec := supplierRec{summary: src.Summary, keywords: kw}
 	contacts := src.Contacts
@@ -566,7 +567,7 @@ func newSupplierRec(src *supplier.Record, in *interner) supplierRec {
 			nil, byID)
 		addrIdx = slices.Concat(nameDesc, dateAsc, dateDesc)
 	}
-	rec.parts = packParts(&src.Detail, contacts, addrs, addrIdx)
+	rec.parts = packParts(&src.Detail, contacts, addrs, addrIdx, in)
 	return rec
 }
 

@@ -212,7 +212,7 @@ func (p *packer) count(isNil bool, n int) {
 // order) and the addresses (in companyName order) with the addresses'
 // other orders (addrIdx: three permutations of k one after the other, nil
 // when k < 2).
-func packParts(d *supplier.Detail, contacts []supplier.Contact, addrs []supplier.RemittanceAddress, addrIdx []int32) string {
+func packParts(d *supplier.Detail, contacts []supplier.Contact, addrs []supplier.RemittanceAddress, addrIdx []int32, in *interner) string {
 	p := packers.Get().(*packer)
 	defer func() {
 		if cap(p.b) <= 64<<10 { // a rare large supplier's buffer is not kept
@@ -304,6 +304,9 @@ func packParts(d *supplier.Detail, contacts []supplier.Contact, addrs []supplier
 	}
 	if len(p.b) > math.MaxUint32 {
 		panic("supplierindex: a supplier's parts exceed 4 GiB") // validated records stay far below
+	}
+	if in != nil {
+		return in.own(p.b) // a load's record: from its blocks
 	}
 	return string(p.b)
 }
