@@ -1,7 +1,6 @@
 package httpx
 
 import (
-	"context"
 	"io"
 	"log/slog"
 	"math"
@@ -23,7 +22,8 @@ import (
 // id with a space, say) or whose time or duration slog would write
 // differently: the fast path takes only what it can write exactly as
 // slog does (TestLogHandlerMatchesSlog compares the two, both formats).
-// WithAttrs and WithGroup return the slog handler's own result: the
+// Enabled, Handle, WithAttrs and WithGroup are the embedded slog
+// handler's: WithAttrs and WithGroup return its own result, since the
 // fast path knows nothing of added attributes.
 type LogHandler struct {
 	slog.Handler
@@ -106,6 +106,9 @@ func (h *LogHandler) writeRequest(l *requestLine) bool {
 }
 
 func appendTextLine(b []byte, l *requestLine) ([]byte, bool) {
+	if math.IsNaN(l.durationMS) || math.IsInf(l.durationMS, 0) {
+		return b, false
+	}
 	b = append(b, "time="...)
 	b = appendMillis(b, l.end)
 	b = append(b, " level=INFO msg=request request_id="...)
@@ -117,9 +120,6 @@ func appendTextLine(b []byte, l *requestLine) ([]byte, bool) {
 	b = append(b, " status="...)
 	b = strconv.AppendInt(b, int64(l.status), 10)
 	b = append(b, " duration_ms="...)
-	if math.IsNaN(l.durationMS) || math.IsInf(l.durationMS, 0) {
-		return b, false
-	}
 	b = strconv.AppendFloat(b, l.durationMS, 'g', -1, 64)
 	b = append(b, " community="...)
 	if l.community == "" {
@@ -203,18 +203,3 @@ var plainByte = func() (t [256]bool) {
 	}
 	return t
 }()
-
-// Enabled, Handle, WithAttrs and WithGroup are the slog handler's; the
-// methods are spelled out so that LogHandler's documentation lists them.
-
-func (h *LogHandler) Enabled(ctx context.Context, l slog.Level) bool {
-	return h.Handler.Enabled(ctx, l)
-}
-
-func (h *LogHandler) Handle(ctx context.Context, r slog.Record) error {
-	return h.Handler.Handle(ctx, r)
-}
-
-func (h *LogHandler) WithAttrs(attrs []slog.Attr) slog.Handler { return h.Handler.WithAttrs(attrs) }
-
-func (h *LogHandler) WithGroup(name string) slog.Handler { return h.Handler.WithGroup(name) }
