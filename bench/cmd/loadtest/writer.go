@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"slices"
 	"strconv"
@@ -124,6 +125,11 @@ func (w *writer) write(ctx context.Context) {
 		}
 		return
 	}
+	// Read to the end, so that the connection is kept for the next write:
+	// a body closed unread closes its connection, and until session 19
+	// every write paid a connection of its own (its accept, a goroutine,
+	// the handshake), which a client that keeps its connections does not.
+	_, _ = io.Copy(io.Discard, res.Body)
 	res.Body.Close()
 	if res.StatusCode != http.StatusOK {
 		w.errors.Add(1)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -131,5 +132,36 @@ func TestWriterWorkersBoundWritesInFlight(t *testing.T) {
 	// (and the two the channel holds) send at most about 20.
 	if st.sent > 24 || st.miss < 150 {
 		t.Errorf("2 workers against a 50 ms server: %+v; want at most 24 sent and the rest missed", st)
+	}
+}
+
+// The writer keeps its connections: against a server that answers each
+// write with a body (the stored supplier, as the admin API does), its
+// writes share at most one connection a worker.
+func TestWriterKeepsConnections(t *testing.T) {
+	var conns, writes atomic.Int64
+	body := `{"id":"x","name":"` + strings.Repeat("n", 2000) + `"}`
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		writes.Add(1)
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, body)
+	}))
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			conns.Add(1)
+		}
+	}
+	srv.Start()
+	defer srv.Close()
+	w := newWriter(srv.URL, "tok", "c-load", "n1", 200, 2)
+	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	defer cancel()
+	w.run(ctx)
+	if n := writes.Load(); n < 20 {
+		t.Fatalf("%d writes in 500 ms at 200/s", n)
+	}
+	if n := conns.Load(); n > 2 {
+		t.Errorf("%d writes opened %d connections; want at most 2 (one a worker)", writes.Load(), n)
 	}
 }
