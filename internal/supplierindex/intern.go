@@ -46,12 +46,8 @@ func (in *interner) own(b []byte) string {
 	if len(b) > maxBlockParts {
 		return string(b)
 	}
-	if cap(in.bytes)-len(in.bytes) < len(b) {
-		in.bytes = make([]byte, 0, partsBlock)
-	}
-	at := len(in.bytes)
-	in.bytes = append(in.bytes, b...)
-	return unsafe.String(&in.bytes[at], len(b))
+	c := carve(&in.bytes, b, partsBlock)
+	return unsafe.String(&c[0], len(c))
 }
 
 // ownString is own for a string.
@@ -68,12 +64,19 @@ func (in *interner) ownKeywords(kw []string) []string {
 	if len(kw) == 0 || len(kw) > maxBlockWords {
 		return kw
 	}
-	if cap(in.words)-len(in.words) < len(kw) {
-		in.words = make([]string, 0, wordsBlock)
+	return carve(&in.words, kw, wordsBlock)
+}
+
+// carve copies v to the end of *block, first starting a new block of
+// size when the current one has no room for it, and returns the copy,
+// capped. A full block is left to the copies that point into it.
+func carve[T any](block *[]T, v []T, size int) []T {
+	if cap(*block)-len(*block) < len(v) {
+		*block = make([]T, 0, size)
 	}
-	at := len(in.words)
-	in.words = append(in.words, kw...)
-	return in.words[at:len(in.words):len(in.words)]
+	at := len(*block)
+	*block = append(*block, v...)
+	return (*block)[at:len(*block):len(*block)]
 }
 
 // maxInterned bounds the interner's table: past it, new values are kept
