@@ -39,7 +39,20 @@ type writer struct {
 	errors    atomic.Int64 // failed or not 200
 	missed    atomic.Int64
 	seq       atomic.Int64
+
+	// The pacing loop's own lateness: a loop that wakes late (the harness
+	// shares the cores it loads) starts every write due by then at once,
+	// and a burst larger than the free workers is missed without the
+	// server being slow. lateWakes counts the wake-ups that found
+	// lateBurst or more writes due, lateMissed the misses in them,
+	// maxLate the longest delay of a wake-up past its first due write.
+	lateWakes, lateMissed atomic.Int64
+	maxLate               atomic.Int64 // nanoseconds
 }
+
+// lateBurst is the number of writes due at one wake-up past which the
+// wake-up counts as late (writeStats): at 1,000 a second, 5 ms.
+const lateBurst = 5
 
 func newWriter(base, token, community, nonce string, rate, workers int) *writer {
 	w := &writer{base: base, token: token, community: community, rate: rate, workers: workers,
@@ -79,16 +92,36 @@ func (w *writer) run(ctx context.Context) {
 		select {
 		case <-ctx.Done():
 			return
-		case now := <-tick.C:
-			for due := w.due(now.Sub(start)); issued < due; issued++ {
-				select {
-				case jobs <- struct{}{}:
-				default:
-					w.missed.Add(1)
-				}
+		case <-tick.C:
+			issued = w.wake(time.Since(start), issued, jobs)
+		}
+	}
+}
+
+// wake starts the writes due by woke (into the run) past the issued
+// first ones, counting those no worker is free for as missed and the
+// wake-up's lateness, and returns how many are now issued.
+func (w *writer) wake(woke time.Duration, issued int64, jobs chan<- struct{}) int64 {
+	due := w.due(woke)
+	late := due-issued >= lateBurst
+	if late {
+		w.lateWakes.Add(1)
+		// The first write due now was due at issued+1 writes' time.
+		if d := int64(woke - time.Duration((issued+1)*int64(time.Second)/int64(w.rate))); d > w.maxLate.Load() {
+			w.maxLate.Store(d)
+		}
+	}
+	for ; issued < due; issued++ {
+		select {
+		case jobs <- struct{}{}:
+		default:
+			w.missed.Add(1)
+			if late {
+				w.lateMissed.Add(1)
 			}
 		}
 	}
+	return issued
 }
 
 // due is how many writes w.rate asks for in the first d of a run.
@@ -147,6 +180,9 @@ type writeStats struct {
 	sent, errs, miss int64
 	achieved         float64 // successful writes per second
 	p50, p99         time.Duration
+	// The pacing loop's lateness (writer.lateWakes).
+	lateWakes, lateMissed int64
+	maxLate               time.Duration
 }
 
 func (w *writer) stats(elapsed time.Duration) writeStats {
@@ -154,7 +190,8 @@ func (w *writer) stats(elapsed time.Duration) writeStats {
 	lat := slices.Clone(w.latencies)
 	w.mu.Unlock()
 	slices.Sort(lat)
-	s := writeStats{rate: w.rate, workers: w.workers, sent: w.n.Load(), errs: w.errors.Load(), miss: w.missed.Load()}
+	s := writeStats{rate: w.rate, workers: w.workers, sent: w.n.Load(), errs: w.errors.Load(), miss: w.missed.Load(),
+		lateWakes: w.lateWakes.Load(), lateMissed: w.lateMissed.Load(), maxLate: time.Duration(w.maxLate.Load())}
 	if elapsed > 0 {
 		s.achieved = float64(len(lat)) / elapsed.Seconds()
 	}
@@ -166,6 +203,7 @@ func (w *writer) stats(elapsed time.Duration) writeStats {
 }
 
 func (s writeStats) String() string {
-	return fmt.Sprintf("%d/s asked, %.0f/s done (%d sent, %d failed, %d missed; at most %d in flight), latency p50 %s p99 %s",
-		s.rate, s.achieved, s.sent, s.errs, s.miss, s.workers, formatLatency(float64(s.p50.Microseconds())), formatLatency(float64(s.p99.Microseconds())))
+	return fmt.Sprintf("%d/s asked, %.0f/s done (%d sent, %d failed, %d missed; at most %d in flight), latency p50 %s p99 %s; the writer's own pacing woke %d times %d or more writes late (the longest %s), %d of the missed in those",
+		s.rate, s.achieved, s.sent, s.errs, s.miss, s.workers, formatLatency(float64(s.p50.Microseconds())), formatLatency(float64(s.p99.Microseconds())),
+		s.lateWakes, lateBurst, formatLatency(float64(s.maxLate.Microseconds())), s.lateMissed)
 }

@@ -165,3 +165,47 @@ func TestWriterKeepsConnections(t *testing.T) {
 		t.Errorf("%d writes opened %d connections; want at most 2 (one a worker)", writes.Load(), n)
 	}
 }
+
+// A wake-up of the pacing loop starts every write due by then; one that
+// finds lateBurst or more due counts as late, with how late its first
+// write was and which of the misses were its own (writeStats).
+func TestWriterWakeLateness(t *testing.T) {
+	w := newWriter("http://127.0.0.1:1", "tok", "c", "n", 1000, 3)
+	jobs := make(chan struct{}, 3)
+	steps := []struct {
+		woke                        time.Duration
+		issued                      int64 // after the wake-up
+		missed, lateWakes, lateMiss int64
+		maxLate                     time.Duration
+	}{
+		// 2 due: on time, both started.
+		{2 * time.Millisecond, 2, 0, 0, 0, 0},
+		// 3 due (3..5 ms): on time, started.
+		{5 * time.Millisecond, 5, 0, 0, 0, 0},
+		// 10 due at 15 ms, the first of them (the 6th) due at 6 ms: late
+		// by 9 ms; 3 started (as many as the jobs' room), 7 missed.
+		{15 * time.Millisecond, 15, 7, 1, 7, 9 * time.Millisecond},
+		// 1 due: on time, started.
+		{16 * time.Millisecond, 16, 7, 1, 7, 9 * time.Millisecond},
+		// 5 due at 21 ms (the first due at 17 ms): lateBurst, so late, by
+		// 4 ms; 2 missed; the longest lateness stays 9 ms.
+		{21 * time.Millisecond, 21, 9, 2, 9, 9 * time.Millisecond},
+		// 1 due: on time.
+		{22 * time.Millisecond, 22, 9, 2, 9, 9 * time.Millisecond},
+	}
+	issued := int64(0)
+	for i, st := range steps {
+		issued = w.wake(st.woke, issued, jobs)
+		s := w.stats(time.Second)
+		if issued != st.issued || s.miss != st.missed || s.lateWakes != st.lateWakes || s.lateMissed != st.lateMiss || s.maxLate != st.maxLate {
+			t.Fatalf("wake-up %d at %v: issued %d, missed %d, late wake-ups %d (%d missed in them, longest %v); want %d, %d, %d (%d, %v)",
+				i, st.woke, issued, s.miss, s.lateWakes, s.lateMissed, s.maxLate, st.issued, st.missed, st.lateWakes, st.lateMiss, st.maxLate)
+		}
+		for len(jobs) > 0 { // the workers take the jobs started
+			<-jobs
+		}
+	}
+	if got := w.stats(time.Second).String(); !strings.Contains(got, "woke 2 times 5 or more writes late (the longest 9.00ms), 9 of the missed in those") {
+		t.Errorf("report %q does not give the pacing's lateness", got)
+	}
+}
