@@ -24,9 +24,11 @@ const adminTokenEnv = "PROCURE_ADMIN_TOKEN"
 // of the live-data stores. It cycles over a pool of suppliers of its own
 // in the community under load, creating them on the first round and
 // replacing them (a new name each time, so the sorted orders change) on
-// the next ones. Writes that cannot start on time (every worker busy) are
-// counted as missed, not queued, so the rate it reports is what the server
-// sustained.
+// the next ones. A write due while every worker is busy waits for one in
+// a queue of as many places as there are workers (its latency counts from
+// when a worker sends it); a write due while that queue is full too is
+// counted as missed and never sent, so the rate it reports is what the
+// server sustained.
 type writer struct {
 	base, token, community string
 	rate, workers          int
