@@ -71,11 +71,14 @@ var ErrDSN = errors.New("the database URL does not parse")
 // chooses its query exec mode as the package doc says: unless dsn names
 // default_query_exec_mode, it connects once to see whether the connection
 // is direct. direct reports what it found (false when dsn named the mode).
+// Its connections encode google/uuid's UUID parameters from their bytes
+// (RegisterUUID).
 func Config(ctx context.Context, dsn string) (cfg *pgxpool.Config, direct bool, err error) {
 	cfg, err = pgxpool.ParseConfig(dsn)
 	if err != nil {
 		return nil, false, ErrDSN
 	}
+	cfg.AfterConnect = registerTypes
 	if NamesParam(dsn, "default_query_exec_mode") {
 		return cfg, false, nil
 	}
@@ -120,6 +123,7 @@ func ParseConfig(dsn string) (*pgxpool.Config, error) {
 	if !NamesParam(dsn, "default_query_exec_mode") {
 		cfg.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeCacheDescribe
 	}
+	cfg.AfterConnect = registerTypes
 	return cfg, nil
 }
 
