@@ -29,6 +29,8 @@ func TestEncodeUUID(t *testing.T) {
 		{"uuid, text", pgtype.UUIDOID, pgtype.TextFormatCode, []byte(id.String())},
 		{"text, text", pgtype.TextOID, pgtype.TextFormatCode, []byte(id.String())},
 		{"text, binary", pgtype.TextOID, pgtype.BinaryFormatCode, []byte(id.String())},
+		// The simple protocol's: no parameter type known.
+		{"unknown, text", 0, pgtype.TextFormatCode, []byte(id.String())},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			got, err := reg.Encode(c.oid, c.format, id, nil)
