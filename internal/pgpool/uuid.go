@@ -16,10 +16,10 @@ import (
 // parameter, where the bytes themselves take 80 ns and 2
 // (BenchmarkEncodeUUID, a quiet machine). A supplier put sends four such
 // parameters (BenchmarkPutSupplierWhileReading: 421 allocations a put
-// before, 349 after) and a read of the database one or two, so every
-// connection of the stores
-// registers encodeUUID (AfterConnect), which hands pgx the bytes as a
-// pgtype.UUIDValuer. What is sent is the same in both formats
+// before, 349 after) and a read of the database one or two, so the pools
+// of Config and ParseConfig call RegisterUUID on every connection
+// (AfterConnect), which hands pgx the bytes as a pgtype.UUIDValuer. What
+// is sent is the same in both formats
 // (TestEncodeUUID); a uuid.UUID bound to a parameter of another type (a
 // text one) still goes through Value, as before.
 
