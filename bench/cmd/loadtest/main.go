@@ -73,6 +73,7 @@ type options struct {
 	manifestFile     string
 	postgres         bool
 	pgbouncer        bool
+	pgDurable        bool
 	pgParams         string
 	postgresDSN      string
 	preloaded        bool
@@ -106,6 +107,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.manifestFile, "manifest", "", "the examples/gendata -manifest `file` of -data")
 	fs.BoolVar(&o.postgres, "postgres", false, "serve from a throwaway PostgreSQL server started for the run")
 	fs.BoolVar(&o.pgbouncer, "pgbouncer", false, "with -postgres: the server reaches the throwaway server through PgBouncer in transaction mode (-postgres), migrating it directly (-postgres-migrate)")
+	fs.BoolVar(&o.pgDurable, "postgres-durable", false, "with -postgres: the throwaway server keeps PostgreSQL's durability (fsync, synchronous_commit and full_page_writes on, as a deployment runs) instead of turning it off for speed")
 	fs.StringVar(&o.pgParams, "postgres-params", "", "with -postgres: more `parameters` for the server's database URL, such as pool_max_conns=16&default_query_exec_mode=simple_protocol")
 	fs.StringVar(&o.postgresDSN, "postgres-dsn", "", "serve from this PostgreSQL database instead (its data is replaced by the import)")
 	fs.BoolVar(&o.preloaded, "preloaded", false, "with -postgres-dsn and -data: the database already holds the data file (imported by an earlier run or by procurectl import), so the server starts without importing it")
@@ -144,6 +146,8 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		return o, errors.New("-postgres and -postgres-dsn: give one")
 	case o.pgParams != "" && !o.postgres:
 		return o, errors.New("-postgres-params needs -postgres (with -postgres-dsn, put them in the URL)")
+	case o.pgDurable && !o.postgres:
+		return o, errors.New("-postgres-durable needs -postgres (a database given by -postgres-dsn keeps its own settings, which the report names)")
 	case o.pgbouncer && !o.postgres:
 		return o, errors.New("-pgbouncer needs -postgres (with -postgres-dsn, give the pooler's URL and -server-args \"-postgres-migrate URL\")")
 	case o.preloaded && (o.postgresDSN == "" || o.dataFile == ""):
@@ -273,9 +277,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 		serverArgs = []string{"-data", dataFile}
 	}
 	dsn := o.postgresDSN
+	direct := dsn // the database itself, not a pooler in front of it
 	if o.postgres {
 		logf("starting a throwaway PostgreSQL server")
-		pg, err := startPostgres(ctx)
+		pg, err := startPostgres(ctx, o.pgDurable)
 		if pg != nil {
 			cl.add(pg.stop)
 		}
@@ -283,6 +288,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 			return err
 		}
 		dsn = pg.DSN
+		direct = dsn
 		if o.pgbouncer {
 			logf("starting PgBouncer in front of it")
 			cl.add(pg.stopBouncer) // before pg.stop, which removes its directory
@@ -303,6 +309,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 			dsn += "&" + o.pgParams
 			backend += " (" + o.pgParams + ")"
 		}
+		d, err := durability(ctx, direct)
+		if err != nil {
+			return err
+		}
+		backend += ", " + d
 		serverArgs = append(serverArgs, "-postgres", dsn)
 	}
 

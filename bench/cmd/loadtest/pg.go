@@ -22,8 +22,9 @@ import (
 // the way the tests' internal/pgtest does it (that package is test-only,
 // so the harness has its own small starter): initdb into a fresh
 // directory, trust authentication on 127.0.0.1 only, no Unix socket,
-// durability off (fsync, synchronous_commit, full_page_writes). As root
-// it runs as the "postgres" OS user, since PostgreSQL refuses root.
+// durability off (fsync, synchronous_commit, full_page_writes) unless
+// -postgres-durable asks for PostgreSQL's own. As root it runs as the
+// "postgres" OS user, since PostgreSQL refuses root.
 type postgres struct {
 	bin  string
 	dir  string
@@ -64,8 +65,11 @@ func pgVersion(binDir string) int {
 // directory under the system's temporary directory (which the postgres
 // user can reach, unlike a directory of root's); stop removes it. A
 // non-nil server is returned with an error when it started but failed
-// later, so that the caller can stop it.
-func startPostgres(ctx context.Context) (*postgres, error) {
+// later, so that the caller can stop it. durable keeps PostgreSQL's
+// durability settings (a commit waits for its WAL flush, as in a
+// deployment: bench/README.md, "Session 21", measured the writer with
+// both); otherwise they are off for speed.
+func startPostgres(ctx context.Context, durable bool) (*postgres, error) {
 	bin, err := pgBinDir()
 	if err != nil {
 		return nil, err
@@ -104,19 +108,25 @@ func startPostgres(ctx context.Context) (*postgres, error) {
 	if err != nil {
 		return nil, err
 	}
+	durability := `
+# Not durable: never use for real data.
+fsync = off
+synchronous_commit = off
+full_page_writes = off`
+	if durable {
+		durability = `
+# PostgreSQL's own durability (fsync, synchronous_commit, full_page_writes on).`
+	}
 	conf := fmt.Sprintf(`
-# bench/cmd/loadtest: a throwaway server. Not durable: never use for real data.
+# bench/cmd/loadtest: a throwaway server.%s
 listen_addresses = '127.0.0.1'
 port = %d
 unix_socket_directories = ''
-fsync = off
-synchronous_commit = off
-full_page_writes = off
 max_connections = 200
 shared_buffers = '512MB'
 max_wal_size = '2GB'
 logging_collector = off
-`, port)
+`, durability, port)
 	f, err := os.OpenFile(filepath.Join(data, "postgresql.conf"), os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {
 		return nil, err
@@ -147,6 +157,26 @@ logging_collector = off
 		return pg, fmt.Errorf("postgres started but does not answer: %w", err)
 	}
 	return pg, nil
+}
+
+// durability names the database's durability settings for the report:
+// fsync and synchronous_commit, which decide whether a commit waits for
+// its WAL flush (the writer's rate depends on it: bench/README.md,
+// "Session 21"). One simple-protocol query, so that it also works
+// through a pooler in transaction mode.
+func durability(ctx context.Context, dsn string) (string, error) {
+	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(cctx, dsn)
+	if err != nil {
+		return "", fmt.Errorf("reading the database's durability settings: %w", err)
+	}
+	defer conn.Close(cctx)
+	var fsync, commit string
+	if err := conn.QueryRow(cctx, "SELECT current_setting('fsync'), current_setting('synchronous_commit')", pgx.QueryExecModeSimpleProtocol).Scan(&fsync, &commit); err != nil {
+		return "", fmt.Errorf("reading the database's durability settings: %w", err)
+	}
+	return "fsync " + fsync + ", synchronous_commit " + commit, nil
 }
 
 // stop shuts the server down at once and removes its directory: the data

@@ -11,7 +11,8 @@ import (
 )
 
 // The throwaway server starts on 127.0.0.1, answers queries with the
-// settings the harness asks for, and stops.
+// settings the harness asks for (durability off unless -postgres-durable),
+// names them for the report (durability), and stops.
 func TestStartPostgres(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a PostgreSQL server")
@@ -19,35 +20,53 @@ func TestStartPostgres(t *testing.T) {
 	if _, err := pgBinDir(); err != nil {
 		t.Skip(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	pg, err := startPostgres(ctx)
-	if pg != nil {
-		t.Cleanup(func() {
-			if err := pg.stop(); err != nil {
-				t.Error(err)
+	for _, tc := range []struct {
+		name    string
+		durable bool
+		on      string // fsync, synchronous_commit and full_page_writes
+	}{
+		{"durability off", false, "off"},
+		{"durable", true, "on"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+			defer cancel()
+			pg, err := startPostgres(ctx, tc.durable)
+			if pg != nil {
+				t.Cleanup(func() {
+					if err := pg.stop(); err != nil {
+						t.Error(err)
+					}
+					if _, err := os.Stat(pg.dir); !os.IsNotExist(err) {
+						t.Errorf("stop left %s behind (%v)", pg.dir, err)
+					}
+				})
 			}
-			if _, err := os.Stat(pg.dir); !os.IsNotExist(err) {
-				t.Errorf("stop left %s behind (%v)", pg.dir, err)
+			if err != nil {
+				t.Fatal(err)
+			}
+			conn, err := pgx.Connect(ctx, pg.DSN)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close(ctx)
+			for setting, want := range map[string]string{
+				"fsync": tc.on, "synchronous_commit": tc.on, "full_page_writes": tc.on,
+				"listen_addresses": "127.0.0.1", "server_encoding": "UTF8",
+			} {
+				var got string
+				if err := conn.QueryRow(ctx, "SELECT current_setting($1)", setting).Scan(&got); err != nil {
+					t.Fatal(err)
+				}
+				if got != want {
+					t.Errorf("%s = %q, want %q", setting, got, want)
+				}
+			}
+			d, err := durability(ctx, pg.DSN)
+			if want := "fsync " + tc.on + ", synchronous_commit " + tc.on; err != nil || d != want {
+				t.Errorf("durability = %q, %v; want %q", d, err, want)
 			}
 		})
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	conn, err := pgx.Connect(ctx, pg.DSN)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	for setting, want := range map[string]string{"fsync": "off", "listen_addresses": "127.0.0.1", "server_encoding": "UTF8"} {
-		var got string
-		if err := conn.QueryRow(ctx, "SELECT current_setting($1)", setting).Scan(&got); err != nil {
-			t.Fatal(err)
-		}
-		if got != want {
-			t.Errorf("%s = %q, want %q", setting, got, want)
-		}
 	}
 }
 
@@ -62,7 +81,7 @@ func TestStartBouncer(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	pg, err := startPostgres(ctx)
+	pg, err := startPostgres(ctx, false)
 	if pg != nil {
 		t.Cleanup(func() { _ = pg.stop() })
 	}
