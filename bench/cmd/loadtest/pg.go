@@ -108,13 +108,13 @@ func startPostgres(ctx context.Context, durable bool) (*postgres, error) {
 	if err != nil {
 		return nil, err
 	}
-	durability := `
+	safety := `
 # Not durable: never use for real data.
 fsync = off
 synchronous_commit = off
 full_page_writes = off`
 	if durable {
-		durability = `
+		safety = `
 # PostgreSQL's own durability (fsync, synchronous_commit, full_page_writes on).`
 	}
 	conf := fmt.Sprintf(`
@@ -126,7 +126,7 @@ max_connections = 200
 shared_buffers = '512MB'
 max_wal_size = '2GB'
 logging_collector = off
-`, durability, port)
+`, safety, port)
 	f, err := os.OpenFile(filepath.Join(data, "postgresql.conf"), os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {
 		return nil, err
