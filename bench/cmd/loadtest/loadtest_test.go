@@ -225,6 +225,8 @@ func TestParseFlags(t *testing.T) {
 		{"preloaded without the data", []string{"-preloaded", "-postgres-dsn", "postgres://x"}, "-preloaded needs -postgres-dsn and the -data"},
 		{"negative writes", []string{"-writes", "-1"}, "-writes: must be from 0 to 100000"},
 		{"no write workers", []string{"-writes", "100", "-write-workers", "0"}, "-write-workers: must be from 1 to 1024"},
+		{"negative write backlog", []string{"-writes", "100", "-write-backlog", "-1s"}, "-write-backlog: must be from 0 to 1m"},
+		{"write backlog over a minute", []string{"-writes", "100", "-write-backlog", "2m"}, "-write-backlog: must be from 0 to 1m"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

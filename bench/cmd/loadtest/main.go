@@ -86,6 +86,7 @@ type options struct {
 	readyLog         string
 	writes           int
 	writeWorkers     int
+	writeBacklog     time.Duration
 	server           string // examples/server binary to run instead of one built from the tree
 	serverArgs       string // more arguments for the server, split at spaces
 }
@@ -119,7 +120,8 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.DurationVar(&o.readyTimeout, "ready-timeout", 10*time.Minute, "how long the server may take to load its data")
 	fs.StringVar(&o.readyLog, "ready-log", "", "after the server answers, also wait (within -ready-timeout) until its log contains this `text`, e.g. the line saying a background cache has loaded")
 	fs.IntVar(&o.writes, "writes", 0, "supplier writes per second through the admin API while the scenarios run (write while reading); 0 for none")
-	fs.IntVar(&o.writeWorkers, "write-workers", 16, "with -writes: the most writes in flight at once; a write due while all are busy is counted as missed")
+	fs.IntVar(&o.writeWorkers, "write-workers", 16, "with -writes: the most writes in flight at once")
+	fs.DurationVar(&o.writeBacklog, "write-backlog", time.Second, "with -writes: how far behind the rate the writes due while every worker is busy may queue (this long's writes); a write due while the queue is full is counted as missed; 0 for a queue of one place a worker")
 	fs.StringVar(&o.server, "server", "", "run this examples/server `binary` instead of the one built from the tree (e.g. one built at another commit, for a before/after comparison)")
 	fs.StringVar(&o.serverArgs, "server-args", "", "more `arguments` for examples/server, separated by spaces (e.g. \"-admin-addr 127.0.0.1:0\", which turns its metrics on)")
 	if err := fs.Parse(args); err != nil {
@@ -156,6 +158,8 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		return o, fmt.Errorf("-writes: must be from 0 to 100000 per second (got %d)", o.writes)
 	case o.writeWorkers < 1 || o.writeWorkers > 1024:
 		return o, fmt.Errorf("-write-workers: must be from 1 to 1024 (got %d)", o.writeWorkers)
+	case o.writeBacklog < 0 || o.writeBacklog > time.Minute:
+		return o, fmt.Errorf("-write-backlog: must be from 0 to 1m (got %s)", o.writeBacklog)
 	}
 	if _, err := selectScenarios(nil, o.scenarios); err != nil {
 		return o, err
@@ -423,7 +427,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 	var w *writer
 	loadStarted := time.Now()
 	if o.writes > 0 {
-		w = newWriter(adminBase, adminToken, m.Communities[0].ID, nonce, o.writes, o.writeWorkers)
+		w = newWriter(adminBase, adminToken, m.Communities[0].ID, nonce, o.writes, o.writeWorkers, o.writeBacklog)
 		wctx, stopWrites := context.WithCancel(ctx)
 		done := make(chan struct{})
 		go func() { w.run(wctx); close(done) }()

@@ -24,21 +24,29 @@ const adminTokenEnv = "PROCURE_ADMIN_TOKEN"
 // of the live-data stores. It cycles over a pool of suppliers of its own
 // in the community under load, creating them on the first round and
 // replacing them (a new name each time, so the sorted orders change) on
-// the next ones. A write due while every worker is busy waits for one in
-// a queue of as many places as there are workers (its latency counts from
-// when a worker sends it); a write due while that queue is full too is
-// counted as missed and never sent, so the rate it reports is what the
-// server sustained.
+// the next ones. At most w.workers writes are in flight. A write due
+// while every worker is busy waits for one, as a sync job's writes wait
+// in its own queue, for as long as w.backlog (one second by default):
+// the queue has a second's writes of places (and never fewer than the
+// workers). A write due while that queue is full is counted as missed
+// and never sent: by then the server is a second behind the rate asked,
+// which is not keeping up with it. A write's latency is taken twice:
+// from when a worker sent it (the server's time) and from when it was
+// due (the writer's, with its wait for a worker: a stall of the server
+// shows there even when no write was in flight through it).
 type writer struct {
 	base, token, community string
 	rate, workers          int
+	backlog                time.Duration
 	ids                    []uuid.UUID
 	client                 *http.Client
+	start                  time.Time // of run: the writes are due from it
 
 	mu        sync.Mutex
-	latencies []time.Duration
-	n         atomic.Int64 // writes sent
-	errors    atomic.Int64 // failed or not 200
+	latencies []time.Duration // from sending
+	sinceDue  []time.Duration // from being due
+	n         atomic.Int64    // writes sent
+	errors    atomic.Int64    // failed or not 200
 	missed    atomic.Int64
 	seq       atomic.Int64
 
@@ -50,14 +58,18 @@ type writer struct {
 	// maxLate the longest delay of a wake-up past its first due write.
 	lateWakes, lateMissed atomic.Int64
 	maxLate               atomic.Int64 // nanoseconds
+	// mostWaiting is the most writes due and waiting for a worker at once.
+	mostWaiting atomic.Int64
 }
 
 // lateBurst is the number of writes due at one wake-up past which the
 // wake-up counts as late (writeStats): at 1,000 a second, 5 ms.
 const lateBurst = 5
 
-func newWriter(base, token, community, nonce string, rate, workers int) *writer {
-	w := &writer{base: base, token: token, community: community, rate: rate, workers: workers,
+// newWriter is a writer of rate writes a second, workers in flight at
+// most and up to backlog of writes (at the rate) waiting for a worker.
+func newWriter(base, token, community, nonce string, rate, workers int, backlog time.Duration) *writer {
+	w := &writer{base: base, token: token, community: community, rate: rate, workers: workers, backlog: backlog,
 		client: &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: workers}}}
 	for i := range 1000 {
 		w.ids = append(w.ids, uuid.NewSHA1(uuid.NameSpaceURL, []byte("procure-bench-writer/"+nonce+"/"+strconv.Itoa(i))))
@@ -67,14 +79,17 @@ func newWriter(base, token, community, nonce string, rate, workers int) *writer 
 
 // run writes at w.rate per second until ctx ends.
 func (w *writer) run(ctx context.Context) {
-	jobs := make(chan struct{}, w.workers)
+	jobs := make(chan int64, w.places())
+	w.start = time.Now()
 	var wg sync.WaitGroup
 	for range w.workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for range jobs {
-				w.write(ctx)
+			for k := range jobs {
+				if ctx.Err() == nil { // the writes still queued when the run ends are not sent
+					w.write(ctx, w.dueAt(k))
+				}
 			}
 		}()
 	}
@@ -89,39 +104,54 @@ func (w *writer) run(ctx context.Context) {
 		close(jobs)
 		wg.Wait()
 	}()
-	start, issued := time.Now(), int64(0)
+	issued := int64(0)
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-tick.C:
-			issued = w.wake(time.Since(start), issued, jobs)
+			issued = w.wake(time.Since(w.start), issued, jobs)
 		}
 	}
 }
 
-// wake starts the writes due by woke (into the run) past the issued
-// first ones, counting those no worker is free for as missed and the
-// wake-up's lateness, and returns how many are now issued.
-func (w *writer) wake(woke time.Duration, issued int64, jobs chan<- struct{}) int64 {
+// places is the room of the queue of writes waiting for a worker: w.backlog
+// of writes at w.rate, and at least one a worker.
+func (w *writer) places() int {
+	return max(w.workers, int(int64(w.backlog)*int64(w.rate)/int64(time.Second)))
+}
+
+// dueAt is when the k-th write (from 1) is due, from the start of the run.
+func (w *writer) dueAt(k int64) time.Duration {
+	return time.Duration(k * int64(time.Second) / int64(w.rate))
+}
+
+// wake queues the writes due by woke (into the run) past the issued
+// first ones for the workers, counting those the queue has no room for as
+// missed, the wake-up's lateness and the queue's length, and returns how
+// many are now issued.
+func (w *writer) wake(woke time.Duration, issued int64, jobs chan<- int64) int64 {
 	due := w.due(woke)
 	late := due-issued >= lateBurst
 	if late {
 		w.lateWakes.Add(1)
 		// The first write due now was due at issued+1 writes' time.
-		if d := int64(woke - time.Duration((issued+1)*int64(time.Second)/int64(w.rate))); d > w.maxLate.Load() {
+		if d := int64(woke - w.dueAt(issued+1)); d > w.maxLate.Load() {
 			w.maxLate.Store(d)
 		}
 	}
 	for ; issued < due; issued++ {
 		select {
-		case jobs <- struct{}{}:
+		case jobs <- issued + 1:
 		default:
 			w.missed.Add(1)
 			if late {
 				w.lateMissed.Add(1)
 			}
 		}
+	}
+	if n := int64(len(jobs)); n > w.mostWaiting.Load() {
+		w.mostWaiting.Store(n)
 	}
 	return issued
 }
@@ -140,7 +170,8 @@ func (w *writer) body(k int64) (uuid.UUID, []byte) {
 	return id, fmt.Appendf(nil, `{"id":%q,"name":%q,"profileType":"COMPANY","connectionState":"CONNECTED","keywords":["benchwriter"]}`, id, name)
 }
 
-func (w *writer) write(ctx context.Context) {
+// write sends one write, due at due into the run.
+func (w *writer) write(ctx context.Context, due time.Duration) {
 	id, body := w.body(w.seq.Add(1))
 	url := w.base + "/admin/v1/communities/" + w.community + "/suppliers/" + id.String()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPut, url, bytes.NewReader(body))
@@ -152,7 +183,7 @@ func (w *writer) write(ctx context.Context) {
 	req.Header.Set("Content-Type", "application/json")
 	start := time.Now()
 	res, err := w.client.Do(req)
-	took := time.Since(start)
+	took, late := time.Since(start), time.Since(w.start)-due
 	w.n.Add(1)
 	if err != nil {
 		if ctx.Err() == nil {
@@ -172,6 +203,7 @@ func (w *writer) write(ctx context.Context) {
 	}
 	w.mu.Lock()
 	w.latencies = append(w.latencies, took)
+	w.sinceDue = append(w.sinceDue, max(late, took))
 	w.mu.Unlock()
 }
 
@@ -179,9 +211,14 @@ func (w *writer) write(ctx context.Context) {
 type writeStats struct {
 	rate             int // requested, per second
 	workers          int // the most writes in flight
+	places           int // the most writes waiting for a worker
+	backlog          time.Duration
 	sent, errs, miss int64
 	achieved         float64 // successful writes per second
 	p50, p99         time.Duration
+	// Of the latencies from when each write was due.
+	dueP50, dueP99 time.Duration
+	mostWaiting    int64
 	// The pacing loop's lateness (writer.lateWakes).
 	lateWakes, lateMissed int64
 	maxLate               time.Duration
@@ -189,23 +226,35 @@ type writeStats struct {
 
 func (w *writer) stats(elapsed time.Duration) writeStats {
 	w.mu.Lock()
-	lat := slices.Clone(w.latencies)
+	lat, due := slices.Clone(w.latencies), slices.Clone(w.sinceDue)
 	w.mu.Unlock()
-	slices.Sort(lat)
-	s := writeStats{rate: w.rate, workers: w.workers, sent: w.n.Load(), errs: w.errors.Load(), miss: w.missed.Load(),
+	s := writeStats{rate: w.rate, workers: w.workers, places: w.places(), backlog: w.backlog,
+		sent: w.n.Load(), errs: w.errors.Load(), miss: w.missed.Load(), mostWaiting: w.mostWaiting.Load(),
 		lateWakes: w.lateWakes.Load(), lateMissed: w.lateMissed.Load(), maxLate: time.Duration(w.maxLate.Load())}
 	if elapsed > 0 {
 		s.achieved = float64(len(lat)) / elapsed.Seconds()
 	}
-	if len(lat) > 0 {
-		s.p50 = lat[len(lat)/2]
-		s.p99 = lat[min(len(lat)-1, len(lat)*99/100)]
-	}
+	s.p50, s.p99 = percentiles(lat)
+	s.dueP50, s.dueP99 = percentiles(due)
 	return s
 }
 
+// percentiles sorts d and returns its 50th and 99th percentiles (zero
+// when d is empty).
+func percentiles(d []time.Duration) (p50, p99 time.Duration) {
+	if len(d) == 0 {
+		return 0, 0
+	}
+	slices.Sort(d)
+	return d[len(d)/2], d[min(len(d)-1, len(d)*99/100)]
+}
+
 func (s writeStats) String() string {
-	return fmt.Sprintf("%d/s asked, %.0f/s done (%d sent, %d failed, %d missed; at most %d in flight), latency p50 %s p99 %s; the writer's own pacing woke %d times %d or more writes late (the longest %s), %d of the missed in those",
-		s.rate, s.achieved, s.sent, s.errs, s.miss, s.workers, formatLatency(float64(s.p50.Microseconds())), formatLatency(float64(s.p99.Microseconds())),
-		s.lateWakes, lateBurst, formatLatency(float64(s.maxLate.Microseconds())), s.lateMissed)
+	ms := func(d time.Duration) string { return formatLatency(float64(d.Microseconds())) }
+	return fmt.Sprintf("%d/s asked, %.0f/s done (%d sent, %d failed, %d missed; at most %d in flight, and %d due may wait for a worker, %s of writes), "+
+		"latency from sending p50 %s p99 %s, from being due p50 %s p99 %s, at most %d waiting at once; "+
+		"the writer's own pacing woke %d times %d or more writes late (the longest %s), %d of the missed in those",
+		s.rate, s.achieved, s.sent, s.errs, s.miss, s.workers, s.places, s.backlog,
+		ms(s.p50), ms(s.p99), ms(s.dueP50), ms(s.dueP99), s.mostWaiting,
+		s.lateWakes, lateBurst, ms(s.maxLate), s.lateMissed)
 }

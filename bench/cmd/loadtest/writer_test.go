@@ -48,7 +48,7 @@ func TestWriter(t *testing.T) {
 	}))
 	defer srv.Close()
 
-	w := newWriter(srv.URL, "tok", "c-load", "n1", 500, 16)
+	w := newWriter(srv.URL, "tok", "c-load", "n1", 500, 16, time.Second)
 	pool := map[string]bool{}
 	for _, id := range w.ids {
 		pool[id.String()] = true
@@ -96,7 +96,7 @@ func TestWriter(t *testing.T) {
 		}
 	}
 	// The same nonce gives the same pool; another nonce another one.
-	if newWriter("", "", "", "n1", 1, 1).ids[7] != w.ids[7] || newWriter("", "", "", "n2", 1, 1).ids[7] == w.ids[7] {
+	if newWriter("", "", "", "n1", 1, 1, 0).ids[7] != w.ids[7] || newWriter("", "", "", "n2", 1, 1, 0).ids[7] == w.ids[7] {
 		t.Error("pool ids do not follow the nonce")
 	}
 	id, body := w.body(3)
@@ -107,9 +107,37 @@ func TestWriter(t *testing.T) {
 
 // -write-workers bounds the writes in flight: against a server that takes
 // 50 ms a write, two workers send about two writes per 50 ms whatever the
-// rate asked, and the writes due while both are busy are counted as
-// missed (a write queued in the channel's buffer waits for a worker too).
+// rate asked; with -write-backlog 0 the writes due while both are busy and
+// the queue's two places are full are counted as missed, with 1s they
+// wait in the queue (none missed, most of them waiting at the end).
 func TestWriterWorkersBoundWritesInFlight(t *testing.T) {
+	for _, c := range []struct {
+		backlog              time.Duration
+		minMissed, maxMissed int64
+		minWaiting           int64
+	}{
+		{0, 150, 200, 2},
+		{time.Second, 0, 0, 150},
+	} {
+		t.Run(c.backlog.String(), func(t *testing.T) {
+			st, most := writeAgainstSlowServer(t, c.backlog)
+			if most != 2 {
+				t.Errorf("at most %d writes in flight; want 2", most)
+			}
+			// 400 ms at 500/s asks for 200 writes; two workers at 50 ms a
+			// write send at most about 20.
+			if st.sent > 24 || st.miss < c.minMissed || st.miss > c.maxMissed || st.mostWaiting < c.minWaiting {
+				t.Errorf("2 workers against a 50 ms server: %+v; want at most 24 sent, %d to %d missed, at least %d waiting at once",
+					st, c.minMissed, c.maxMissed, c.minWaiting)
+			}
+		})
+	}
+}
+
+// writeAgainstSlowServer runs a writer of 500/s, 2 workers and backlog for
+// 400 ms against a server that takes 50 ms a write, and returns its stats
+// and the most writes the server had in flight at once.
+func writeAgainstSlowServer(t *testing.T, backlog time.Duration) (writeStats, int64) {
 	var inFlight, most atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body)
@@ -120,19 +148,11 @@ func TestWriterWorkersBoundWritesInFlight(t *testing.T) {
 		inFlight.Add(-1)
 	}))
 	defer srv.Close()
-	w := newWriter(srv.URL, "tok", "c-load", "n1", 500, 2)
+	w := newWriter(srv.URL, "tok", "c-load", "n1", 500, 2, backlog)
 	ctx, cancel := context.WithTimeout(context.Background(), 400*time.Millisecond)
 	defer cancel()
 	w.run(ctx)
-	st := w.stats(400 * time.Millisecond)
-	if got := most.Load(); got != 2 {
-		t.Errorf("at most %d writes in flight; want 2", got)
-	}
-	// 400 ms at 500/s asks for 200 writes; two workers at 50 ms a write
-	// (and the two the channel holds) send at most about 20.
-	if st.sent > 24 || st.miss < 150 {
-		t.Errorf("2 workers against a 50 ms server: %+v; want at most 24 sent and the rest missed", st)
-	}
+	return w.stats(400 * time.Millisecond), most.Load()
 }
 
 // The writer keeps its connections: against a server that answers each
@@ -154,7 +174,7 @@ func TestWriterKeepsConnections(t *testing.T) {
 	}
 	srv.Start()
 	defer srv.Close()
-	w := newWriter(srv.URL, "tok", "c-load", "n1", 200, 2)
+	w := newWriter(srv.URL, "tok", "c-load", "n1", 200, 2, time.Second)
 	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
 	defer cancel()
 	w.run(ctx)
@@ -170,8 +190,8 @@ func TestWriterKeepsConnections(t *testing.T) {
 // finds lateBurst or more due counts as late, with how late its first
 // write was and which of the misses were its own (writeStats).
 func TestWriterWakeLateness(t *testing.T) {
-	w := newWriter("http://127.0.0.1:1", "tok", "c", "n", 1000, 3)
-	jobs := make(chan struct{}, 3)
+	w := newWriter("http://127.0.0.1:1", "tok", "c", "n", 1000, 3, 0)
+	jobs := make(chan int64, w.places())
 	steps := []struct {
 		woke                        time.Duration
 		issued                      int64 // after the wake-up
@@ -193,7 +213,7 @@ func TestWriterWakeLateness(t *testing.T) {
 		// 1 due: on time.
 		{22 * time.Millisecond, 22, 9, 2, 9, 9 * time.Millisecond},
 	}
-	issued := int64(0)
+	issued, taken := int64(0), int64(0)
 	for i, st := range steps {
 		issued = w.wake(st.woke, issued, jobs)
 		s := w.stats(time.Second)
@@ -201,11 +221,87 @@ func TestWriterWakeLateness(t *testing.T) {
 			t.Fatalf("wake-up %d at %v: issued %d, missed %d, late wake-ups %d (%d missed in them, longest %v); want %d, %d, %d (%d, %v)",
 				i, st.woke, issued, s.miss, s.lateWakes, s.lateMissed, s.maxLate, st.issued, st.missed, st.lateWakes, st.lateMiss, st.maxLate)
 		}
-		for len(jobs) > 0 { // the workers take the jobs started
-			<-jobs
+		for len(jobs) > 0 { // the workers take the jobs queued, which are the writes' numbers in turn
+			if k := <-jobs; k <= taken {
+				t.Fatalf("wake-up %d queued write %d after %d", i, k, taken)
+			} else {
+				taken = k
+			}
 		}
 	}
-	if got := w.stats(time.Second).String(); !strings.Contains(got, "woke 2 times 5 or more writes late (the longest 9.00ms), 9 of the missed in those") {
+	if taken != 22 {
+		t.Errorf("the last write queued is the %dth; want the 22nd", taken)
+	}
+	got := w.stats(time.Second)
+	if got.mostWaiting != 3 {
+		t.Errorf("at most %d writes waiting at once; want 3 (the queue's places, full at 15 ms)", got.mostWaiting)
+	}
+	if !strings.Contains(got.String(), "woke 2 times 5 or more writes late (the longest 9.00ms), 9 of the missed in those") {
 		t.Errorf("report %q does not give the pacing's lateness", got)
+	}
+}
+
+// A server that stalls for 150 ms: with a second's backlog the writes due
+// meanwhile wait for a worker and are all sent once it answers again
+// (none missed; their latency from being due shows the stall), where a
+// queue of one place a worker misses most of them.
+func TestWriterBacklogRidesOutAStall(t *testing.T) {
+	for _, c := range []struct {
+		backlog    time.Duration
+		wantMissed func(int64) bool
+	}{
+		{0, func(n int64) bool { return n >= 15 }},
+		{time.Second, func(n int64) bool { return n == 0 }},
+	} {
+		t.Run(c.backlog.String(), func(t *testing.T) {
+			var stalling atomic.Bool
+			release := make(chan struct{})
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				_, _ = io.Copy(io.Discard, r.Body)
+				if stalling.Load() {
+					<-release
+				}
+			}))
+			defer srv.Close()
+			defer func() {
+				select {
+				case <-release:
+				default:
+					close(release)
+				}
+			}()
+			time.AfterFunc(100*time.Millisecond, func() { stalling.Store(true) })
+			time.AfterFunc(250*time.Millisecond, func() { stalling.Store(false); close(release) })
+			w := newWriter(srv.URL, "tok", "c-load", "n1", 200, 2, c.backlog)
+			ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+			defer cancel()
+			w.run(ctx)
+			st := w.stats(500 * time.Millisecond)
+			if !c.wantMissed(st.miss) || st.errs != 0 {
+				t.Fatalf("a 150 ms stall at 200/s with backlog %s: %+v (missed %d, failed %d)", c.backlog, st, st.miss, st.errs)
+			}
+			if c.backlog == 0 {
+				return
+			}
+			// 100 writes due in 500 ms; the ones due in the stall are done
+			// after it, and at the end at most a few are left in flight.
+			if done := int64(st.achieved * 0.5); done < 90 || st.mostWaiting < 20 || st.dueP99 < 100*time.Millisecond || st.dueP50 >= 100*time.Millisecond {
+				t.Errorf("after the stall: %d done, at most %d waiting, latency from being due p50 %s p99 %s; want 90 or more done, 20 or more waiting, a p99 of 100ms or more and a p50 under it",
+					done, st.mostWaiting, st.dueP50, st.dueP99)
+			}
+			// The writes due in the stall waited for it; only the two in
+			// flight when it began took long from their sending.
+			slow := func(d []time.Duration) (n int) {
+				for _, l := range d {
+					if l >= 50*time.Millisecond {
+						n++
+					}
+				}
+				return n
+			}
+			if due, sent := slow(w.sinceDue), slow(w.latencies); due < 15 || sent > 4 {
+				t.Errorf("%d writes took 50 ms or more from being due and %d from being sent; want 15 or more and at most 4", due, sent)
+			}
+		})
 	}
 }
