@@ -27,9 +27,9 @@ const adminTokenEnv = "PROCURE_ADMIN_TOKEN"
 // the next ones. At most w.workers writes are in flight. A write due
 // while every worker is busy waits for one, as a sync job's writes wait
 // in its own queue, for as long as w.backlog (one second by default):
-// the queue has a second's writes of places (and never fewer than the
+// the queue has w.backlog's writes of places (and never fewer than the
 // workers). A write due while that queue is full is counted as missed
-// and never sent: by then the server is a second behind the rate asked,
+// and never sent: by then the server is w.backlog behind the rate asked,
 // which is not keeping up with it. A write's latency is taken twice:
 // from when a worker sent it (the server's time) and from when it was
 // due (the writer's, with its wait for a worker: a stall of the server

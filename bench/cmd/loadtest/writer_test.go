@@ -263,15 +263,11 @@ func TestWriterBacklogRidesOutAStall(t *testing.T) {
 				}
 			}))
 			defer srv.Close()
-			defer func() {
-				select {
-				case <-release:
-				default:
-					close(release)
-				}
-			}()
+			var once sync.Once
+			unstall := func() { once.Do(func() { stalling.Store(false); close(release) }) }
+			defer unstall() // before srv.Close, which waits for stalled handlers
 			time.AfterFunc(100*time.Millisecond, func() { stalling.Store(true) })
-			time.AfterFunc(250*time.Millisecond, func() { stalling.Store(false); close(release) })
+			time.AfterFunc(250*time.Millisecond, unstall)
 			w := newWriter(srv.URL, "tok", "c-load", "n1", 200, 2, c.backlog)
 			ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
 			defer cancel()
