@@ -383,7 +383,9 @@ func newStore(ctx context.Context, d *db, log *slog.Logger) (*Store, error) {
 		}
 	}
 	slots := newWriteSlots(d.pool.Config().MaxConns)
-	return &Store{pool: d, writeSlots: slots, groups: writeGroups{max: min(maxGroups, slots.perCom)}}, nil
+	// Pipes need named prepared statements (write_pipe.go).
+	pipe := d.pool.Config().ConnConfig.DefaultQueryExecMode == pgx.QueryExecModeCacheStatement
+	return &Store{pool: d, writeSlots: slots, groups: writeGroups{max: min(maxGroups, slots.perCom), pipe: pipe}}, nil
 }
 
 // Close closes the connections Open made. It waits for queries in flight.

@@ -38,6 +38,12 @@ import (
 // off the lock's cycle. (Session 12 tried one group in flight, and the
 // group's round trip and the goroutines' hand-offs became the cycle.)
 //
+// On a direct connection the groups go through one connection of the
+// community in pipeline mode instead (write_pipe.go), which takes the
+// hand-off between backends out of the lock's cycle; what follows holds
+// through a pooler, and the queue, the guards and the outcomes are the
+// same either way.
+//
 // One guard that fails fails the group's transaction: then every put of
 // the group is redone under the lock (errRaced), as one raced put is.
 // A put planned while another put of its supplier is queued or in flight
@@ -86,11 +92,16 @@ type putQueue struct {
 	// one (tests).
 	busy    map[uuid.UUID]chan struct{}
 	waiting int
+	// piping: a goroutine runs the community's pipe (write_pipe.go).
+	piping bool
 }
 
 // writeGroups holds the communities' queues.
 type writeGroups struct {
-	max    int // groups in flight a community
+	max int // groups in flight a community
+	// pipe: the groups go through a pipe (write_pipe.go), on a direct
+	// connection.
+	pipe   bool
 	queues sync.Map
 }
 
@@ -131,6 +142,9 @@ func (s *Store) commitGrouped(ctx context.Context, community string, o *optimist
 		return err
 	}
 	q.busy[p.supplier] = make(chan struct{})
+	if s.groups.pipe {
+		return s.commitPiped(ctx, q, community, p)
+	}
 	if q.inflight < s.groups.max && len(q.queue) == 0 {
 		q.inflight++
 		p.taken = true

@@ -14,8 +14,8 @@ import (
 	"github.com/procurekit/procure/supplier"
 )
 
-// Puts planned from the cache while a community has maxGroups
-// transactions in flight wait, and the next transaction commits all of
+// Through a pooler (no pipe): puts planned from the cache while a
+// community has maxGroups transactions in flight wait, and the next transaction commits all of
 // them (write_group.go): each stamped in turn as in transactions of their
 // own, the database's marks, buckets and the node's cache as after puts
 // one by one. A put of a supplier whose put waits is redone under the
@@ -31,6 +31,7 @@ func TestGroupedPuts(t *testing.T) {
 				sups[i] = company(uuid.MustParse(fmt.Sprintf("00000000-0000-4000-8000-%012d", i+1)), fmt.Sprint("s", i))
 			}
 			a, other := cachedPair(t, sups...)
+			a.groups.pipe = false // as through a pooler (write_pipe_internal_test.go: a direct connection's)
 			max := a.groups.max
 			if want := min(maxGroups, a.writeSlots.perCom); max != want || max < 2 {
 				t.Fatalf("%d groups in flight; want %d (at least 2)", max, want)
@@ -188,6 +189,7 @@ func TestGroupedPutCanceled(t *testing.T) {
 		sups[i] = company(uuid.MustParse(fmt.Sprintf("00000000-0000-4000-8000-%012d", i+1)), fmt.Sprint("s", i))
 	}
 	a, other := cachedPair(t, sups...)
+	a.groups.pipe = false
 	max := a.groups.max
 	sups = sups[:max+2]
 	tx, err := other.pool.pool.Begin(ctx)
@@ -284,6 +286,7 @@ func TestGroupedPutLeaderPanics(t *testing.T) {
 	ctx := context.Background()
 	sup := company(uuid.MustParse("00000000-0000-4000-8000-000000000001"), "s0")
 	a, other := cachedPair(t, sup)
+	a.groups.pipe = false
 	q := a.groups.of("c1")
 	a.beforeGroup = func() { panic("a bug in the leader") }
 	for i := range a.groups.max + 1 {

@@ -1,0 +1,343 @@
+package pgstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/procurekit/procure/supplier"
+)
+
+// holdLock begins a transaction of other's that holds community c1's
+// lock, as a long write would, and returns it and the mark it read.
+func holdLock(t *testing.T, other *Store) (pgx.Tx, time.Time) {
+	t.Helper()
+	ctx := context.Background()
+	tx, err := other.pool.pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = tx.Rollback(ctx) })
+	var mark time.Time
+	if err := tx.QueryRow(ctx, `SELECT last_modified FROM communities WHERE id = 'c1' FOR UPDATE`).Scan(&mark); err != nil {
+		t.Fatal(err)
+	}
+	return tx, mark
+}
+
+// On a direct connection the puts planned from the cache go through the
+// community's pipe (write_pipe.go): the first put's group is sent alone
+// and waits for the lock; the puts queued meanwhile go as two groups in
+// flight at once, each stamped in turn, the database's marks, buckets
+// and the node's cache as after puts one by one. A group whose guard
+// fails (stale: a supplier another node renamed behind the cache) is
+// rolled back whole and its puts are redone under the lock, while the
+// group sent behind it in the pipeline commits. A second put of a
+// queued supplier is redone under the lock after the first.
+func TestPipedPuts(t *testing.T) {
+	ctx := context.Background()
+	const n = 24
+	for _, stale := range []bool{false, true} {
+		t.Run(fmt.Sprintf("stale=%v", stale), func(t *testing.T) {
+			sups := make([]supplier.Record, n)
+			for i := range sups {
+				sups[i] = company(uuid.MustParse(fmt.Sprintf("00000000-0000-4000-8000-%012d", i+1)), fmt.Sprint("s", i))
+			}
+			a, other := cachedPair(t, sups...)
+			if !a.groups.pipe {
+				t.Fatal("no pipe on a direct connection")
+			}
+			// Put 12 is the last of the second group (puts 1-12); its
+			// supplier is renamed behind a's cache when stale.
+			const late, twiceOf = 12, 13
+			unsync := func() {}
+			if stale {
+				cc := a.cache.entry("c1")
+				cc.syncMu.Lock() // no sync: a's cache does not see other's write
+				held := true
+				unsync = func() {
+					if held {
+						held = false
+						cc.syncMu.Unlock()
+					}
+				}
+				defer unsync()
+				if _, err := other.PutSupplier(ctx, "c1", company(sups[late].ID, "theirs")); err != nil {
+					t.Fatal(err)
+				}
+				cc.applyMu.Lock()
+				st := *cc.state.Load()
+				st.syncedAt = time.Now() // serves, and so plans
+				cc.storeState(&st)
+				cc.applyMu.Unlock()
+			}
+			tx, mark0 := holdLock(t, other)
+
+			q := a.groups.of("c1")
+			got := make([]supplier.Detail, n)
+			errs := make([]error, n)
+			var wg sync.WaitGroup
+			put := func(i int) {
+				wg.Go(func() { got[i], errs[i] = a.PutSupplier(ctx, "c1", company(sups[i].ID, fmt.Sprint("renamed ", i))) })
+			}
+			put(0)
+			waitQueue(t, q, "the first put's group", func() bool { return q.piping && len(q.queue) == 0 && len(q.busy) == 1 })
+			for i := 1; i < n; i++ {
+				put(i) // one at a time: the queue's order is the puts'
+				waitQueue(t, q, fmt.Sprintf("put %d", i), func() bool { return len(q.queue) == i })
+			}
+			var twice supplier.Detail
+			var twiceErr error
+			wg.Go(func() { twice, twiceErr = a.PutSupplier(ctx, "c1", company(sups[twiceOf].ID, "twice")) })
+			waitQueue(t, q, "the second put of a supplier", func() bool { return q.waiting == 1 })
+			if err := tx.Rollback(ctx); err != nil {
+				t.Fatal(err)
+			}
+			wg.Wait()
+			for i, err := range errs {
+				if err != nil {
+					t.Fatalf("put %d: %v", i, err)
+				}
+			}
+			if twiceErr != nil {
+				t.Fatalf("the second put of supplier %d: %v", twiceOf, twiceErr)
+			}
+			unsync()
+
+			// Groups of 1, 12 and 11 puts; stale: the 12 redone.
+			grouped, failed, fromCache, raced := a.writesGrouped.Load(), a.groupsFailed.Load(), a.writesFromCache.Load(), a.writesRaced.Load()
+			wantGrouped, wantFailed, wantCache, wantRaced := int64(n-1), int64(0), int64(n), int64(1)
+			if stale {
+				wantGrouped, wantFailed, wantCache, wantRaced = 11, 1, 12, 13
+			}
+			if grouped != wantGrouped || failed != wantFailed || fromCache != wantCache || raced != wantRaced {
+				t.Errorf("grouped %d, failed groups %d, from the cache %d, redone %d; want %d, %d, %d, %d",
+					grouped, failed, fromCache, raced, wantGrouped, wantFailed, wantCache, wantRaced)
+			}
+
+			stamps := map[time.Time]int{}
+			for i, d := range got {
+				if !d.ModifiedDate.After(mark0) {
+					t.Errorf("put %d stamped %v, not after the mark %v", i, d.ModifiedDate, mark0)
+				}
+				stamps[d.ModifiedDate]++
+			}
+			stamps[twice.ModifiedDate]++
+			if len(stamps) != n+1 {
+				t.Errorf("%d distinct stamps of %d puts", len(stamps), n+1)
+			}
+			if !twice.ModifiedDate.After(got[twiceOf].ModifiedDate) {
+				t.Errorf("the second put of supplier %d stamped %v, not after the first's %v", twiceOf, twice.ModifiedDate, got[twiceOf].ModifiedDate)
+			}
+			want := got
+			want[twiceOf] = twice
+			var newest time.Time
+			for i := range sups {
+				d, err := other.Supplier(ctx, "c1", sups[i].ID)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if d.Name != want[i].Name || !d.ModifiedDate.Equal(want[i].ModifiedDate) {
+					t.Errorf("supplier %d stored as %q at %v; the put answered %q at %v", i, d.Name.String(), d.ModifiedDate, want[i].Name.String(), want[i].ModifiedDate)
+				}
+				newest = maxTime(newest, d.ModifiedDate)
+				c, err := a.Supplier(ctx, "c1", sups[i].ID)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if c.Name != d.Name || !c.ModifiedDate.Equal(d.ModifiedDate) {
+					t.Errorf("node a shows supplier %d as %q at %v; the database %q at %v", i, c.Name.String(), c.ModifiedDate, d.Name.String(), d.ModifiedDate)
+				}
+			}
+			var mark time.Time
+			var count int64
+			if err := other.pool.QueryRow(ctx, `SELECT last_modified, supplier_count FROM communities WHERE id = 'c1'`).Scan(&mark, &count); err != nil {
+				t.Fatal(err)
+			}
+			if !mark.Equal(newest) || count != n {
+				t.Errorf("the community's mark %v, count %d; want the newest stamp %v, %d", mark, count, newest, n)
+			}
+			checkBuckets(t, a, "c1")
+			waitQueue(t, q, "the pipe's end", func() bool { return !q.piping && len(q.busy) == 0 })
+		})
+	}
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}
+
+// A put that waits in the pipe's queue and whose request ends is taken
+// out, unwritten. One sent whose request ends, when it is the only one in
+// flight, ends the pipe's connection and returns its request's error at
+// once, though the lock is held: as with any request that ends after it
+// was sent, whether it was written is not known (the server has the whole
+// transaction, its Sync included, and may still commit it once the lock
+// is free). The pipe starts again for the next put.
+func TestPipedPutCanceled(t *testing.T) {
+	ctx := context.Background()
+	sups := make([]supplier.Record, 4)
+	for i := range sups {
+		sups[i] = company(uuid.MustParse(fmt.Sprintf("00000000-0000-4000-8000-%012d", i+1)), fmt.Sprint("s", i))
+	}
+	a, other := cachedPair(t, sups...)
+	q := a.groups.of("c1")
+
+	t.Run("queued", func(t *testing.T) {
+		tx, _ := holdLock(t, other)
+		var wg sync.WaitGroup
+		var errs [3]error
+		wg.Go(func() { _, errs[0] = a.PutSupplier(ctx, "c1", company(sups[0].ID, "renamed")) })
+		waitQueue(t, q, "the first put's group", func() bool { return q.piping && len(q.queue) == 0 && len(q.busy) == 1 })
+		wg.Go(func() { _, errs[1] = a.PutSupplier(ctx, "c1", company(sups[1].ID, "renamed")) })
+		waitQueue(t, q, "the second put", func() bool { return len(q.queue) == 1 })
+		short, cancel := context.WithCancel(ctx)
+		wg.Go(func() { _, errs[2] = a.PutSupplier(short, "c1", company(sups[2].ID, "canceled")) })
+		waitQueue(t, q, "the put to cancel", func() bool { return len(q.queue) == 2 })
+		cancel()
+		waitQueue(t, q, "the cancel", func() bool { return len(q.queue) == 1 })
+		if err := tx.Rollback(ctx); err != nil {
+			t.Fatal(err)
+		}
+		wg.Wait()
+		if errs[0] != nil || errs[1] != nil {
+			t.Errorf("the puts not canceled: %v, %v", errs[0], errs[1])
+		}
+		if !errors.Is(errs[2], context.Canceled) {
+			t.Errorf("the canceled put: %v; want the context's error", errs[2])
+		}
+		for i, want := range []string{"renamed", "renamed", "s2"} {
+			d, err := other.Supplier(ctx, "c1", sups[i].ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d.Name.String() != want {
+				t.Errorf("supplier %d named %q; want %q", i, d.Name.String(), want)
+			}
+		}
+		waitQueue(t, q, "the pipe's end", func() bool { return !q.piping && len(q.queue) == 0 && len(q.busy) == 0 })
+	})
+
+	t.Run("sent", func(t *testing.T) {
+		tx, _ := holdLock(t, other)
+		short, cancel := context.WithCancel(ctx)
+		done := make(chan error, 1)
+		go func() {
+			_, err := a.PutSupplier(short, "c1", company(sups[3].ID, "canceled"))
+			done <- err
+		}()
+		waitQueue(t, q, "the put's group", func() bool { return q.piping && len(q.queue) == 0 && len(q.busy) == 1 })
+		cancel()
+		select {
+		case err := <-done:
+			if !errors.Is(err, context.Canceled) {
+				t.Errorf("the canceled put: %v; want the context's error", err)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatal("the put in flight did not end with its request while the lock was held")
+		}
+		if err := tx.Rollback(ctx); err != nil {
+			t.Fatal(err)
+		}
+		d, err := other.Supplier(ctx, "c1", sups[3].ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := d.Name.String(); n != "s3" && n != "canceled" {
+			t.Errorf("the canceled put's supplier is named %q; want s3 or canceled", n)
+		}
+		waitQueue(t, q, "the pipe's end", func() bool { return !q.piping && len(q.busy) == 0 })
+		if _, err := a.PutSupplier(ctx, "c1", company(sups[3].ID, "after")); err != nil {
+			t.Fatalf("a put after: %v", err)
+		}
+		if d, err := other.Supplier(ctx, "c1", sups[3].ID); err != nil || d.Name.String() != "after" {
+			t.Errorf("after: %q, %v; want named after", d.Name.String(), err)
+		}
+	})
+}
+
+// A pipe that panics (a bug) ends: its puts are redone under the lock and
+// succeed, nothing stays queued, in flight or busy, and the next put
+// starts a pipe again.
+func TestPipePanics(t *testing.T) {
+	ctx := context.Background()
+	sup := company(uuid.MustParse("00000000-0000-4000-8000-000000000001"), "s0")
+	a, other := cachedPair(t, sup)
+	q := a.groups.of("c1")
+	a.beforeGroup = func() { panic("a bug in the pipe") }
+	for i := range 3 {
+		if _, err := a.PutSupplier(ctx, "c1", company(sup.ID, fmt.Sprint("panics ", i))); err != nil {
+			t.Fatalf("put %d: %v", i, err)
+		}
+	}
+	if r := a.writesRaced.Load(); r != 3 {
+		t.Errorf("%d puts redone under the lock; want 3", r)
+	}
+	waitQueue(t, q, "the pipe's end", func() bool { return !q.piping && len(q.queue) == 0 && len(q.busy) == 0 })
+	a.beforeGroup = nil
+	if _, err := a.PutSupplier(ctx, "c1", company(sup.ID, "after")); err != nil {
+		t.Fatalf("a put after the panics: %v", err)
+	}
+	if f := a.writesFromCache.Load(); f != 1 {
+		t.Errorf("%d puts committed through the pipe; want 1, the last", f)
+	}
+	d, err := other.Supplier(ctx, "c1", sup.ID)
+	if err != nil || d.Name.String() != "after" {
+		t.Errorf("the supplier after: %q, %v; want named after", d.Name.String(), err)
+	}
+}
+
+// A group with a statement the pipe's connection has not prepared (here a
+// new supplier's: three bucket keys where a rename moves four) is sent
+// once the groups before it have ended and the statement is prepared
+// outside the pipeline; every put commits from the cache.
+func TestPipePreparesMidway(t *testing.T) {
+	ctx := context.Background()
+	sups := []supplier.Record{
+		company(uuid.MustParse("00000000-0000-4000-8000-000000000001"), "s0"),
+		company(uuid.MustParse("00000000-0000-4000-8000-000000000002"), "s1"),
+	}
+	a, other := cachedPair(t, sups...)
+	q := a.groups.of("c1")
+	tx, _ := holdLock(t, other)
+	fresh := company(uuid.MustParse("00000000-0000-4000-8000-000000000003"), "new")
+	var wg sync.WaitGroup
+	var errs [3]error
+	wg.Go(func() { _, errs[0] = a.PutSupplier(ctx, "c1", company(sups[0].ID, "renamed 0")) })
+	waitQueue(t, q, "the first put's group", func() bool { return q.piping && len(q.queue) == 0 && len(q.busy) == 1 })
+	wg.Go(func() { _, errs[1] = a.PutSupplier(ctx, "c1", company(sups[1].ID, "renamed 1")) })
+	waitQueue(t, q, "the rename", func() bool { return len(q.queue) == 1 })
+	wg.Go(func() { _, errs[2] = a.PutSupplier(ctx, "c1", fresh) })
+	waitQueue(t, q, "the new supplier", func() bool { return len(q.queue) == 2 })
+	if err := tx.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("put %d: %v", i, err)
+		}
+	}
+	if f, r := a.writesFromCache.Load(), a.writesRaced.Load(); f != 3 || r != 0 {
+		t.Errorf("%d puts from the cache, %d redone; want 3, 0", f, r)
+	}
+	for _, want := range []supplier.Record{company(sups[0].ID, "renamed 0"), company(sups[1].ID, "renamed 1"), fresh} {
+		d, err := other.Supplier(ctx, "c1", want.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.Name != want.Name {
+			t.Errorf("supplier %v named %q; want %q", want.ID, d.Name.String(), want.Name.String())
+		}
+	}
+	checkBuckets(t, a, "c1")
+}
