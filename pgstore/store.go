@@ -92,7 +92,24 @@ type options struct {
 	metrics          prometheus.Registerer
 	migrateDSN       string
 	readDSN          string
+	noPipe           bool
 }
+
+// WithWritePipe sets whether a community's grouped supplier puts (those
+// the node's supplier cache plans) go through one connection in
+// PostgreSQL's pipeline mode, up to four transactions ahead of their
+// answers (the default on a direct connection), or each transaction on a
+// connection of its own, up to eight at a time (always through a pooler,
+// which cannot keep the pipe's prepared statements). The pipe takes the
+// hand-off of the community's lock between backends out of each write:
+// the writers alone commit about 60% more puts a second, and on a node
+// that serves HTTP reads it commits more of 1,000 writes a second and
+// leaves the reads more of the cores (bench/README.md, "Session 23"). Its
+// one goroutine a busy community must get a core for each answer,
+// though: in a process whose other goroutines run the cores without
+// pause (no I/O), the writes slow to half where the readers gain; turn
+// it off there.
+func WithWritePipe(on bool) Option { return func(o *options) { o.noPipe = !on } }
 
 // WithLogger has Open log, at Info, each migration it applies (version,
 // name and duration) and the schema version it ends at, so that an
@@ -279,6 +296,9 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*Store, error) {
 	}
 	s.ownsPool = true
 	s.readyEarly = o.readyEarly
+	if o.noPipe {
+		s.groups.pipe = false
+	}
 	if o.credCache {
 		s.creds = newCredCache()
 	}

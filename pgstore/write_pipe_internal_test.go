@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/procurekit/procure/internal/pgtest"
 	"github.com/procurekit/procure/supplier"
 )
 
@@ -340,4 +342,34 @@ func TestPipePreparesMidway(t *testing.T) {
 		}
 	}
 	checkBuckets(t, a, "c1")
+}
+
+// Which path the grouped puts take: the pipe on a direct connection
+// unless WithWritePipe(false); never when the statements are not
+// prepared by name (a pooler's exec modes, which pgpool picks through
+// PgBouncer or the DSN's default_query_exec_mode names).
+func TestWritePipeChoice(t *testing.T) {
+	dsn := pgtest.NewDatabase(t)
+	sep := "?"
+	if strings.Contains(dsn, "?") {
+		sep = "&"
+	}
+	for _, c := range []struct {
+		name string
+		dsn  string
+		opts []Option
+		want bool
+	}{
+		{"direct", dsn, nil, true},
+		{"direct, turned off", dsn, []Option{WithWritePipe(false)}, false},
+		{"direct, asked for", dsn, []Option{WithWritePipe(true)}, true},
+		{"exec mode", dsn + sep + "default_query_exec_mode=exec", nil, false},
+		{"describe exec mode, asked for", dsn + sep + "default_query_exec_mode=describe_exec", []Option{WithWritePipe(true)}, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := openWith(t, c.dsn, c.opts...).groups.pipe; got != c.want {
+				t.Errorf("pipe %v; want %v", got, c.want)
+			}
+		})
+	}
 }

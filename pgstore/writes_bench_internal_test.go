@@ -25,9 +25,18 @@ import (
 // writes not applied yet and went to the database, cache.go: reader),
 // reads/op the reads served per put. PGSTORE_BENCH_READERS sets the
 // readers (0: the writers alone, the community lock's own bound).
+// pipe= is the path of the grouped puts: through the community's pipe
+// (write_pipe.go, a direct connection's) or on connections of their own
+// (write_group.go, a pooler's).
 //
 //	go test -run '^$' -bench BenchmarkPutSupplierWhileReading -benchtime 4000x -count 4 ./pgstore
 func BenchmarkPutSupplierWhileReading(b *testing.B) {
+	for _, pipe := range []bool{true, false} {
+		b.Run(fmt.Sprintf("pipe=%v", pipe), func(b *testing.B) { benchPutWhileReading(b, pipe) })
+	}
+}
+
+func benchPutWhileReading(b *testing.B, pipe bool) {
 	ctx := context.Background()
 	readerCount := 8
 	if v := os.Getenv("PGSTORE_BENCH_READERS"); v != "" {
@@ -42,6 +51,7 @@ func BenchmarkPutSupplierWhileReading(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer s.Close()
+	s.groups.pipe = pipe
 	c := syntheticCommunity("rw", 5000)
 	if err := s.Import(ctx, &datafile.File{Communities: []datafile.Community{c}}); err != nil {
 		b.Fatal(err)
