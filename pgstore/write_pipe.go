@@ -36,6 +36,14 @@ import (
 // write_group.go: a group whose guard fails, or that fails in any other
 // way, has all its puts redone under the lock.
 //
+// The cost: the pipe's goroutine must get a core at each answer before
+// the next groups go, where eight puts' own goroutines each wait in
+// parallel. A server's goroutines yield at every read and write of their
+// connections, and there the pipe commits more and leaves the reads more;
+// in a process whose goroutines run the cores without pause the writes
+// slow to about half (BenchmarkPutSupplierWhileReading), which is what
+// WithWritePipe(false) is for.
+//
 // One goroutine a community runs the pipe while it has puts queued or in
 // flight (runPipe): it takes the queue as groups, sends them, and reads
 // the oldest group's results; once nothing is queued or in flight it
