@@ -209,7 +209,7 @@ func (s *Store) pipe(community string, q *putQueue) (err error) {
 			keep := g.puts[:0]
 			for _, p := range g.puts {
 				if err := p.ctx.Err(); err != nil {
-					s.endGroup(q, []*groupedPut{p}, err)
+					s.endPut(q, p, err)
 					continue
 				}
 				keep = append(keep, p)
@@ -422,6 +422,12 @@ func (s *Store) endGroup(q *putQueue, puts []*groupedPut, err error) {
 		}
 		out = errRaced
 	}
+	if s.replica != nil {
+		// The pipe keeps its connection past this group, so its release
+		// (replica.go: TraceRelease) comes too late to keep this node's
+		// next reads off a replica that may not have the group yet.
+		raise(&s.replica.wrote, mono())
+	}
 	q.mu.Lock()
 	for _, p := range puts {
 		q.unbusy(p)
@@ -433,6 +439,15 @@ func (s *Store) endGroup(q *putQueue, puts []*groupedPut, err error) {
 		}
 		close(p.done)
 	}
+}
+
+// endPut ends p, not sent, with err, its request's.
+func (s *Store) endPut(q *putQueue, p *groupedPut, err error) {
+	q.mu.Lock()
+	q.unbusy(p)
+	q.mu.Unlock()
+	p.err = err
+	close(p.done)
 }
 
 // pipeResults reads one statement's results for its callback

@@ -373,3 +373,24 @@ func TestWritePipeChoice(t *testing.T) {
 		})
 	}
 }
+
+// A group's end counts as this node's write for its replica's reads
+// (replica.go) before its puts return: the pipe keeps its connection, so
+// the connection's release, which counts the other writes, comes later.
+func TestPipeGroupEndIsAWrite(t *testing.T) {
+	for _, err := range []error{nil, errRaced} {
+		s := &Store{replica: &replica{}}
+		q := &putQueue{busy: map[uuid.UUID]chan struct{}{}}
+		p := &groupedPut{supplier: uuid.New(), done: make(chan struct{})}
+		q.busy[p.supplier] = make(chan struct{})
+		before := mono()
+		s.endGroup(q, []*groupedPut{p}, err)
+		<-p.done
+		if w := s.replica.wrote.Load(); w < before {
+			t.Errorf("after a group that ended with %v, the node's last write is %d; want at least %d", err, w, before)
+		}
+		if !errors.Is(p.err, err) || len(q.busy) != 0 {
+			t.Errorf("the put ended with %v, %d suppliers busy; want %v, none", p.err, len(q.busy), err)
+		}
+	}
+}
