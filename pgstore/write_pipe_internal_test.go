@@ -11,7 +11,9 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/procurekit/procure/datafile"
 	"github.com/procurekit/procure/internal/pgtest"
 	"github.com/procurekit/procure/supplier"
 )
@@ -392,5 +394,57 @@ func TestPipeGroupEndIsAWrite(t *testing.T) {
 		if !errors.Is(p.err, err) || len(q.busy) != 0 {
 			t.Errorf("the put ended with %v, %d suppliers busy; want %v, none", p.err, len(q.busy), err)
 		}
+	}
+}
+
+// The statement timeout bounds a piped group as it does a transaction of
+// its own: a put that waits for its community's lock past it fails with
+// SQLSTATE 57014 (httpapi's 503), written nowhere, and the pipe goes on.
+func TestPipeStatementTimeout(t *testing.T) {
+	ctx := context.Background()
+	dsn := pgtest.NewDatabase(t)
+	a := openWith(t, dsn, WithSupplierCache(), WithStatementTimeout(300*time.Millisecond))
+	other := openWith(t, dsn)
+	sup := company(uuid.MustParse("00000000-0000-4000-8000-000000000001"), "s0")
+	sup.CreatedDate, sup.ModifiedDate = cachedDay, cachedDay
+	if err := a.Import(ctx, &datafile.File{Communities: []datafile.Community{{ID: "c1", Name: "One", Region: datafile.NZ, Suppliers: []supplier.Record{sup}}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Supplier(ctx, "c1", sup.ID); err != nil { // loads c1
+		t.Fatal(err)
+	}
+	if !a.groups.pipe {
+		t.Fatal("no pipe")
+	}
+	tx, _ := holdLock(t, other)
+	done := make(chan error, 1)
+	go func() {
+		_, err := a.PutSupplier(ctx, "c1", company(sup.ID, "waited"))
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if pgErr, ok := errors.AsType[*pgconn.PgError](err); !ok || pgErr.Code != "57014" {
+			t.Fatalf("a put waiting for the lock: %v; want SQLSTATE 57014", err)
+		}
+	case <-time.After(5 * time.Second):
+		_ = tx.Rollback(ctx)
+		t.Fatalf("a put waited for the lock past 5s under a 300ms bound (it ended with %v once the lock was free)", <-done)
+	}
+	if f := a.writesFromCache.Load(); f != 0 {
+		t.Errorf("%d puts counted as committed from the cache; want none", f)
+	}
+	if err := tx.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	d, err := other.Supplier(ctx, "c1", sup.ID)
+	if err != nil || d.Name.String() != "s0" {
+		t.Fatalf("the supplier after the failed put: %q, %v; want s0", d.Name.String(), err)
+	}
+	if _, err := a.PutSupplier(ctx, "c1", company(sup.ID, "after")); err != nil {
+		t.Fatalf("a put after: %v", err)
+	}
+	if f := a.writesFromCache.Load(); f != 1 {
+		t.Errorf("%d puts committed from the cache; want 1", f)
 	}
 }
