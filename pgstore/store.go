@@ -56,6 +56,9 @@ type Store struct {
 	writesGrouped, groupsFailed atomic.Int64
 	// groups queues the puts planned from the cache (write_group.go).
 	groups writeGroups
+	// pipePanics counts the panics a write pipe recovered from (a bug:
+	// its puts were redone under the lock; write_pipe.go).
+	pipePanics atomic.Int64
 	// writeSlots bounds the connections the supplier writes hold
 	// (write_slots.go).
 	writeSlots *writeSlots

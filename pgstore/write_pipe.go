@@ -135,6 +135,7 @@ func (s *Store) pipe(community string, q *putQueue) (err error) {
 	}
 	defer func() {
 		if r := recover(); r != nil {
+			s.pipePanics.Add(1)
 			err = fmt.Errorf("pgstore: write pipe: %v", r)
 		}
 		for _, g := range groups {
@@ -205,6 +206,9 @@ func (s *Store) pipe(community string, q *putQueue) (err error) {
 
 		for sent < len(groups) {
 			g := groups[sent]
+			if s.beforeGroup != nil {
+				s.beforeGroup()
+			}
 			// A put whose request ended before it was sent is not sent.
 			keep := g.puts[:0]
 			for _, p := range g.puts {
@@ -218,9 +222,6 @@ func (s *Store) pipe(community string, q *putQueue) (err error) {
 			if len(g.puts) == 0 {
 				groups = append(groups[:sent], groups[sent+1:]...)
 				continue
-			}
-			if s.beforeGroup != nil {
-				s.beforeGroup()
 			}
 			g.queries = pipeQueries(c.l, community, g.puts)
 			// A statement the connection has not prepared is prepared
@@ -270,6 +271,9 @@ func (s *Store) pipe(community string, q *putQueue) (err error) {
 			if err := sendPipeGroup(pl, pc, prepared, g); err != nil {
 				return err
 			}
+		}
+		if len(groups) == 0 {
+			continue // every put taken had lost its request
 		}
 		if err := pl.Flush(); err != nil {
 			return err

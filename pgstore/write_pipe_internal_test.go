@@ -283,8 +283,8 @@ func TestPipePanics(t *testing.T) {
 			t.Fatalf("put %d: %v", i, err)
 		}
 	}
-	if r := a.writesRaced.Load(); r != 3 {
-		t.Errorf("%d puts redone under the lock; want 3", r)
+	if r, p := a.writesRaced.Load(), a.pipePanics.Load(); r != 3 || p != 3 {
+		t.Errorf("%d puts redone under the lock, %d panics; want 3, 3", r, p)
 	}
 	waitQueue(t, q, "the pipe's end", func() bool { return !q.piping && len(q.queue) == 0 && len(q.busy) == 0 })
 	a.beforeGroup = nil
@@ -446,5 +446,31 @@ func TestPipeStatementTimeout(t *testing.T) {
 	}
 	if f := a.writesFromCache.Load(); f != 1 {
 		t.Errorf("%d puts committed from the cache; want 1", f)
+	}
+}
+
+// A put whose request ends after the pipe took it and before it was sent
+// ends with its request's error, unwritten; the pipe, with nothing left
+// to send, stops, and starts again for the next put.
+func TestPipeRequestEndedBeforeSent(t *testing.T) {
+	ctx := context.Background()
+	sup := company(uuid.MustParse("00000000-0000-4000-8000-000000000001"), "s0")
+	a, other := cachedPair(t, sup)
+	q := a.groups.of("c1")
+	short, cancel := context.WithCancel(ctx)
+	a.beforeGroup = cancel // the pipe has taken the put: its request ends
+	if _, err := a.PutSupplier(short, "c1", company(sup.ID, "ended")); !errors.Is(err, context.Canceled) {
+		t.Fatalf("the put: %v; want the context's error", err)
+	}
+	waitQueue(t, q, "the pipe's end", func() bool { return !q.piping && len(q.queue) == 0 && len(q.busy) == 0 })
+	a.beforeGroup = nil
+	if f, r, p := a.writesFromCache.Load(), a.writesRaced.Load(), a.pipePanics.Load(); f != 0 || r != 0 || p != 0 {
+		t.Errorf("%d puts committed from the cache, %d redone, %d panics; want none", f, r, p)
+	}
+	if d, err := other.Supplier(ctx, "c1", sup.ID); err != nil || d.Name.String() != "s0" {
+		t.Errorf("the supplier: %q, %v; want s0, unwritten", d.Name.String(), err)
+	}
+	if _, err := a.PutSupplier(ctx, "c1", company(sup.ID, "after")); err != nil {
+		t.Fatalf("a put after: %v", err)
 	}
 }
