@@ -437,6 +437,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 
 	wo := wrkOptions{bin: wrkBin, threads: o.threads, connections: o.conns, timeout: 10 * time.Second}
 	rows := make([]row, len(scs))
+	var phases []phase // of the warm-ups and runs, for the writer's report
 	total := len(scs) * (2*o.runs*int(o.duration/time.Second) + 2*int(o.warmup/time.Second))
 	logf("load: %d scenarios, %d runs of %s on each server, about %s", len(scs), o.runs, o.duration, time.Duration(total)*time.Second)
 	for i, sc := range scs {
@@ -453,9 +454,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 		targets := []target{{"server", realBase, srv.cmd.Process.Pid, &rows[i].real}, {"baseline", baseBase, base.cmd.Process.Pid, &rows[i].base}}
 		if o.warmup > 0 {
 			for _, t := range targets {
+				from := time.Now()
 				if _, err := runWrk(ctx, wo, script, t.base, sc.Target, o.warmup, nonce+"w"+t.name[:1]); err != nil {
 					return fmt.Errorf("%s warm-up on %s: %w", sc.Name, t.name, err)
 				}
+				phases = append(phases, phase{t.name, from, time.Now()})
 			}
 		}
 		for k := 0; k < o.runs; k++ {
@@ -468,10 +471,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 			for _, t := range order {
 				tag := nonce + "r" + strconv.Itoa(k) + t.name[:1]
 				cpu0, cpuErr := cpuOf(t.pid)
+				from := time.Now()
 				r, err := runWrk(ctx, wo, script, t.base, sc.Target, o.duration, tag)
 				if err != nil {
 					return fmt.Errorf("%s run %d on %s: %w", sc.Name, k+1, t.name, err)
 				}
+				phases = append(phases, phase{t.name, from, time.Now()})
 				if cpu1, err := cpuOf(t.pid); err == nil && cpuErr == nil {
 					r.CPU = cpu1 - cpu0
 				}
@@ -497,6 +502,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 	fmt.Fprintf(&report, "baseline: %d recorded answers, %.0f MB resident\n", fw.Len(), float64(baseRSS)/1e6)
 	if w != nil {
 		fmt.Fprintf(&report, "writes while reading (server only; the baseline serves fixed bytes): %s\n", w.stats(time.Since(loadStarted)))
+		if rates := w.phaseRates(phases); len(rates) > 0 {
+			fmt.Fprintf(&report, "writes done by phase: %s\n", joinRates(rates))
+		}
 	}
 	fmt.Fprintln(&report)
 	writeTable(&report, rows, backend == "memstore", o.writes > 0)

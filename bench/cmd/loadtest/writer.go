@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -45,6 +46,7 @@ type writer struct {
 	mu        sync.Mutex
 	latencies []time.Duration // from sending
 	sinceDue  []time.Duration // from being due
+	doneAt    []time.Time     // when each write that succeeded ended
 	n         atomic.Int64    // writes sent
 	errors    atomic.Int64    // failed or not 200
 	missed    atomic.Int64
@@ -204,7 +206,56 @@ func (w *writer) write(ctx context.Context, due time.Duration) {
 	w.mu.Lock()
 	w.latencies = append(w.latencies, took)
 	w.sinceDue = append(w.sinceDue, max(late, took))
+	w.doneAt = append(w.doneAt, time.Now())
 	w.mu.Unlock()
+}
+
+// phase is a stretch of the load during which wrk read one target.
+type phase struct {
+	target   string // "server" or "baseline"
+	from, to time.Time
+}
+
+// phaseRates returns, for each target in the order of their first phase,
+// the writes a second that succeeded while wrk read it: the writes that
+// ended within its phases over their total length. The writes do not
+// stop between the servers' runs, so a server that keeps up only while
+// wrk reads the other one shows here (bench/README.md, session 23).
+func (w *writer) phaseRates(phases []phase) []phaseRate {
+	w.mu.Lock()
+	done := slices.Clone(w.doneAt)
+	w.mu.Unlock()
+	var out []phaseRate
+	at := map[string]int{}
+	for _, p := range phases {
+		i, ok := at[p.target]
+		if !ok {
+			i = len(out)
+			at[p.target] = i
+			out = append(out, phaseRate{target: p.target})
+		}
+		out[i].length += p.to.Sub(p.from)
+		for _, t := range done {
+			if !t.Before(p.from) && t.Before(p.to) {
+				out[i].writes++
+			}
+		}
+	}
+	return out
+}
+
+// phaseRate is what phaseRates found for one target.
+type phaseRate struct {
+	target string
+	writes int
+	length time.Duration
+}
+
+func (r phaseRate) String() string {
+	if r.length <= 0 {
+		return r.target + " read: -"
+	}
+	return fmt.Sprintf("%.0f/s while wrk read the %s (%.1fs)", float64(r.writes)/r.length.Seconds(), r.target, r.length.Seconds())
 }
 
 // writeStats is what a writer did over a run.
@@ -257,4 +308,13 @@ func (s writeStats) String() string {
 		s.rate, s.achieved, s.sent, s.errs, s.miss, s.workers, s.places, s.backlog,
 		ms(s.p50), ms(s.p99), ms(s.dueP50), ms(s.dueP99), s.mostWaiting,
 		s.lateWakes, lateBurst, ms(s.maxLate), s.lateMissed)
+}
+
+// joinRates lists rates, separated by semicolons.
+func joinRates(rates []phaseRate) string {
+	parts := make([]string, len(rates))
+	for i, r := range rates {
+		parts[i] = r.String()
+	}
+	return strings.Join(parts, "; ")
 }

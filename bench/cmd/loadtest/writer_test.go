@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -299,5 +300,40 @@ func TestWriterBacklogRidesOutAStall(t *testing.T) {
 				t.Errorf("%d writes took 50 ms or more from being due and %d from being sent; want 15 or more and at most 4", due, sent)
 			}
 		})
+	}
+}
+
+// The writes done by phase: each write counts in the phase it ended in,
+// each target's phases are summed, and a write between phases counts in
+// none.
+func TestPhaseRates(t *testing.T) {
+	t0 := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
+	w := &writer{}
+	// 10 writes in the server's first second, 20 in the baseline's
+	// second, 1 in the gap, 5 in the server's second phase (half a
+	// second), and one exactly at a phase's end (the next's start).
+	for i := range 10 {
+		w.doneAt = append(w.doneAt, at(i*100))
+	}
+	for i := range 20 {
+		w.doneAt = append(w.doneAt, at(1000+i*50))
+	}
+	w.doneAt = append(w.doneAt, at(2100))
+	for i := range 5 {
+		w.doneAt = append(w.doneAt, at(2200+i*100))
+	}
+	phases := []phase{
+		{"server", at(0), at(1000)},
+		{"baseline", at(1000), at(2000)},
+		{"server", at(2200), at(2700)},
+	}
+	got := w.phaseRates(phases)
+	want := []phaseRate{{"server", 15, 1500 * time.Millisecond}, {"baseline", 20, time.Second}}
+	if !slices.Equal(got, want) {
+		t.Fatalf("phaseRates = %+v; want %+v", got, want)
+	}
+	if s := joinRates(got); s != "10/s while wrk read the server (1.5s); 20/s while wrk read the baseline (1.0s)" {
+		t.Errorf("the report's line: %q", s)
 	}
 }
