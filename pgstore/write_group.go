@@ -289,22 +289,32 @@ func (s *Store) commitGroup(ctx context.Context, community string, group []*grou
 		return err
 	}
 	defer release()
-	if raced, err := sendPuts(ctx, conn, community, group); err != nil {
-		if raced || len(group) > 1 {
-			s.writesRaced.Add(int64(len(group)))
-			if len(group) > 1 {
-				s.groupsFailed.Add(1)
-			}
-			return errRaced
+	raced, err := sendPuts(ctx, conn, community, group)
+	return s.groupOutcome(len(group), raced, err)
+}
+
+// groupOutcome counts a group of n puts planned from the cache that
+// ended with err (raced: a guard failed) and returns each put's outcome:
+// nil, committed; errRaced, to be redone under the lock (a failed guard,
+// or any failure of a group of more than one put, where an error of one
+// put's own would fail the others); or err, a lone put's own.
+func (s *Store) groupOutcome(n int, raced bool, err error) error {
+	if err == nil {
+		s.writesFast.Add(int64(n))
+		s.writesFromCache.Add(int64(n))
+		if n > 1 {
+			s.writesGrouped.Add(int64(n))
 		}
-		return err
+		return nil
 	}
-	s.writesFast.Add(int64(len(group)))
-	s.writesFromCache.Add(int64(len(group)))
-	if len(group) > 1 {
-		s.writesGrouped.Add(int64(len(group)))
+	if raced || n > 1 {
+		s.writesRaced.Add(int64(n))
+		if n > 1 {
+			s.groupsFailed.Add(1)
+		}
+		return errRaced
 	}
-	return nil
+	return err
 }
 
 // sendPuts sends BEGIN, the community's lock, each put's guard and

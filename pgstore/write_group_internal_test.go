@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 
 	"github.com/procurekit/procure/supplier"
 )
@@ -41,40 +42,12 @@ func TestGroupedPuts(t *testing.T) {
 			late := n - 1
 			unsync := func() {}
 			if stale {
-				cc := a.cache.entry("c1")
-				cc.syncMu.Lock() // no sync: a's cache does not see other's write
-				held := true
-				unsync = func() {
-					if held {
-						held = false
-						cc.syncMu.Unlock()
-					}
-				}
-				defer unsync()
-				if _, err := other.PutSupplier(ctx, "c1", company(sups[late].ID, "theirs")); err != nil {
-					t.Fatal(err)
-				}
-				cc.applyMu.Lock()
-				st := *cc.state.Load()
-				st.syncedAt = time.Now() // serves, and so plans
-				cc.storeState(&st)
-				cc.applyMu.Unlock()
+				unsync = renameBehindCache(t, a, other, sups[late].ID)
 			}
 
 			// Another session holds the community's lock, as a long write
 			// would.
-			tx, err := other.pool.pool.Begin(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer func() { _ = tx.Rollback(ctx) }()
-			if _, err := tx.Exec(ctx, `SELECT 1 FROM communities WHERE id = 'c1' FOR UPDATE`); err != nil {
-				t.Fatal(err)
-			}
-			var mark0 time.Time
-			if err := tx.QueryRow(ctx, `SELECT last_modified FROM communities WHERE id = 'c1'`).Scan(&mark0); err != nil {
-				t.Fatal(err)
-			}
+			tx, mark0 := holdLock(t, other)
 
 			q := a.groups.of("c1")
 			got := make([]supplier.Detail, n)
@@ -128,17 +101,7 @@ func TestGroupedPuts(t *testing.T) {
 			// Every put stamped apart, after the mark the lock's holder
 			// saw; the database holds what each put answered (supplier
 			// max: the later of its two puts).
-			stamps := map[time.Time]int{}
-			for i, d := range got {
-				if !d.ModifiedDate.After(mark0) {
-					t.Errorf("put %d stamped %v, not after the mark %v", i, d.ModifiedDate, mark0)
-				}
-				stamps[d.ModifiedDate]++
-			}
-			stamps[twice.ModifiedDate]++
-			if len(stamps) != n+1 {
-				t.Errorf("%d distinct stamps of %d puts", len(stamps), n+1)
-			}
+			checkStamps(t, mark0, append(slices.Clone(got), twice)...)
 			want := slices.Clone(got)
 			if twice.ModifiedDate.After(got[max].ModifiedDate) {
 				want[max] = twice
@@ -147,36 +110,7 @@ func TestGroupedPuts(t *testing.T) {
 				// under the lock raced the second.)
 				t.Errorf("the second put of supplier %d stamped %v, not after the first's %v", max, twice.ModifiedDate, got[max].ModifiedDate)
 			}
-			var newest time.Time
-			for i := range sups {
-				d, err := other.Supplier(ctx, "c1", sups[i].ID)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if d.Name != want[i].Name || !d.ModifiedDate.Equal(want[i].ModifiedDate) {
-					t.Errorf("supplier %d stored as %q at %v; the put answered %q at %v", i, d.Name.String(), d.ModifiedDate, want[i].Name.String(), want[i].ModifiedDate)
-				}
-				if d.ModifiedDate.After(newest) {
-					newest = d.ModifiedDate
-				}
-				// The writing node shows its own writes at once.
-				c, err := a.Supplier(ctx, "c1", sups[i].ID)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if c.Name != d.Name || !c.ModifiedDate.Equal(d.ModifiedDate) {
-					t.Errorf("node a shows supplier %d as %q at %v; the database %q at %v", i, c.Name.String(), c.ModifiedDate, d.Name.String(), d.ModifiedDate)
-				}
-			}
-			var mark time.Time
-			var count int64
-			if err := other.pool.QueryRow(ctx, `SELECT last_modified, supplier_count FROM communities WHERE id = 'c1'`).Scan(&mark, &count); err != nil {
-				t.Fatal(err)
-			}
-			if !mark.Equal(newest) || count != n {
-				t.Errorf("the community's mark %v, count %d; want the newest stamp %v, %d", mark, count, newest, n)
-			}
-			checkBuckets(t, a, "c1")
+			checkStored(t, a, other, sups, want)
 		})
 	}
 }
@@ -192,14 +126,7 @@ func TestGroupedPutCanceled(t *testing.T) {
 	a.groups.pipe = false
 	max := a.groups.max
 	sups = sups[:max+2]
-	tx, err := other.pool.pool.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = tx.Rollback(ctx) }()
-	if _, err := tx.Exec(ctx, `SELECT 1 FROM communities WHERE id = 'c1' FOR UPDATE`); err != nil {
-		t.Fatal(err)
-	}
+	tx, _ := holdLock(t, other)
 	q := a.groups.of("c1")
 	queued := func() (int, int) {
 		q.mu.Lock()
@@ -335,4 +262,102 @@ func waitQueue(t *testing.T, q *putQueue, what string, ok func() bool) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
+}
+
+// renameBehindCache has other rename supplier id of community c1 while
+// a's cache neither syncs nor stops serving (so a plans from a copy the
+// guard will find stale). unsync lets the cache sync again; the test's
+// end calls it too.
+func renameBehindCache(t *testing.T, a, other *Store, id uuid.UUID) (unsync func()) {
+	t.Helper()
+	cc := a.cache.entry("c1")
+	cc.syncMu.Lock() // no sync: a's cache does not see other's write
+	held := true
+	unsync = func() {
+		if held {
+			held = false
+			cc.syncMu.Unlock()
+		}
+	}
+	t.Cleanup(unsync)
+	if _, err := other.PutSupplier(context.Background(), "c1", company(id, "theirs")); err != nil {
+		t.Fatal(err)
+	}
+	cc.applyMu.Lock()
+	st := *cc.state.Load()
+	st.syncedAt = time.Now() // serves, and so plans
+	cc.storeState(&st)
+	cc.applyMu.Unlock()
+	return unsync
+}
+
+// holdLock begins a transaction of other's that holds community c1's
+// lock, as a long write would, and returns it and the mark it read.
+func holdLock(t *testing.T, other *Store) (pgx.Tx, time.Time) {
+	t.Helper()
+	ctx := context.Background()
+	tx, err := other.pool.pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = tx.Rollback(ctx) })
+	var mark time.Time
+	if err := tx.QueryRow(ctx, `SELECT last_modified FROM communities WHERE id = 'c1' FOR UPDATE`).Scan(&mark); err != nil {
+		t.Fatal(err)
+	}
+	return tx, mark
+}
+
+// checkStamps checks that every put was stamped apart, after mark0 (the
+// mark the lock's holder saw).
+func checkStamps(t *testing.T, mark0 time.Time, puts ...supplier.Detail) {
+	t.Helper()
+	stamps := map[time.Time]int{}
+	for i, d := range puts {
+		if !d.ModifiedDate.After(mark0) {
+			t.Errorf("put %d stamped %v, not after the mark %v", i, d.ModifiedDate, mark0)
+		}
+		stamps[d.ModifiedDate]++
+	}
+	if len(stamps) != len(puts) {
+		t.Errorf("%d distinct stamps of %d puts", len(stamps), len(puts))
+	}
+}
+
+// checkStored checks that the database holds want[i] (what the last put
+// of sups[i] answered), that node a shows what the database holds (its
+// own writes at once), that community c1's mark is the newest stamp and
+// its count len(sups), and its buckets.
+func checkStored(t *testing.T, a, other *Store, sups []supplier.Record, want []supplier.Detail) {
+	t.Helper()
+	ctx := context.Background()
+	var newest time.Time
+	for i := range sups {
+		d, err := other.Supplier(ctx, "c1", sups[i].ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.Name != want[i].Name || !d.ModifiedDate.Equal(want[i].ModifiedDate) {
+			t.Errorf("supplier %d stored as %q at %v; the put answered %q at %v", i, d.Name.String(), d.ModifiedDate, want[i].Name.String(), want[i].ModifiedDate)
+		}
+		if d.ModifiedDate.After(newest) {
+			newest = d.ModifiedDate
+		}
+		c, err := a.Supplier(ctx, "c1", sups[i].ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Name != d.Name || !c.ModifiedDate.Equal(d.ModifiedDate) {
+			t.Errorf("node a shows supplier %d as %q at %v; the database %q at %v", i, c.Name.String(), c.ModifiedDate, d.Name.String(), d.ModifiedDate)
+		}
+	}
+	var mark time.Time
+	var count int64
+	if err := other.pool.QueryRow(ctx, `SELECT last_modified, supplier_count FROM communities WHERE id = 'c1'`).Scan(&mark, &count); err != nil {
+		t.Fatal(err)
+	}
+	if !mark.Equal(newest) || count != int64(len(sups)) {
+		t.Errorf("the community's mark %v, count %d; want the newest stamp %v, %d", mark, count, newest, len(sups))
+	}
+	checkBuckets(t, a, "c1")
 }

@@ -402,30 +402,17 @@ func (s *Store) readPipeGroup(pl *pgconn.Pipeline, pc *pgx.Conn, g *pipeGroup) e
 	return failed
 }
 
-// endGroup gives each put of a group its outcome: err nil, committed (the
-// counters count it); else redone under the lock, or, for a put alone
-// whose error is not the guard's, that error.
+// endGroup gives each put of a group its outcome (groupOutcome, which
+// counts it): err nil, committed; else redone under the lock, or, for a
+// put alone whose error is the server's and not the guard's, that error.
 func (s *Store) endGroup(q *putQueue, puts []*groupedPut, err error) {
 	if len(puts) == 0 {
 		return
 	}
-	out := err
-	if err != nil && !errors.Is(err, errRaced) && (len(puts) > 1 || !isPgError(err)) {
-		out = errRaced
-	}
-	if out == nil {
-		s.writesFast.Add(int64(len(puts)))
-		s.writesFromCache.Add(int64(len(puts)))
-		if len(puts) > 1 {
-			s.writesGrouped.Add(int64(len(puts)))
-		}
-	} else if errors.Is(out, errRaced) {
-		s.writesRaced.Add(int64(len(puts)))
-		if len(puts) > 1 {
-			s.groupsFailed.Add(1)
-		}
-		out = errRaced
-	}
+	// A failed guard, and a lone put's failure other than the server's
+	// (the pipe's connection: its outcome unknown), are redone.
+	raced := errors.Is(err, errRaced) || (err != nil && !isPgError(err))
+	out := s.groupOutcome(len(puts), raced, err)
 	if s.replica != nil {
 		// The pipe keeps its connection past this group, so its release
 		// (replica.go: TraceRelease) comes too late to keep this node's
@@ -469,7 +456,7 @@ func (r *pipeResults) Query() (pgx.Rows, error) {
 
 func (r *pipeResults) QueryRow() pgx.Row {
 	rows, _ := r.Query()
-	return pipeRow{rows}
+	return &row{rows: rows}
 }
 
 // Tx is nil: a group's transaction is implicit.
@@ -478,22 +465,4 @@ func (r *pipeResults) Tx() pgx.Tx { return nil }
 func (r *pipeResults) Close() error {
 	_, err := r.rr.Close()
 	return err
-}
-
-// pipeRow is the first row of rows, as pgx.Conn.QueryRow gives it.
-type pipeRow struct{ rows pgx.Rows }
-
-func (r pipeRow) Scan(dest ...any) error {
-	defer r.rows.Close()
-	if !r.rows.Next() {
-		if err := r.rows.Err(); err != nil {
-			return err
-		}
-		return pgx.ErrNoRows
-	}
-	if err := r.rows.Scan(dest...); err != nil {
-		return err
-	}
-	r.rows.Close()
-	return r.rows.Err()
 }

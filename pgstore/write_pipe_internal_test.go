@@ -4,36 +4,19 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/procurekit/procure/datafile"
 	"github.com/procurekit/procure/internal/pgtest"
 	"github.com/procurekit/procure/supplier"
 )
-
-// holdLock begins a transaction of other's that holds community c1's
-// lock, as a long write would, and returns it and the mark it read.
-func holdLock(t *testing.T, other *Store) (pgx.Tx, time.Time) {
-	t.Helper()
-	ctx := context.Background()
-	tx, err := other.pool.pool.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = tx.Rollback(ctx) })
-	var mark time.Time
-	if err := tx.QueryRow(ctx, `SELECT last_modified FROM communities WHERE id = 'c1' FOR UPDATE`).Scan(&mark); err != nil {
-		t.Fatal(err)
-	}
-	return tx, mark
-}
 
 // On a direct connection the puts planned from the cache go through the
 // community's pipe (write_pipe.go): the first put's group is sent alone
@@ -62,24 +45,7 @@ func TestPipedPuts(t *testing.T) {
 			const late, twiceOf = 12, 13
 			unsync := func() {}
 			if stale {
-				cc := a.cache.entry("c1")
-				cc.syncMu.Lock() // no sync: a's cache does not see other's write
-				held := true
-				unsync = func() {
-					if held {
-						held = false
-						cc.syncMu.Unlock()
-					}
-				}
-				defer unsync()
-				if _, err := other.PutSupplier(ctx, "c1", company(sups[late].ID, "theirs")); err != nil {
-					t.Fatal(err)
-				}
-				cc.applyMu.Lock()
-				st := *cc.state.Load()
-				st.syncedAt = time.Now() // serves, and so plans
-				cc.storeState(&st)
-				cc.applyMu.Unlock()
+				unsync = renameBehindCache(t, a, other, sups[late].ID)
 			}
 			tx, mark0 := holdLock(t, other)
 
@@ -125,59 +91,16 @@ func TestPipedPuts(t *testing.T) {
 					grouped, failed, fromCache, raced, wantGrouped, wantFailed, wantCache, wantRaced)
 			}
 
-			stamps := map[time.Time]int{}
-			for i, d := range got {
-				if !d.ModifiedDate.After(mark0) {
-					t.Errorf("put %d stamped %v, not after the mark %v", i, d.ModifiedDate, mark0)
-				}
-				stamps[d.ModifiedDate]++
-			}
-			stamps[twice.ModifiedDate]++
-			if len(stamps) != n+1 {
-				t.Errorf("%d distinct stamps of %d puts", len(stamps), n+1)
-			}
+			checkStamps(t, mark0, append(slices.Clone(got), twice)...)
 			if !twice.ModifiedDate.After(got[twiceOf].ModifiedDate) {
 				t.Errorf("the second put of supplier %d stamped %v, not after the first's %v", twiceOf, twice.ModifiedDate, got[twiceOf].ModifiedDate)
 			}
-			want := got
+			want := slices.Clone(got)
 			want[twiceOf] = twice
-			var newest time.Time
-			for i := range sups {
-				d, err := other.Supplier(ctx, "c1", sups[i].ID)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if d.Name != want[i].Name || !d.ModifiedDate.Equal(want[i].ModifiedDate) {
-					t.Errorf("supplier %d stored as %q at %v; the put answered %q at %v", i, d.Name.String(), d.ModifiedDate, want[i].Name.String(), want[i].ModifiedDate)
-				}
-				newest = maxTime(newest, d.ModifiedDate)
-				c, err := a.Supplier(ctx, "c1", sups[i].ID)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if c.Name != d.Name || !c.ModifiedDate.Equal(d.ModifiedDate) {
-					t.Errorf("node a shows supplier %d as %q at %v; the database %q at %v", i, c.Name.String(), c.ModifiedDate, d.Name.String(), d.ModifiedDate)
-				}
-			}
-			var mark time.Time
-			var count int64
-			if err := other.pool.QueryRow(ctx, `SELECT last_modified, supplier_count FROM communities WHERE id = 'c1'`).Scan(&mark, &count); err != nil {
-				t.Fatal(err)
-			}
-			if !mark.Equal(newest) || count != n {
-				t.Errorf("the community's mark %v, count %d; want the newest stamp %v, %d", mark, count, newest, n)
-			}
-			checkBuckets(t, a, "c1")
+			checkStored(t, a, other, sups, want)
 			waitQueue(t, q, "the pipe's end", func() bool { return !q.piping && len(q.busy) == 0 })
 		})
 	}
-}
-
-func maxTime(a, b time.Time) time.Time {
-	if b.After(a) {
-		return b
-	}
-	return a
 }
 
 // A put that waits in the pipe's queue and whose request ends is taken
