@@ -16,6 +16,7 @@ require (
 	github.com/scim2/filter-parser/v2 v2.3.1
 	github.com/shopspring/decimal v1.6.0
 	golang.org/x/sync v0.24.0
+	golang.org/x/sys v0.49.0
 	golang.org/x/text v0.43.0
 	golang.org/x/time v0.16.0
 )
@@ -38,6 +39,5 @@ require (
 	github.com/q-uint/xsd-datetime v1.0.0 // indirect
 	go.yaml.in/yaml/v4 v4.0.0 // indirect
 	golang.org/x/crypto v0.58.0 // indirect
-	golang.org/x/sys v0.49.0 // indirect
 	google.golang.org/protobuf v1.36.12 // indirect
 )

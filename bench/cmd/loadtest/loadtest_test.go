@@ -218,6 +218,7 @@ func TestParseFlags(t *testing.T) {
 		{"both postgres flags", []string{"-postgres", "-postgres-dsn", "postgres://x"}, "give one"},
 		{"pgbouncer without a throwaway server", []string{"-pgbouncer", "-postgres-dsn", "postgres://x"}, "-pgbouncer needs -postgres"},
 		{"durable without a throwaway server", []string{"-postgres-durable", "-postgres-dsn", "postgres://x"}, "-postgres-durable needs -postgres"},
+		{"real-time without a throwaway server", []string{"-postgres-realtime", "-postgres-dsn", "postgres://x"}, "-postgres-realtime needs -postgres"},
 		{"parameters without a throwaway server", []string{"-postgres-params", "pool_max_conns=16"}, "-postgres-params needs -postgres"},
 		{"unknown scenario", []string{"-scenarios", "nope"}, `unknown scenario "nope"`},
 		{"stray argument", []string{"now"}, `unexpected argument "now"`},

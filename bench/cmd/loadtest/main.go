@@ -74,6 +74,7 @@ type options struct {
 	postgres         bool
 	pgbouncer        bool
 	pgDurable        bool
+	pgRealtime       bool
 	pgParams         string
 	postgresDSN      string
 	preloaded        bool
@@ -109,6 +110,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&o.postgres, "postgres", false, "serve from a throwaway PostgreSQL server started for the run")
 	fs.BoolVar(&o.pgbouncer, "pgbouncer", false, "with -postgres: the server reaches the throwaway server through PgBouncer in transaction mode (-postgres), migrating it directly (-postgres-migrate)")
 	fs.BoolVar(&o.pgDurable, "postgres-durable", false, "with -postgres: the throwaway server keeps PostgreSQL's durability (fsync, synchronous_commit and full_page_writes on, as a deployment runs) instead of turning it off for speed")
+	fs.BoolVar(&o.pgRealtime, "postgres-realtime", false, "with -postgres, as root: run the throwaway server's processes at a real-time priority (SCHED_RR "+strconv.Itoa(realtimePriority)+"), ahead of the node, wrk and the baseline, as a database host of its own would be; the report says how long its processes waited for a core either way")
 	fs.StringVar(&o.pgParams, "postgres-params", "", "with -postgres: more `parameters` for the server's database URL, such as pool_max_conns=16&default_query_exec_mode=simple_protocol")
 	fs.StringVar(&o.postgresDSN, "postgres-dsn", "", "serve from this PostgreSQL database instead (its data is replaced by the import)")
 	fs.BoolVar(&o.preloaded, "preloaded", false, "with -postgres-dsn and -data: the database already holds the data file (imported by an earlier run or by procurectl import), so the server starts without importing it")
@@ -148,6 +150,8 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		return o, errors.New("-postgres and -postgres-dsn: give one")
 	case o.pgParams != "" && !o.postgres:
 		return o, errors.New("-postgres-params needs -postgres (with -postgres-dsn, put them in the URL)")
+	case o.pgRealtime && !o.postgres:
+		return o, errors.New("-postgres-realtime needs -postgres (a database given by -postgres-dsn runs at the priority its operator gave it)")
 	case o.pgDurable && !o.postgres:
 		return o, errors.New("-postgres-durable needs -postgres (a database given by -postgres-dsn keeps its own settings, which the report names)")
 	case o.pgbouncer && !o.postgres:
@@ -281,7 +285,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 		serverArgs = []string{"-data", dataFile}
 	}
 	dsn := o.postgresDSN
-	direct := dsn // the database itself, not a pooler in front of it
+	direct := dsn    // the database itself, not a pooler in front of it
+	var pgs *pgSched // the throwaway server's processes (-postgres)
 	if o.postgres {
 		logf("starting a throwaway PostgreSQL server")
 		pg, err := startPostgres(ctx, o.pgDurable)
@@ -290,6 +295,20 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 		}
 		if err != nil {
 			return err
+		}
+		root, err := pg.postmasterPID()
+		if err != nil {
+			return err
+		}
+		pgs = &pgSched{proc: "/proc", root: root}
+		if o.pgRealtime {
+			pids, err := clusterPIDs(pgs.proc, root)
+			if err == nil {
+				err = setRealtime(pids)
+			}
+			if err != nil {
+				return fmt.Errorf("-postgres-realtime: %w (it needs root)", err)
+			}
 		}
 		dsn = pg.DSN
 		direct = dsn
@@ -318,6 +337,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 			return err
 		}
 		backend += ", " + d
+		if o.pgRealtime {
+			backend += ", its processes at real-time priority (SCHED_RR " + strconv.Itoa(realtimePriority) + ")"
+		}
 		serverArgs = append(serverArgs, "-postgres", dsn)
 	}
 
@@ -437,7 +459,25 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 
 	wo := wrkOptions{bin: wrkBin, threads: o.threads, connections: o.conns, timeout: 10 * time.Second}
 	rows := make([]row, len(scs))
-	var phases []phase // of the warm-ups and runs, for the writer's report
+	var phases []phase     // of the warm-ups and runs, for the writer's report
+	var pgPhases []pgPhase // what the throwaway server's processes got of the cores in them
+	// measure runs one wrk run on target and records its phase.
+	measure := func(target string, run func() error) error {
+		var pg0 schedTimes
+		if pgs != nil {
+			pg0 = pgs.now()
+		}
+		from := time.Now()
+		if err := run(); err != nil {
+			return err
+		}
+		to := time.Now()
+		phases = append(phases, phase{target, from, to})
+		if pgs != nil {
+			pgPhases = addPGPhase(pgPhases, target, pgs.now().sub(pg0), to.Sub(from))
+		}
+		return nil
+	}
 	total := len(scs) * (2*o.runs*int(o.duration/time.Second) + 2*int(o.warmup/time.Second))
 	logf("load: %d scenarios, %d runs of %s on each server, about %s", len(scs), o.runs, o.duration, time.Duration(total)*time.Second)
 	for i, sc := range scs {
@@ -454,11 +494,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 		targets := []target{{"server", realBase, srv.cmd.Process.Pid, &rows[i].real}, {"baseline", baseBase, base.cmd.Process.Pid, &rows[i].base}}
 		if o.warmup > 0 {
 			for _, t := range targets {
-				from := time.Now()
-				if _, err := runWrk(ctx, wo, script, t.base, sc.Target, o.warmup, nonce+"w"+t.name[:1]); err != nil {
+				err := measure(t.name, func() error {
+					_, err := runWrk(ctx, wo, script, t.base, sc.Target, o.warmup, nonce+"w"+t.name[:1])
+					return err
+				})
+				if err != nil {
 					return fmt.Errorf("%s warm-up on %s: %w", sc.Name, t.name, err)
 				}
-				phases = append(phases, phase{t.name, from, time.Now()})
 			}
 		}
 		for k := 0; k < o.runs; k++ {
@@ -471,12 +513,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 			for _, t := range order {
 				tag := nonce + "r" + strconv.Itoa(k) + t.name[:1]
 				cpu0, cpuErr := cpuOf(t.pid)
-				from := time.Now()
-				r, err := runWrk(ctx, wo, script, t.base, sc.Target, o.duration, tag)
+				var r result
+				err := measure(t.name, func() (err error) {
+					r, err = runWrk(ctx, wo, script, t.base, sc.Target, o.duration, tag)
+					return err
+				})
 				if err != nil {
 					return fmt.Errorf("%s run %d on %s: %w", sc.Name, k+1, t.name, err)
 				}
-				phases = append(phases, phase{t.name, from, time.Now()})
 				if cpu1, err := cpuOf(t.pid); err == nil && cpuErr == nil {
 					r.CPU = cpu1 - cpu0
 				}
@@ -505,6 +549,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 		if rates := w.phaseRates(phases); len(rates) > 0 {
 			fmt.Fprintf(&report, "writes done by phase: %s\n", joinRates(rates))
 		}
+	}
+	if len(pgPhases) > 0 {
+		fmt.Fprintf(&report, "PostgreSQL's processes: %s\n", joinPGPhases(pgPhases))
 	}
 	fmt.Fprintln(&report)
 	writeTable(&report, rows, backend == "memstore", o.writes > 0)

@@ -1,8 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"os"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -66,6 +69,43 @@ func TestStartPostgres(t *testing.T) {
 			if want := "fsync " + tc.on + ", synchronous_commit " + tc.on; err != nil || d != want {
 				t.Errorf("durability = %q, %v; want %q", d, err, want)
 			}
+
+			// The report's figures of the server's processes count the
+			// backend of this connection.
+			root, err := pg.postmasterPID()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var backend int
+			if err := conn.QueryRow(ctx, "SELECT pg_backend_pid()").Scan(&backend); err != nil {
+				t.Fatal(err)
+			}
+			pids, err := clusterPIDs("/proc", root)
+			if err != nil || !slices.Contains(pids, backend) || !slices.Contains(pids, root) {
+				t.Errorf("clusterPIDs = %v, %v; want the postmaster %d and the backend %d among them", pids, err, root, backend)
+			}
+			if os.Geteuid() != 0 {
+				return // -postgres-realtime needs root
+			}
+			// -postgres-realtime: the server's processes, and a backend
+			// forked afterwards, run under SCHED_RR.
+			if err := setRealtime(pids); err != nil {
+				t.Fatal(err)
+			}
+			conn2, err := pgx.Connect(ctx, pg.DSN)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn2.Close(ctx)
+			var later int
+			if err := conn2.QueryRow(ctx, "SELECT pg_backend_pid()").Scan(&later); err != nil {
+				t.Fatal(err)
+			}
+			for _, pid := range []int{root, backend, later} {
+				if policy, prio := schedPolicy(t, pid); policy != 2 || prio != realtimePriority {
+					t.Errorf("process %d: policy %d, priority %d; want SCHED_RR (2) at %d", pid, policy, prio, realtimePriority)
+				}
+			}
 		})
 	}
 }
@@ -113,4 +153,21 @@ func TestStartBouncer(t *testing.T) {
 	if _, err := pgx.Connect(ctx, dsn); err == nil {
 		t.Fatal("PgBouncer still answers after stopBouncer")
 	}
+}
+
+// schedPolicy reads a process's scheduling policy and real-time priority
+// (fields 41 and 40 of /proc/PID/stat).
+func schedPolicy(t *testing.T, pid int) (policy, prio int) {
+	t.Helper()
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:])) // f[0] is field 3
+	prio, err1 := strconv.Atoi(f[40-3])
+	policy, err2 := strconv.Atoi(f[41-3])
+	if err1 != nil || err2 != nil {
+		t.Fatalf("/proc/%d/stat: %v %v", pid, err1, err2)
+	}
+	return policy, prio
 }
