@@ -300,9 +300,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 		if err != nil {
 			return err
 		}
-		pgs = &pgSched{proc: "/proc", root: root}
+		if _, err := os.Stat(filepath.Join("/proc", strconv.Itoa(root), "task")); err == nil {
+			pgs = &pgSched{proc: "/proc", root: root} // Linux's /proc: the report has the processes' times
+		}
 		if o.pgRealtime {
-			pids, err := clusterPIDs(pgs.proc, root)
+			pids, err := clusterPIDs("/proc", root)
 			if err == nil {
 				err = setRealtime(pids)
 			}
