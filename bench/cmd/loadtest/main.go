@@ -309,7 +309,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 				err = setRealtime(pids)
 			}
 			if err != nil {
-				return fmt.Errorf("-postgres-realtime: %w (it needs root)", err)
+				return fmt.Errorf("-postgres-realtime: %w (it needs root, outside a container or control group that forbids real-time tasks)", err)
 			}
 		}
 		dsn = pg.DSN
