@@ -461,8 +461,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 
 	wo := wrkOptions{bin: wrkBin, threads: o.threads, connections: o.conns, timeout: 10 * time.Second}
 	rows := make([]row, len(scs))
-	var phases []phase     // of the warm-ups and runs, for the writer's report
-	var pgPhases []pgPhase // what the throwaway server's processes got of the cores in them
+	var phases []phase // of the warm-ups and runs, for the writer's and PostgreSQL's lines
 	// measure runs one wrk run on target and records its phase.
 	measure := func(target string, run func() error) error {
 		var pg0 schedTimes
@@ -473,11 +472,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 		if err := run(); err != nil {
 			return err
 		}
-		to := time.Now()
-		phases = append(phases, phase{target, from, to})
+		p := phase{target: target, from: from, to: time.Now()}
 		if pgs != nil {
-			pgPhases = addPGPhase(pgPhases, target, pgs.now().sub(pg0), to.Sub(from))
+			p.pg = pgs.now().sub(pg0)
 		}
+		phases = append(phases, p)
 		return nil
 	}
 	total := len(scs) * (2*o.runs*int(o.duration/time.Second) + 2*int(o.warmup/time.Second))
@@ -552,8 +551,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 			fmt.Fprintf(&report, "writes done by phase: %s\n", joinRates(rates))
 		}
 	}
-	if len(pgPhases) > 0 {
-		fmt.Fprintf(&report, "PostgreSQL's processes: %s\n", joinPGPhases(pgPhases))
+	if pgs != nil && len(phases) > 0 {
+		fmt.Fprintf(&report, "PostgreSQL's processes: %s\n", joinPGPhases(pgPhases(phases)))
 	}
 	fmt.Fprintln(&report)
 	writeTable(&report, rows, backend == "memstore", o.writes > 0)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"os"
@@ -170,9 +169,13 @@ func schedPolicy(t *testing.T, pid int) (policy, prio int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:])) // f[0] is field 3
-	prio, err1 := strconv.Atoi(f[40-3])
-	policy, err2 := strconv.Atoi(f[41-3])
+	rt, ok1 := statField(b, 40)
+	pol, ok2 := statField(b, 41)
+	if !ok1 || !ok2 {
+		t.Fatalf("/proc/%d/stat has no fields 40 and 41: %q", pid, b)
+	}
+	prio, err1 := strconv.Atoi(rt)
+	policy, err2 := strconv.Atoi(pol)
 	if err1 != nil || err2 != nil {
 		t.Fatalf("/proc/%d/stat: %v %v", pid, err1, err2)
 	}

@@ -90,17 +90,13 @@ func clusterPIDs(proc string, root int) ([]int, error) {
 }
 
 // statPPID reads the parent's process id, field 4, from a /proc/PID/stat
-// line (the command, field 2, is in parentheses and may hold spaces).
+// line.
 func statPPID(b []byte) (int, bool) {
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
+	f, ok := statField(b, 4)
+	if !ok {
 		return 0, false
 	}
-	f := strings.Fields(string(b[i+1:]))
-	if len(f) < 2 {
-		return 0, false
-	}
-	ppid, err := strconv.Atoi(f[1])
+	ppid, err := strconv.Atoi(f)
 	return ppid, err == nil
 }
 
@@ -154,18 +150,20 @@ type pgPhase struct {
 	length time.Duration
 }
 
-// addPGPhase adds one phase's times to the target's sums, keeping the
-// targets in the order of their first phase.
-func addPGPhase(sums []pgPhase, target string, t schedTimes, length time.Duration) []pgPhase {
-	for i := range sums {
-		if sums[i].target == target {
-			sums[i].times.run += t.run
-			sums[i].times.wait += t.wait
-			sums[i].length += length
-			return sums
+// pgPhases sums the server's processes' times (phase.pg) of each target's
+// phases, the targets in the order of their first phase.
+func pgPhases(phases []phase) []pgPhase {
+	var out []pgPhase
+	for _, ps := range byTarget(phases) {
+		sum := pgPhase{target: ps[0].target}
+		for _, p := range ps {
+			sum.times.run += p.pg.run
+			sum.times.wait += p.pg.wait
+			sum.length += p.to.Sub(p.from)
 		}
+		out = append(out, sum)
 	}
-	return append(sums, pgPhase{target: target, times: t, length: length})
+	return out
 }
 
 func (p pgPhase) String() string {

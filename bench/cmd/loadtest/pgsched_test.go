@@ -112,10 +112,13 @@ func TestClusterSched(t *testing.T) {
 // A target's phases add up, in the order of its first phase, and the
 // line gives seconds on a core and waiting for one per second of phase.
 func TestPGPhases(t *testing.T) {
-	var ps []pgPhase
-	ps = addPGPhase(ps, "server", schedTimes{run: 3 * time.Second, wait: 5 * time.Second}, 10*time.Second)
-	ps = addPGPhase(ps, "baseline", schedTimes{run: 4500 * time.Millisecond, wait: 3 * time.Second}, 10*time.Second)
-	ps = addPGPhase(ps, "server", schedTimes{run: 300 * time.Millisecond, wait: 500 * time.Millisecond}, time.Second)
+	t0 := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	at := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
+	ps := pgPhases([]phase{
+		{target: "server", from: at(0), to: at(10), pg: schedTimes{run: 3 * time.Second, wait: 5 * time.Second}},
+		{target: "baseline", from: at(10), to: at(20), pg: schedTimes{run: 4500 * time.Millisecond, wait: 3 * time.Second}},
+		{target: "server", from: at(25), to: at(26), pg: schedTimes{run: 300 * time.Millisecond, wait: 500 * time.Millisecond}},
+	})
 	want := "0.30s on a core and 0.50s waiting for one each second while wrk read the server; " +
 		"0.45s on a core and 0.30s waiting for one each second while wrk read the baseline"
 	if got := joinPGPhases(ps); got != want {
@@ -146,5 +149,27 @@ func TestSetRealtimePassesOverEndedProcess(t *testing.T) {
 	}
 	if err := setRealtime([]int{gone}); err != nil {
 		t.Errorf("setRealtime(ended process) = %v, want nil", err)
+	}
+}
+
+func TestStatField(t *testing.T) {
+	line := []byte("42 (a (b) c) S 7 42 42 0 -1\n")
+	for _, tc := range []struct {
+		n    int
+		want string
+		ok   bool
+	}{
+		{3, "S", true},
+		{4, "7", true}, // after a command name with spaces and parentheses
+		{8, "-1", true},
+		{9, "", false}, // past the line's end
+		{2, "", false}, // the command itself is not a field here
+	} {
+		if got, ok := statField(line, tc.n); got != tc.want || ok != tc.ok {
+			t.Errorf("statField(%d) = %q, %v; want %q, %v", tc.n, got, ok, tc.want, tc.ok)
+		}
+	}
+	if _, ok := statField([]byte("no parentheses"), 3); ok {
+		t.Error("statField of a line without a command: ok")
 	}
 }

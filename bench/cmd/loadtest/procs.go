@@ -235,20 +235,31 @@ func cpuOf(pid int) (time.Duration, error) {
 	if err != nil {
 		return 0, err
 	}
-	// The command name, field 2, is in parentheses and may hold spaces:
-	// count fields after its closing one (utime and stime are 14 and 15).
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
+	ut, ok1 := statField(b, 14) // utime
+	st, ok2 := statField(b, 15) // stime
+	if !ok1 || !ok2 {
 		return 0, errors.New("malformed /proc/" + strconv.Itoa(pid) + "/stat")
 	}
-	f := strings.Fields(string(b[i+1:]))
-	if len(f) < 13 {
-		return 0, errors.New("malformed /proc/" + strconv.Itoa(pid) + "/stat")
-	}
-	utime, err1 := strconv.ParseInt(f[11], 10, 64)
-	stime, err2 := strconv.ParseInt(f[12], 10, 64)
+	utime, err1 := strconv.ParseInt(ut, 10, 64)
+	stime, err2 := strconv.ParseInt(st, 10, 64)
 	if err := errors.Join(err1, err2); err != nil {
 		return 0, err
 	}
 	return time.Duration(utime+stime) * time.Second / clockTicks, nil
+}
+
+// statField returns field n (counted from 1, n > 2) of a /proc/PID/stat
+// line, or false when the line has none. The command name, field 2, is in
+// parentheses and may hold spaces and parentheses: fields are counted
+// after its closing one.
+func statField(b []byte, n int) (string, bool) {
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 || n < 3 {
+		return "", false
+	}
+	f := strings.Fields(string(b[i+1:])) // f[0] is field 3
+	if len(f) < n-2 {
+		return "", false
+	}
+	return f[n-3], true
 }

@@ -214,6 +214,24 @@ func (w *writer) write(ctx context.Context, due time.Duration) {
 type phase struct {
 	target   string // "server" or "baseline"
 	from, to time.Time
+	pg       schedTimes // what the throwaway PostgreSQL server's processes got of the cores (-postgres)
+}
+
+// byTarget groups phases by target, the targets in the order of their
+// first phase.
+func byTarget(phases []phase) [][]phase {
+	var out [][]phase
+	at := map[string]int{}
+	for _, p := range phases {
+		i, ok := at[p.target]
+		if !ok {
+			i = len(out)
+			at[p.target] = i
+			out = append(out, nil)
+		}
+		out[i] = append(out[i], p)
+	}
+	return out
 }
 
 // phaseRates returns, for each target in the order of their first phase,
@@ -226,20 +244,17 @@ func (w *writer) phaseRates(phases []phase) []phaseRate {
 	done := slices.Clone(w.doneAt)
 	w.mu.Unlock()
 	var out []phaseRate
-	at := map[string]int{}
-	for _, p := range phases {
-		i, ok := at[p.target]
-		if !ok {
-			i = len(out)
-			at[p.target] = i
-			out = append(out, phaseRate{target: p.target})
-		}
-		out[i].length += p.to.Sub(p.from)
-		for _, t := range done {
-			if !t.Before(p.from) && t.Before(p.to) {
-				out[i].writes++
+	for _, ps := range byTarget(phases) {
+		r := phaseRate{target: ps[0].target}
+		for _, p := range ps {
+			r.length += p.to.Sub(p.from)
+			for _, t := range done {
+				if !t.Before(p.from) && t.Before(p.to) {
+					r.writes++
+				}
 			}
 		}
+		out = append(out, r)
 	}
 	return out
 }

@@ -324,9 +324,9 @@ func TestPhaseRates(t *testing.T) {
 		w.doneAt = append(w.doneAt, at(2200+i*100))
 	}
 	phases := []phase{
-		{"server", at(0), at(1000)},
-		{"baseline", at(1000), at(2000)},
-		{"server", at(2200), at(2700)},
+		{target: "server", from: at(0), to: at(1000)},
+		{target: "baseline", from: at(1000), to: at(2000)},
+		{target: "server", from: at(2200), to: at(2700)},
 	}
 	got := w.phaseRates(phases)
 	want := []phaseRate{{"server", 15, 1500 * time.Millisecond}, {"baseline", 20, time.Second}}
