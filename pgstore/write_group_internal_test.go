@@ -27,10 +27,7 @@ func TestGroupedPuts(t *testing.T) {
 	const n = 24
 	for _, stale := range []bool{false, true} {
 		t.Run(fmt.Sprintf("stale=%v", stale), func(t *testing.T) {
-			sups := make([]supplier.Record, n)
-			for i := range sups {
-				sups[i] = company(uuid.MustParse(fmt.Sprintf("00000000-0000-4000-8000-%012d", i+1)), fmt.Sprint("s", i))
-			}
+			sups := numbered(n)
 			a, other := cachedPair(t, sups...)
 			a.groups.pipe = false // as through a pooler (write_pipe_internal_test.go: a direct connection's)
 			max := a.groups.max
@@ -88,15 +85,11 @@ func TestGroupedPuts(t *testing.T) {
 
 			// How they went: a group of the n-max queued puts, committed as
 			// planned or (stale) redone under the lock.
-			grouped, failed, fromCache, raced := a.writesGrouped.Load(), a.groupsFailed.Load(), a.writesFromCache.Load(), a.writesRaced.Load()
-			wantGrouped, wantFailed, wantCache, wantRaced := int64(n-max), int64(0), int64(n), int64(1)
+			wantCounts := putCounts{grouped: int64(n - max), failed: 0, fromCache: n, raced: 1}
 			if stale {
-				wantGrouped, wantFailed, wantCache, wantRaced = 0, 1, int64(max), int64(1+n-max)
+				wantCounts = putCounts{grouped: 0, failed: 1, fromCache: int64(max), raced: int64(1 + n - max)}
 			}
-			if grouped != wantGrouped || failed != wantFailed || fromCache != wantCache || raced != wantRaced {
-				t.Errorf("grouped %d, failed groups %d, from the cache %d, redone %d; want %d, %d, %d, %d",
-					grouped, failed, fromCache, raced, wantGrouped, wantFailed, wantCache, wantRaced)
-			}
+			checkCounts(t, a, wantCounts)
 
 			// Every put stamped apart, after the mark the lock's holder
 			// saw; the database holds what each put answered (supplier
@@ -118,10 +111,7 @@ func TestGroupedPuts(t *testing.T) {
 // A put waiting in the queue whose request ends is taken out, unwritten.
 func TestGroupedPutCanceled(t *testing.T) {
 	ctx := context.Background()
-	sups := make([]supplier.Record, maxGroups+2)
-	for i := range sups {
-		sups[i] = company(uuid.MustParse(fmt.Sprintf("00000000-0000-4000-8000-%012d", i+1)), fmt.Sprint("s", i))
-	}
+	sups := numbered(maxGroups + 2)
 	a, other := cachedPair(t, sups...)
 	a.groups.pipe = false
 	max := a.groups.max
@@ -241,6 +231,33 @@ func TestGroupedPutLeaderPanics(t *testing.T) {
 	d, err := other.Supplier(ctx, "c1", sup.ID)
 	if err != nil || d.Name.String() != "after" {
 		t.Errorf("the supplier after: %q, %v; want named after", d.Name.String(), err)
+	}
+}
+
+// numbered returns n companies with the ids ...0001, ...0002, ... and the
+// names s0, s1, ...
+func numbered(n int) []supplier.Record {
+	sups := make([]supplier.Record, n)
+	for i := range sups {
+		sups[i] = company(uuid.MustParse(fmt.Sprintf("00000000-0000-4000-8000-%012d", i+1)), fmt.Sprint("s", i))
+	}
+	return sups
+}
+
+// putCounts is how a store's grouped puts went: puts committed in a group,
+// groups whose guard failed, puts planned from the cache, puts redone
+// under the lock.
+type putCounts struct {
+	grouped, failed, fromCache, raced int64
+}
+
+// checkCounts checks a's counts of its puts against want.
+func checkCounts(t *testing.T, a *Store, want putCounts) {
+	t.Helper()
+	got := putCounts{a.writesGrouped.Load(), a.groupsFailed.Load(), a.writesFromCache.Load(), a.writesRaced.Load()}
+	if got != want {
+		t.Errorf("puts grouped %d, failed groups %d, from the cache %d, redone %d; want %d, %d, %d, %d",
+			got.grouped, got.failed, got.fromCache, got.raced, want.grouped, want.failed, want.fromCache, want.raced)
 	}
 }
 

@@ -32,10 +32,7 @@ func TestPipedPuts(t *testing.T) {
 	const n = 24
 	for _, stale := range []bool{false, true} {
 		t.Run(fmt.Sprintf("stale=%v", stale), func(t *testing.T) {
-			sups := make([]supplier.Record, n)
-			for i := range sups {
-				sups[i] = company(uuid.MustParse(fmt.Sprintf("00000000-0000-4000-8000-%012d", i+1)), fmt.Sprint("s", i))
-			}
+			sups := numbered(n)
 			a, other := cachedPair(t, sups...)
 			if !a.groups.pipe {
 				t.Fatal("no pipe on a direct connection")
@@ -81,15 +78,11 @@ func TestPipedPuts(t *testing.T) {
 			unsync()
 
 			// Groups of 1, 12 and 11 puts; stale: the 12 redone.
-			grouped, failed, fromCache, raced := a.writesGrouped.Load(), a.groupsFailed.Load(), a.writesFromCache.Load(), a.writesRaced.Load()
-			wantGrouped, wantFailed, wantCache, wantRaced := int64(n-1), int64(0), int64(n), int64(1)
+			wantCounts := putCounts{grouped: n - 1, failed: 0, fromCache: n, raced: 1}
 			if stale {
-				wantGrouped, wantFailed, wantCache, wantRaced = 11, 1, 12, 13
+				wantCounts = putCounts{grouped: 11, failed: 1, fromCache: 12, raced: 13}
 			}
-			if grouped != wantGrouped || failed != wantFailed || fromCache != wantCache || raced != wantRaced {
-				t.Errorf("grouped %d, failed groups %d, from the cache %d, redone %d; want %d, %d, %d, %d",
-					grouped, failed, fromCache, raced, wantGrouped, wantFailed, wantCache, wantRaced)
-			}
+			checkCounts(t, a, wantCounts)
 
 			checkStamps(t, mark0, append(slices.Clone(got), twice)...)
 			if !twice.ModifiedDate.After(got[twiceOf].ModifiedDate) {
@@ -112,10 +105,7 @@ func TestPipedPuts(t *testing.T) {
 // is free). The pipe starts again for the next put.
 func TestPipedPutCanceled(t *testing.T) {
 	ctx := context.Background()
-	sups := make([]supplier.Record, 4)
-	for i := range sups {
-		sups[i] = company(uuid.MustParse(fmt.Sprintf("00000000-0000-4000-8000-%012d", i+1)), fmt.Sprint("s", i))
-	}
+	sups := numbered(4)
 	a, other := cachedPair(t, sups...)
 	q := a.groups.of("c1")
 
