@@ -241,15 +241,17 @@ func splitBuckets(ctx context.Context, tx pgx.Tx, community string, refs []bucke
 			community, int16(ref.ord), ref.lo).Scan(&hi); err != nil {
 			return err
 		}
-		lo, err := bucketArg(ref.ord, ref.lo)
-		if err != nil {
-			return err
-		}
-		args := []any{community, lo}
-		where := `t.community_id = $1 AND ` + col + ` >= $2`
-		if ref.lo == "" {
-			where = `t.community_id = $1 AND ` + col + ` IS NOT NULL`
-			args = args[:1]
+		// The first bucket starts at the empty key, which is no date (nor
+		// a name's key): it holds every key up to the next bucket's.
+		args := []any{community}
+		where := `t.community_id = $1 AND ` + col + ` IS NOT NULL`
+		if ref.lo != "" {
+			lo, err := bucketArg(ref.ord, ref.lo)
+			if err != nil {
+				return err
+			}
+			args = append(args, lo)
+			where = `t.community_id = $1 AND ` + col + ` >= $2`
 		}
 		if hi != nil {
 			h, err := bucketArg(ref.ord, *hi)

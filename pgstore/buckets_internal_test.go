@@ -181,3 +181,39 @@ func TestImportBucketSizes(t *testing.T) {
 	}
 	checkBuckets(t, s, "bs")
 }
+
+// A community that grows by puts alone (no import cut its buckets) has
+// its orders' first buckets, which start at the empty key, split as they
+// grow: the date orders' too (until session 25 their split failed on
+// the empty key, which is no date, and left the one bucket to grow).
+func TestFirstBucketsSplit(t *testing.T) {
+	defer func(n int) { bucketSize = n }(bucketSize)
+	bucketSize = 3
+	ctx := context.Background()
+	s, err := Open(ctx, pgtest.NewDatabase(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.Import(ctx, &datafile.File{Communities: []datafile.Community{syntheticCommunity("fb", 0)}}); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 20 {
+		r := supplier.Record{Detail: supplier.Detail{Summary: supplier.Summary{ID: uuid.New(), ProfileType: supplier.ProfileCompany,
+			Name: supplier.NewText(fmt.Sprint(string(rune('A'+i*7%26)), " grown"))}}}
+		if _, err := s.PutSupplier(ctx, "fb", r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for ord := range 3 {
+		var buckets, largest int64
+		if err := s.pool.QueryRow(ctx, `SELECT count(*), max(n) FROM supplier_buckets WHERE community_id = 'fb' AND ord = $1`,
+			int16(ord)).Scan(&buckets, &largest); err != nil {
+			t.Fatal(err)
+		}
+		if buckets < 3 || largest > 2*int64(bucketSize) {
+			t.Errorf("ord %d: %d buckets, the largest of %d keys; want 20 keys cut into buckets of at most %d", ord, buckets, largest, 2*bucketSize)
+		}
+	}
+	checkBuckets(t, s, "fb")
+}
