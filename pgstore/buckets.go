@@ -1,10 +1,13 @@
 package pgstore
 
 import (
+	"cmp"
 	"context"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -168,16 +171,78 @@ func keysOf(name string, created, modified time.Time) *supplierKeys {
 	return k
 }
 
+// lastKey stands, in a bucket delta of a date order, for the key of the
+// write's stamp: it counts in the order's last bucket. A stamp is later
+// than every date the community holds (the high-water mark is at least
+// each of them, and the stamp is after the mark), and every bucket starts
+// at such a date (or at the empty key), so the stamp's key falls in the
+// last bucket, whichever stamp the guard gives a write planned outside
+// the lock (write_fast.go): its key is not known when the write is
+// planned, nor in a group's statement, which counts the keys of several
+// stamps (write_group.go). '~' sorts after every key (digits and hex
+// digits, in byte order), so "the last bucket that starts at or before
+// the key" finds it with the same lookup.
+const lastKey = "~"
+
+// stampKeys returns ds with the keys of the date orders that are the
+// stamp's (a date the write set) replaced by lastKey.
+func stampKeys(ds []bucketDelta, stamp time.Time) []bucketDelta {
+	k := dateKey(stamp)
+	for i := range ds {
+		if ds[i].ord != ordName && ds[i].key == k {
+			ds[i].key = lastKey
+		}
+	}
+	return ds
+}
+
+// mergeDeltas sums the changes of each key (of one write, or of a group's
+// writes) and drops those that come to nothing, in key order.
+func mergeDeltas(ds []bucketDelta) []bucketDelta {
+	out := slices.Clone(ds)
+	slices.SortFunc(out, func(a, b bucketDelta) int {
+		return cmp.Or(cmp.Compare(a.ord, b.ord), strings.Compare(a.key, b.key))
+	})
+	kept := out[:0]
+	for _, d := range out {
+		if n := len(kept); n > 0 && kept[n-1].ord == d.ord && kept[n-1].key == d.key {
+			kept[n-1].delta += d.delta
+			if kept[n-1].delta == 0 {
+				kept = kept[:n-1]
+			}
+			continue
+		}
+		if d.delta != 0 {
+			kept = append(kept, d)
+		}
+	}
+	return kept
+}
+
+// deltaRows is the number of rows of the VALUES list that carries n
+// changes: n up to 8 (one write has at most six), then a multiple of 8,
+// so that the groups' statements (write_group.go) come in a few lengths,
+// each prepared once a connection. The rows past n change nothing.
+func deltaRows(n int) int {
+	if n <= 8 {
+		return n
+	}
+	return (n + 7) / 8 * 8
+}
+
 // queueBucketDeltas queues the count changes, in one statement; the
 // buckets that grow past twice bucketSize are appended to *split when the
-// batch runs.
+// batch runs. The keys of a write's stamp are lastKey (stampKeys).
 //
 // One statement, not one per key: a put runs it under the community's
 // lock, and four statements (two orders, a key out and a key in) cost
-// twice what one does. The keys are summed per bucket first, since an
-// upsert cannot change one row twice; a bucket whose sum is zero (the key
-// moved within it) is left alone.
+// twice what one does. A group of puts (write_group.go) sends one for
+// all its puts: the statement's cost is mostly its own, not its keys'
+// (bench/README.md, session 25). The keys are summed per bucket first,
+// since an upsert cannot change one row twice; a bucket whose sum is zero
+// (the key moved within it) is left alone.
 func queueBucketDeltas(b *pgx.Batch, community string, ds []bucketDelta, split *[]bucketRef) {
+	ds = mergeDeltas(ds)
 	if len(ds) == 0 {
 		return
 	}
@@ -185,12 +250,17 @@ func queueBucketDeltas(b *pgx.Batch, community string, ds []bucketDelta, split *
 	// over unnest($arrays) anew on every execution (a generic plan cannot
 	// know the arrays' length and looks costlier than a custom one, 140 µs
 	// of planning for 30 µs of work), while a VALUES list of a given length
-	// keeps its generic plan. A put has at most six keys (three orders,
-	// out and in): at most six statements to prepare.
-	args := make([]any, 0, 1+3*len(ds))
+	// keeps its generic plan. The rows past the changes (deltaRows) are of
+	// no order: their lookup finds no bucket and their sum is zero.
+	rows := deltaRows(len(ds))
+	args := make([]any, 0, 1+3*rows)
 	args = append(args, community)
 	values := ""
-	for i, d := range ds {
+	for i := range rows {
+		d := bucketDelta{ord: -1}
+		if i < len(ds) {
+			d = ds[i]
+		}
 		if i > 0 {
 			values += ", "
 		}
@@ -198,11 +268,9 @@ func queueBucketDeltas(b *pgx.Batch, community string, ds []bucketDelta, split *
 		values += "($" + itoa(n) + "::int2, $" + itoa(n+1) + "::text, $" + itoa(n+2) + "::int8)"
 		args = append(args, int16(d.ord), d.key, int64(d.delta))
 	}
-	// The planned stamp's key of a date order is the stamp's (write_fast.go).
-	key := `(CASE WHEN u.ord <> ` + itoa(ordName) + ` THEN ` + restampKeySQL("u.key") + ` ELSE u.key END)`
 	b.Queue(`INSERT INTO supplier_buckets AS b (community_id, ord, lo, n)
 		SELECT $1, d.ord, d.lo, sum(d.delta)::int8 FROM (
-			SELECT u.ord, coalesce((SELECT max(lo) FROM supplier_buckets WHERE community_id = $1 AND ord = u.ord AND lo <= `+key+`), '') AS lo, u.delta
+			SELECT u.ord, coalesce((SELECT max(lo) FROM supplier_buckets WHERE community_id = $1 AND ord = u.ord AND lo <= u.key), '') AS lo, u.delta
 			FROM (VALUES `+values+`) AS u(ord, key, delta)) d
 		GROUP BY d.ord, d.lo HAVING sum(d.delta) <> 0
 		ON CONFLICT (community_id, ord, lo) DO UPDATE SET n = b.n + excluded.n

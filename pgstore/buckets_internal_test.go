@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/uuid"
@@ -216,4 +218,44 @@ func TestFirstBucketsSplit(t *testing.T) {
 		}
 	}
 	checkBuckets(t, s, "fb")
+}
+
+// The bucket changes of a write or a group: a key's changes summed, those
+// that come to nothing dropped, in key order; the stamp's keys of the
+// date orders lastKey, a name's never; and the VALUES list's length.
+func TestBucketDeltaHelpers(t *testing.T) {
+	stamp := time.Date(2030, 1, 2, 3, 4, 5, 6000, time.UTC)
+	k := dateKey(stamp)
+	older := dateKey(stamp.Add(-time.Hour))
+	for _, tc := range []struct {
+		name string
+		in   []bucketDelta
+		want []bucketDelta
+	}{
+		{"none", nil, nil},
+		{"a rename", []bucketDelta{{ordName, "6a", 1}, {ordName, "41", -1}, {ordModified, k, 1}, {ordModified, older, -1}},
+			[]bucketDelta{{ordName, "41", -1}, {ordName, "6a", 1}, {ordModified, older, -1}, {ordModified, lastKey, 1}}},
+		{"a new supplier", []bucketDelta{{ordName, "41", 1}, {ordCreated, k, 1}, {ordModified, k, 1}},
+			[]bucketDelta{{ordName, "41", 1}, {ordCreated, lastKey, 1}, {ordModified, lastKey, 1}}},
+		{"a name key that reads like the stamp's", []bucketDelta{{ordName, k, 1}}, []bucketDelta{{ordName, k, 1}}},
+		{"a key in and out", []bucketDelta{{ordName, "41", 1}, {ordModified, older, -1}, {ordName, "41", -1}},
+			[]bucketDelta{{ordModified, older, -1}}},
+		{"a group's", []bucketDelta{{ordModified, k, 1}, {ordModified, older, -1}, {ordModified, k, 1}, {ordCreated, older, 0}},
+			[]bucketDelta{{ordModified, older, -1}, {ordModified, lastKey, 2}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := mergeDeltas(stampKeys(slices.Clone(tc.in), stamp))
+			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(bucketDelta{})); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+	if lastKey <= "f" || lastKey <= k {
+		t.Errorf("lastKey %q sorts before a hex digit or a date's key", lastKey)
+	}
+	for _, tc := range []struct{ n, want int }{{0, 0}, {1, 1}, {6, 6}, {8, 8}, {9, 16}, {16, 16}, {17, 24}, {192, 192}} {
+		if got := deltaRows(tc.n); got != tc.want {
+			t.Errorf("deltaRows(%d) = %d; want %d", tc.n, got, tc.want)
+		}
+	}
 }

@@ -346,6 +346,9 @@ type supplierPut struct {
 	out   supplier.Detail
 	own   ownWrite
 	split []bucketRef
+	// deltas are the put's bucket changes, for its caller to queue
+	// (queueBucketDeltas; a group's, once for the group).
+	deltas []bucketDelta
 }
 
 // noop reports whether putting r over old (found: there is one) changes
@@ -367,8 +370,9 @@ func unchangedSupplier(r, old *supplier.Record, found bool) bool {
 }
 
 // plan queues into b the writes that put r, stamped stamp, over old (nil:
-// none), and fills p; the caller sets p.own.prev. r is dated in place. It
-// returns the details document it writes (nil: none).
+// none), but its bucket changes (p.deltas), and fills p; the caller sets
+// p.own.prev. r is dated in place. It returns the details document it
+// writes (nil: none).
 func (p *supplierPut) plan(b *pgx.Batch, community string, r, old *supplier.Record, stamp time.Time) ([]byte, error) {
 	r.StampWrite(detailOf(old), stamp)
 	det, err := detailsJSON(&r.Detail)
@@ -389,7 +393,7 @@ func (p *supplierPut) plan(b *pgx.Batch, community string, r, old *supplier.Reco
 		oldKeys = keysOf(old.Name.String(), old.CreatedDate, old.ModifiedDate)
 	}
 	b.Queue(`UPDATE communities SET last_modified = `+stampSQL+`, supplier_count = supplier_count + $2 WHERE id = $1`, community, added)
-	queueBucketDeltas(b, community, keyDeltas(oldKeys, keysOf(r.Name.String(), r.CreatedDate, r.ModifiedDate)), &p.split)
+	p.deltas = stampKeys(keyDeltas(oldKeys, keysOf(r.Name.String(), r.CreatedDate, r.ModifiedDate)), stamp)
 	p.result(r, stamp)
 	return det, nil
 }
@@ -484,6 +488,7 @@ func (s *Store) putSupplierOptimistic(ctx context.Context, community string, r s
 		if !stampsInDoc(det, stamp, stampedInDetails(&r.Detail, stamp)) {
 			return nil, errRaced // a text value is the stamp's JSON: the locked way
 		}
+		o.buckets, o.split = p.deltas, &p.split
 		return b, nil
 	})
 	if err != nil || p.own.apply == nil {
@@ -539,6 +544,7 @@ func (s *Store) putSupplierLocked(ctx context.Context, community string, r suppl
 		if _, err := p.plan(b, community, &r, oldP, stamp); err != nil {
 			return nil, err
 		}
+		queueBucketDeltas(b, community, p.deltas, &p.split)
 		p.own.prev = lk.mark()
 		return b, nil
 	})
@@ -581,8 +587,7 @@ func (s *Store) DeleteSupplier(ctx context.Context, community string, id uuid.UU
 			return nil, err
 		}
 		b := &pgx.Batch{}
-		queueSetStamp(b, stamp) // the statements' settings (queueBucketDeltas)
-		var split []bucketRef   // a count that falls splits nothing
+		var split []bucketRef // a count that falls splits nothing
 		queueBucketDeltas(b, community, keyDeltas(keys, nil), &split)
 		for _, table := range []string{"supplier_terms", "supplier_contacts", "remittance_addresses"} {
 			b.Queue(`DELETE FROM `+table+` WHERE community_id = $1 AND supplier_id = $2`, community, id)
@@ -651,14 +656,15 @@ func deref(s *string) string {
 
 // queueStampSupplier queues the statements that stamp a supplier whose
 // contact or address changed (its keys were old), and the community's
-// high-water mark.
-func queueStampSupplier(b *pgx.Batch, community string, id uuid.UUID, old *supplierKeys, stamp time.Time, split *[]bucketRef) {
+// high-water mark. It returns the bucket changes, for the caller to queue
+// (queueBucketDeltas).
+func queueStampSupplier(b *pgx.Batch, community string, id uuid.UUID, old *supplierKeys, stamp time.Time) []bucketDelta {
 	b.Queue(`UPDATE suppliers SET modified_date = `+stampSQL+` WHERE community_id = $1 AND id = $2`, community, id)
 	b.Queue(`UPDATE supplier_terms SET modified_date = `+stampSQL+` WHERE community_id = $1 AND supplier_id = $2`, community, id)
 	b.Queue(`UPDATE communities SET last_modified = `+stampSQL+` WHERE id = $1`, community)
 	nk := *old
 	nk.modified = stamp
-	queueBucketDeltas(b, community, keyDeltas(old, &nk), split)
+	return stampKeys(keyDeltas(old, &nk), stamp)
 }
 
 // queueLoadDoc queues the read of one contact or address document into
@@ -783,9 +789,10 @@ func putChild[T any](s *Store, ctx context.Context, community string, supplierID
 
 // childPut is a put of a contact or address as planned (supplierPut).
 type childPut[T any] struct {
-	out   T
-	own   ownWrite
-	split []bucketRef
+	out    T
+	own    ownWrite
+	split  []bucketRef
+	deltas []bucketDelta
 }
 
 // noop reports whether putting v over old (found: there is one) changes
@@ -800,7 +807,8 @@ func (p *childPut[T]) noop(t childTable[T], v, old *T, found bool, mark time.Tim
 }
 
 // plan queues into b the writes that put v over old (nil: none) and
-// stamp its supplier, whose keys are keys, and fills p but p.own.prev.
+// stamp its supplier, whose keys are keys, but their bucket changes
+// (p.deltas), and fills p but p.own.prev.
 // v is dated in place. It returns the document it writes.
 func (p *childPut[T]) plan(b *pgx.Batch, t childTable[T], community string, supplierID uuid.UUID, v, old *T, keys *supplierKeys, stamp time.Time) ([]byte, error) {
 	t.stamp(v, old, stamp)
@@ -809,7 +817,7 @@ func (p *childPut[T]) plan(b *pgx.Batch, t childTable[T], community string, supp
 		return nil, err
 	}
 	t.upsert(b, community, supplierID, v, string(doc))
-	queueStampSupplier(b, community, supplierID, keys, stamp, &p.split)
+	p.deltas = queueStampSupplier(b, community, supplierID, keys, stamp)
 	return doc, p.result(t, supplierID, v, doc, stamp)
 }
 
@@ -889,6 +897,7 @@ func (p *childPut[T]) optimistic(s *Store, ctx context.Context, community string
 		if !stampsInDoc(doc, stamp, countEqual(stamp, t.dates(&v)...)) {
 			return nil, errRaced // a text value is the stamp's JSON: the locked way
 		}
+		o.buckets, o.split = p.deltas, &p.split
 		return b, nil
 	})
 	if err != nil || p.own.apply == nil {
@@ -953,6 +962,7 @@ func (p *childPut[T]) locked(s *Store, ctx context.Context, community string, su
 		if _, err := p.plan(b, t, community, supplierID, &v, oldP, sl.keys, stamp); err != nil {
 			return nil, err
 		}
+		queueBucketDeltas(b, community, p.deltas, &p.split)
 		p.own.prev = sl.mark()
 		return b, nil
 	})
@@ -991,7 +1001,7 @@ func (s *Store) deleteChild(ctx context.Context, table, kind, community string, 
 		}
 		b := &pgx.Batch{}
 		queueSetStamp(b, stamp)
-		queueStampSupplier(b, community, supplierID, sl.keys, stamp, &split)
+		queueBucketDeltas(b, community, queueStampSupplier(b, community, supplierID, sl.keys, stamp), &split)
 		own = ownWrite{prev: sl.mark(), stamp: stamp, apply: func(ix *supplierindex.Index) {
 			cur, ok := ix.Record(supplierID)
 			if !ok {

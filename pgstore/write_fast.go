@@ -35,8 +35,9 @@ import (
 // community committed a later stamp meanwhile (the stamping rule of
 // docs/live-data.md, applied under the lock as before). The writes name
 // the stamp through the transaction's settings (stampSQL, restampSQL,
-// restampJSONSQL, restampKeySQL), so they store the guard's stamp
-// wherever the plan put the planned one. And it checks that nothing else
+// restampJSONSQL), so they store the guard's stamp wherever the plan put
+// the planned one; their bucket counts name the stamp's bucket, the last
+// (buckets.go: lastKey). And it checks that nothing else
 // the plan rests on moved:
 //
 //   - the supplier's modifiedDate is the one read (or it is still absent):
@@ -82,9 +83,14 @@ var errRaced = errors.New("pgstore: write raced another; redo under the lock")
 
 // The stamp in the writes' statements. setStampSQL sets the
 // transaction's settings they read: procure.stamp is the write's stamp;
-// procure.planned, procure.planned_json and procure.planned_key are the
-// planned one, its JSON, and its bucket key (dateKey). Under the lock
-// (runWrite) the two stamps are the same.
+// procure.planned and procure.planned_json are the planned one and its
+// JSON. Under the lock (runWrite) the two stamps are the same.
+//
+// Every statement that names the stamp runs after the settings are set,
+// even where a CASE would not take the stamp's branch: the planner may
+// evaluate a stable function's branch while it estimates (a DELETE's
+// bucket count failed on a session's emptied setting, the empty string as
+// a timestamptz).
 const (
 	stampSQL   = `current_setting('procure.stamp')::timestamptz`
 	plannedSQL = `current_setting('procure.planned')::timestamptz`
@@ -100,18 +106,6 @@ func restampSQL(e string) string {
 // JSON replaced by the stamp's.
 func restampJSONSQL(e string) string {
 	return `replace(` + e + `, current_setting('procure.planned_json'), current_setting('procure.stamp_json'))`
-}
-
-// restampKeySQL is the date bucket key expression e, or the stamp's key
-// when e is the planned stamp's.
-//
-// Every statement that names the stamp runs after the settings are set,
-// even where the CASE would not take the stamp's branch: the planner may
-// evaluate a stable function's branch while it estimates (a DELETE's
-// bucket count failed on a session's emptied setting, ” as a
-// timestamptz).
-func restampKeySQL(e string) string {
-	return `(CASE WHEN ` + e + ` = current_setting('procure.planned_key') THEN ` + dateKeySQL(stampSQL) + ` ELSE ` + e + ` END)`
 }
 
 // stampJSONSQL is the JSON of the timestamptz expression e as Go writes
@@ -131,8 +125,8 @@ func stampJSON(t time.Time) string {
 // lock: planned and made are the same.
 func queueSetStamp(b *pgx.Batch, stamp time.Time) {
 	b.Queue(`SELECT set_config('procure.stamp', $1::timestamptz::text, true), set_config('procure.planned', $1::timestamptz::text, true),
-		set_config('procure.planned_json', $2, true), set_config('procure.stamp_json', $2, true), set_config('procure.planned_key', $3, true)`,
-		stamp, stampJSON(stamp), dateKey(stamp))
+		set_config('procure.planned_json', $2, true), set_config('procure.stamp_json', $2, true)`,
+		stamp, stampJSON(stamp))
 }
 
 // stampsInDoc reports whether doc holds the JSON of stamp exactly n
@@ -150,19 +144,18 @@ func stampsInDoc(doc []byte, stamp time.Time, n int) bool {
 // queued after the guard and the COMMIT from running; a division by zero
 // is such an error without a function of our own (no migration). Its
 // operand reads the tables, so the planner cannot fold it. $3 is the
-// planned stamp, $6 its JSON, $7 its key, $8 supplier.LastStamp; $9 is
-// true for a plan from the node's cache, whose stamp is the database's
+// planned stamp, $6 its JSON, $7 supplier.LastStamp; $8 is true for a
+// plan from the node's cache, whose stamp is the database's
 // clock_timestamp() (or the mark + 1 µs) instead of the planned one.
 var guardSQL = `WITH c AS (SELECT last_modified, supplier_generation,
-		greatest(CASE WHEN $9::bool THEN clock_timestamp() ELSE $3::timestamptz END, last_modified + interval '1 microsecond') AS stamp
+		greatest(CASE WHEN $8::bool THEN clock_timestamp() ELSE $3::timestamptz END, last_modified + interval '1 microsecond') AS stamp
 		FROM communities WHERE id = $1)
 	SELECT (SELECT last_modified FROM c), (SELECT stamp FROM c),
 		set_config('procure.stamp', (SELECT stamp FROM c)::text, true),
 		set_config('procure.planned', $3::timestamptz::text, true),
 		set_config('procure.planned_json', $6::text, true),
 		set_config('procure.stamp_json', (SELECT ` + stampJSONSQL("stamp") + ` FROM c), true),
-		set_config('procure.planned_key', $7::text, true),
-		1 / coalesce((SELECT CASE WHEN c.supplier_generation = $2::bigint AND c.stamp <= $8::timestamptz
+		1 / coalesce((SELECT CASE WHEN c.supplier_generation = $2::bigint AND c.stamp <= $7::timestamptz
 			AND (SELECT s.modified_date FROM suppliers s WHERE s.community_id = $1 AND s.id = $4::uuid) IS NOT DISTINCT FROM $5::timestamptz
 			THEN 1 ELSE 0 END FROM c), 0)`
 
@@ -188,6 +181,12 @@ type optimistic struct {
 	prev *time.Time
 	// fromCache: planned from the node's cache, with no read (useCache).
 	fromCache bool
+	// buckets are the write's bucket changes, queued after its
+	// transaction's writes, in one statement for a group's puts
+	// (queueGroupBuckets); the buckets that grow past their size go to
+	// *split.
+	buckets []bucketDelta
+	split   *[]bucketRef
 }
 
 // cacheBase is what the node's cache holds for a put (writeBase).
@@ -258,11 +257,11 @@ func (o *optimistic) queueGuard(b *pgx.Batch, community string) {
 	if o.modified != nil {
 		modified = *o.modified
 	}
-	b.Queue(guardSQL, community, o.gen, o.planned, o.supplierID, modified, stampJSON(o.planned), dateKey(o.planned), supplier.LastStamp, o.fromCache).
+	b.Queue(guardSQL, community, o.gen, o.planned, o.supplierID, modified, stampJSON(o.planned), supplier.LastStamp, o.fromCache).
 		QueryRow(func(row pgx.Row) error {
 			var one int
-			var settings [5]string
-			if err := row.Scan(&o.prev, &o.made, &settings[0], &settings[1], &settings[2], &settings[3], &settings[4], &one); err != nil {
+			var settings [4]string
+			if err := row.Scan(&o.prev, &o.made, &settings[0], &settings[1], &settings[2], &settings[3], &one); err != nil {
 				return err
 			}
 			o.made = o.made.UTC()

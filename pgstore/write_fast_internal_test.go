@@ -417,7 +417,9 @@ func TestOptimisticWritesConcurrent(t *testing.T) {
 }
 
 // A bucket count of the planned stamp's key goes to the bucket of the
-// stamp the guard made, which may be the next one (restampKeySQL).
+// stamp the guard made, which may be one that starts after the planned
+// stamp: the order's last (stampKeys). A name order's key that happens to
+// read like the stamp's is counted where it falls.
 func TestBucketDeltaRestamped(t *testing.T) {
 	ctx := context.Background()
 	s, err := Open(ctx, pgtest.NewDatabase(t))
@@ -429,13 +431,15 @@ func TestBucketDeltaRestamped(t *testing.T) {
 		t.Fatal(err)
 	}
 	planned := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC) // above the file's dates
-	made := planned.Add(time.Second)
+	// The guard may make a later stamp than the planned one (another
+	// node's write in between): a second later, say.
 	tx, err := s.pool.Begin(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer func() { _ = tx.Rollback(ctx) }()
-	// A bucket that starts between the two.
+	// A bucket that starts between the two (another node's write split
+	// the last bucket at its stamp).
 	between := dateKey(planned.Add(time.Millisecond))
 	if _, err := tx.Exec(ctx, `INSERT INTO supplier_buckets (community_id, ord, lo, n) VALUES ('bd', $1, $2, 0)`, int16(ordModified), between); err != nil {
 		t.Fatal(err)
@@ -451,10 +455,8 @@ func TestBucketDeltaRestamped(t *testing.T) {
 	}
 	named := nameBucket()
 	b := &pgx.Batch{}
-	b.Queue(`SELECT set_config('procure.stamp', $1::timestamptz::text, true), set_config('procure.planned', $2::timestamptz::text, true),
-		set_config('procure.planned_key', $3, true)`, made, planned, dateKey(planned))
 	var split []bucketRef
-	queueBucketDeltas(b, "bd", []bucketDelta{{ordModified, dateKey(planned), 1}, {ordName, dateKey(planned), 1}}, &split)
+	queueBucketDeltas(b, "bd", stampKeys([]bucketDelta{{ordModified, dateKey(planned), 1}, {ordName, dateKey(planned), 1}}, planned), &split)
 	if err := tx.SendBatch(ctx, b).Close(); err != nil {
 		t.Fatal(err)
 	}

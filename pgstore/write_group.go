@@ -28,10 +28,11 @@ import (
 // a put sends its own, as before; otherwise it waits in the queue, and
 // when a transaction ends, the first put waiting leads the next one: it
 // takes the queue (up to maxGroupPuts, at most one put a supplier) and
-// sends BEGIN, the lock, each put's guard and writes in turn, and COMMIT
-// in one batch. Each put's guard runs after the writes before it, so it
-// sees their mark and makes the next stamp, and checks what its own plan
-// rests on, exactly as in a transaction of its own; the puts of a group
+// sends BEGIN, the lock, each put's guard and writes in turn, the puts'
+// bucket changes in one statement, and COMMIT in one batch. Each put's
+// guard runs after the writes before it, so it sees their mark and makes
+// the next stamp, and checks what its own plan rests on, exactly as in a
+// transaction of its own; the puts of a group
 // commit at once, in the order of their stamps. The other transactions in
 // flight keep the lock's queue in the database busy while the queue in
 // the node forms the next group, so the node's own scheduling delays stay
@@ -317,10 +318,24 @@ func (s *Store) groupOutcome(n int, raced bool, err error) error {
 	return err
 }
 
+// queueGroupBuckets queues the bucket changes of the puts, in one
+// statement: a bucket statement costs the database much the same for one
+// put's keys as for a group's (bench/README.md, session 25). Each put's
+// keys are known when it is planned; the one its guard may change, the
+// stamp's, is lastKey (stampKeys). The buckets that grow past their size
+// are split after the first put (splitLater).
+func queueGroupBuckets(b *pgx.Batch, community string, puts []*groupedPut) {
+	var ds []bucketDelta
+	for _, p := range puts {
+		ds = append(ds, p.o.buckets...)
+	}
+	queueBucketDeltas(b, community, ds, puts[0].o.split)
+}
+
 // sendPuts sends BEGIN, the community's lock, each put's guard and
-// writes in turn, and COMMIT in one batch on conn. On an error the
-// transaction is ended, nothing written; raced reports that a guard
-// failed.
+// writes in turn, their bucket changes, and COMMIT in one batch on conn.
+// On an error the transaction is ended, nothing written; raced reports
+// that a guard failed.
 func sendPuts(ctx context.Context, conn *conn, community string, puts []*groupedPut) (raced bool, err error) {
 	n := 3
 	for _, p := range puts {
@@ -333,6 +348,7 @@ func sendPuts(ctx context.Context, conn *conn, community string, puts []*grouped
 		p.o.queueGuard(b, community)
 		b.QueuedQueries = append(b.QueuedQueries, p.writes.QueuedQueries...)
 	}
+	queueGroupBuckets(b, community, puts)
 	b.Queue(`COMMIT`)
 	if err := conn.SendBatch(ctx, b).Close(); err != nil {
 		conn.endTx(ctx)

@@ -378,3 +378,107 @@ func checkStored(t *testing.T, a, other *Store, sups []supplier.Record, want []s
 	}
 	checkBuckets(t, a, "c1")
 }
+
+// A group's puts change the buckets in one statement (queueGroupBuckets):
+// renames (a name key and a modifiedDate key out, the stamp's in), new
+// suppliers (three keys of the stamp in) and contact puts (a modifiedDate
+// key moved) of one group leave every bucket exact, the stamps' keys
+// counted in the last buckets of the date orders - the first bucket in
+// the first round, a later one in the second; the modifiedDate order's
+// last bucket, which each round grows past its size, the first put of the
+// group then splits (splitLater). Buckets are cut to 3 keys, so that the
+// orders have many. Through the pipe and through a pooler.
+func TestGroupedPutsBuckets(t *testing.T) {
+	defer func(n int) { bucketSize = n }(bucketSize)
+	bucketSize = 3
+	ctx := context.Background()
+	for _, pipe := range []bool{true, false} {
+		t.Run(fmt.Sprintf("pipe=%v", pipe), func(t *testing.T) {
+			sups := numbered(14)
+			a, other := cachedPair(t, sups...)
+			a.groups.pipe = pipe
+			modifiedBuckets := func() int {
+				t.Helper()
+				var n int
+				if err := a.pool.QueryRow(ctx, `SELECT count(*) FROM supplier_buckets WHERE community_id = 'c1' AND ord = $1`, int16(ordModified)).Scan(&n); err != nil {
+					t.Fatal(err)
+				}
+				return n
+			}
+			// Each supplier stamped apart first, so that the modifiedDate
+			// order has keys to cut buckets at (the import dated them all
+			// alike).
+			for i, r := range sups {
+				if _, err := a.PutSupplier(ctx, "c1", company(r.ID, fmt.Sprint("warm ", i))); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for round := range 2 {
+				before := modifiedBuckets()
+				groupedPutsRound(t, a, other, pipe, sups, round)
+				checkBuckets(t, a, "c1")
+				if after := modifiedBuckets(); after <= before {
+					t.Errorf("round %d: the modifiedDate order has %d buckets after the puts, %d before; want its last one split", round, after, before)
+				}
+			}
+		})
+	}
+}
+
+// groupedPutsRound puts, while other holds the community's lock, renames
+// of sups[:10], six new suppliers and contacts of sups[10:14] through a's
+// write groups, and checks that they all commit from the cache, all but
+// the first (the pipe's first group) or the first a.groups.max (the
+// pooler's transactions in flight) in groups.
+func groupedPutsRound(t *testing.T, a, other *Store, pipe bool, sups []supplier.Record, round int) {
+	t.Helper()
+	ctx := context.Background()
+	var puts []func() error
+	for i := range 10 {
+		name := fmt.Sprint(string(rune('A'+(i+round)*7%26)), " renamed ", round)
+		puts = append(puts, func() error { _, err := a.PutSupplier(ctx, "c1", company(sups[i].ID, name)); return err })
+	}
+	for i := range 6 {
+		name := fmt.Sprint(string(rune('B'+(i+round)*5%26)), " new")
+		puts = append(puts, func() error { _, err := a.PutSupplier(ctx, "c1", company(uuid.New(), name)); return err })
+	}
+	for i := 10; i < 14; i++ {
+		puts = append(puts, func() error {
+			_, err := a.PutContact(ctx, "c1", sups[i].ID, supplier.Contact{ID: uuid.New(), Name: "contact"})
+			return err
+		})
+	}
+	grouped, raced := a.writesGrouped.Load(), a.writesRaced.Load()
+	tx, _ := holdLock(t, other)
+	q := a.groups.of("c1")
+	first := 1
+	if !pipe {
+		first = a.groups.max
+	}
+	errs := make([]error, len(puts))
+	var wg sync.WaitGroup
+	for i := range first {
+		wg.Go(func() { errs[i] = puts[i]() })
+	}
+	if pipe {
+		waitQueue(t, q, "the first group", func() bool { return q.piping && len(q.queue) == 0 && len(q.busy) == 1 })
+	} else {
+		waitQueue(t, q, "the first transactions", func() bool { return q.inflight == first })
+	}
+	for i := first; i < len(puts); i++ {
+		wg.Go(func() { errs[i] = puts[i]() })
+	}
+	waitQueue(t, q, "the queue", func() bool { return len(q.queue) == len(puts)-first })
+	if err := tx.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("round %d: put %d: %v", round, i, err)
+		}
+	}
+	if g, r := a.writesGrouped.Load()-grouped, a.writesRaced.Load()-raced; g < int64(len(puts)-first) || r != 0 {
+		t.Errorf("round %d: %d puts committed in groups, %d redone; want at least %d, 0", round, g, r, len(puts)-first)
+	}
+}

@@ -303,8 +303,8 @@ func isPgError(err error) bool {
 }
 
 // pipeQueries are the statements of a group's implicit transaction: the
-// statement timeout (when the store sets one), the community's lock, and
-// each put's guard and writes in turn.
+// statement timeout (when the store sets one), the community's lock,
+// each put's guard and writes in turn, and the puts' bucket changes.
 func pipeQueries(l limit, community string, puts []*groupedPut) []*pgx.QueuedQuery {
 	b := &pgx.Batch{}
 	if l.ms != "" {
@@ -315,6 +315,7 @@ func pipeQueries(l limit, community string, puts []*groupedPut) []*pgx.QueuedQue
 		p.o.queueGuard(b, community)
 		b.QueuedQueries = append(b.QueuedQueries, p.writes.QueuedQueries...)
 	}
+	queueGroupBuckets(b, community, puts)
 	return b.QueuedQueries
 }
 
