@@ -7,10 +7,13 @@ import (
 	"runtime"
 	"strconv"
 	"sync"
+	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/procurekit/procure/datafile"
+	"github.com/procurekit/procure/internal/cputime"
 	"github.com/procurekit/procure/internal/pgtest"
 	"github.com/procurekit/procure/paging"
 	"github.com/procurekit/procure/supplier"
@@ -23,7 +26,8 @@ import (
 // load does (issue 22). ns/op is the time per put across the writers;
 // syncs/op the read syncs per put (reads that found the node's own
 // writes not applied yet and went to the database, cache.go: reader),
-// reads/op the reads served per put. PGSTORE_BENCH_READERS sets the
+// reads/op the reads served per put; db-cpu-ns/op the database's CPU a
+// put, when it runs on this machine. PGSTORE_BENCH_READERS sets the
 // readers (0: the writers alone, the community lock's own bound).
 // pipe= is the path of the grouped puts: through the community's pipe
 // (write_pipe.go, a direct connection's) or on connections of their own
@@ -81,6 +85,8 @@ func benchPutWhileReading(b *testing.B, pipe bool) {
 	}
 	syncs := s.cache.readSyncs.Load()
 	cached, raced := s.writesFromCache.Load(), s.writesRaced.Load()
+	dbCPU := databaseCPU(ctx, s)
+	db0, dbErr := dbCPU()
 	var seq atomic.Int64
 	b.SetParallelism(16 / runtime.GOMAXPROCS(0))
 	b.ResetTimer()
@@ -102,4 +108,39 @@ func benchPutWhileReading(b *testing.B, pipe bool) {
 	b.ReportMetric(float64(reads.Load())/float64(b.N), "reads/op")
 	b.ReportMetric(float64(s.writesFromCache.Load()-cached)/float64(b.N), "cached/op")
 	b.ReportMetric(float64(s.writesRaced.Load()-raced)/float64(b.N), "redone/op")
+	if db1, err := dbCPU(); err == nil && dbErr == nil {
+		b.ReportMetric(float64(db1-db0)/float64(b.N), "db-cpu-ns/op")
+	}
+}
+
+// databaseCPU returns the function that reads the CPU time the database
+// server's processes have used (cputime.FamilyUsed), when the server runs
+// on this machine: a postgres process, the parent of the backend that
+// serves s, under Linux's /proc. Elsewhere the function returns an error,
+// and a benchmark reports no db-cpu-ns/op. The database's CPU a put,
+// whatever else the machine runs meanwhile, is what decides whether a
+// database that shares its cores keeps up with a node's writes
+// (bench/README.md, session 25).
+func databaseCPU(ctx context.Context, s *Store) func() (time.Duration, error) {
+	var backend int
+	err := s.pool.QueryRow(ctx, "SELECT pg_backend_pid()").Scan(&backend)
+	root := 0
+	if err == nil {
+		root, err = cputime.Parent("/proc", backend)
+	}
+	for _, pid := range []int{backend, root} {
+		if err != nil {
+			break
+		}
+		var comm []byte
+		if comm, err = os.ReadFile("/proc/" + strconv.Itoa(pid) + "/comm"); err == nil && strings.TrimSpace(string(comm)) != "postgres" {
+			err = fmt.Errorf("process %d is %q, not the database's", pid, comm)
+		}
+	}
+	return func() (time.Duration, error) {
+		if err != nil {
+			return 0, err
+		}
+		return cputime.FamilyUsed("/proc", root)
+	}
 }

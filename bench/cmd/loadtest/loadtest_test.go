@@ -517,17 +517,3 @@ func TestWriteCPUTable(t *testing.T) {
 		t.Errorf("a CPU table without measures:\n%s", b.String())
 	}
 }
-
-// cpuOf reads this process's CPU time, which work makes grow.
-func TestCPUOf(t *testing.T) {
-	before, err := cpuOf(os.Getpid())
-	if err != nil {
-		t.Skipf("no /proc: %v", err)
-	}
-	for end := time.Now().Add(50 * time.Millisecond); time.Now().Before(end); {
-	}
-	after, err := cpuOf(os.Getpid())
-	if err != nil || after < before {
-		t.Errorf("cpuOf: %v then %v (%v)", before, after, err)
-	}
-}

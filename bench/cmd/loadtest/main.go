@@ -38,6 +38,7 @@ import (
 
 	"github.com/procurekit/procure/bench/internal/fixture"
 	"github.com/procurekit/procure/bench/internal/gotool"
+	"github.com/procurekit/procure/internal/cputime"
 )
 
 func main() {
@@ -304,7 +305,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 			pgs = &pgSched{proc: "/proc", root: root} // Linux's /proc: the report has the processes' times
 		}
 		if o.pgRealtime {
-			pids, err := clusterPIDs("/proc", root)
+			pids, err := cputime.Family("/proc", root)
 			if err == nil {
 				err = setRealtime(pids)
 			}
@@ -513,7 +514,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 			}
 			for _, t := range order {
 				tag := nonce + "r" + strconv.Itoa(k) + t.name[:1]
-				cpu0, cpuErr := cpuOf(t.pid)
+				cpu0, cpuErr := cputime.Used("/proc", t.pid)
 				var r result
 				err := measure(t.name, func() (err error) {
 					r, err = runWrk(ctx, wo, script, t.base, sc.Target, o.duration, tag)
@@ -522,7 +523,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 				if err != nil {
 					return fmt.Errorf("%s run %d on %s: %w", sc.Name, k+1, t.name, err)
 				}
-				if cpu1, err := cpuOf(t.pid); err == nil && cpuErr == nil {
+				if cpu1, err := cputime.Used("/proc", t.pid); err == nil && cpuErr == nil {
 					r.CPU = cpu1 - cpu0
 				}
 				*t.into = append(*t.into, r)

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/procurekit/procure/internal/cputime"
 )
 
 // The throwaway server starts on 127.0.0.1, answers queries with the
@@ -82,9 +84,9 @@ func TestStartPostgres(t *testing.T) {
 			if err := conn.QueryRow(ctx, "SELECT pg_backend_pid()").Scan(&backend); err != nil {
 				t.Fatal(err)
 			}
-			pids, err := clusterPIDs("/proc", root)
+			pids, err := cputime.Family("/proc", root)
 			if err != nil || !slices.Contains(pids, backend) || !slices.Contains(pids, root) {
-				t.Errorf("clusterPIDs = %v, %v; want the postmaster %d and the backend %d among them", pids, err, root, backend)
+				t.Errorf("cputime.Family = %v, %v; want the postmaster %d and the backend %d among them", pids, err, root, backend)
 			}
 			if os.Geteuid() != 0 || runtime.GOOS != "linux" {
 				return // -postgres-realtime needs root, on Linux
@@ -169,8 +171,8 @@ func schedPolicy(t *testing.T, pid int) (policy, prio int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rt, ok1 := statField(b, 40)
-	pol, ok2 := statField(b, 41)
+	rt, ok1 := cputime.StatField(b, 40)
+	pol, ok2 := cputime.StatField(b, 41)
 	if !ok1 || !ok2 {
 		t.Fatalf("/proc/%d/stat has no fields 40 and 41: %q", pid, b)
 	}

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/procurekit/procure/internal/cputime"
 )
 
 // What the throwaway PostgreSQL server's processes get of the cores.
@@ -64,42 +66,6 @@ func (pg *postgres) postmasterPID() (int, error) {
 	return pid, nil
 }
 
-// clusterPIDs returns root and its children: a PostgreSQL server's
-// postmaster and the processes it forked (backends, WAL writer,
-// checkpointer, autovacuum), which is all of the server's processes.
-func clusterPIDs(proc string, root int) ([]int, error) {
-	ents, err := os.ReadDir(proc)
-	if err != nil {
-		return nil, err
-	}
-	pids := []int{root}
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil || pid == root {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join(proc, e.Name(), "stat"))
-		if err != nil {
-			continue // gone since the listing
-		}
-		if ppid, ok := statPPID(b); ok && ppid == root {
-			pids = append(pids, pid)
-		}
-	}
-	return pids, nil
-}
-
-// statPPID reads the parent's process id, field 4, from a /proc/PID/stat
-// line.
-func statPPID(b []byte) (int, bool) {
-	f, ok := statField(b, 4)
-	if !ok {
-		return 0, false
-	}
-	ppid, err := strconv.Atoi(f)
-	return ppid, err == nil
-}
-
 // schedOf sums the schedstat times of every thread of pids; a process
 // that has gone since the listing counts nothing.
 func schedOf(proc string, pids []int) schedTimes {
@@ -135,7 +101,7 @@ type pgSched struct {
 
 // now is the server's processes' times so far.
 func (p *pgSched) now() schedTimes {
-	pids, err := clusterPIDs(p.proc, p.root)
+	pids, err := cputime.Family(p.proc, p.root)
 	if err != nil {
 		return schedTimes{}
 	}

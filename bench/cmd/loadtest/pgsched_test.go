@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/procurekit/procure/internal/cputime"
 )
 
 func TestParseSchedstat(t *testing.T) {
@@ -87,13 +89,13 @@ func TestClusterSched(t *testing.T) {
 		200: {1, "postgres", [][2]int{{77, 77}}}, // another server
 		300: {102, "child of a backend", [][2]int{{88, 88}}},
 	})
-	pids, err := clusterPIDs(dir, 100)
+	pids, err := cputime.Family(dir, 100)
 	if err != nil {
 		t.Fatal(err)
 	}
 	slices.Sort(pids)
 	if want := []int{100, 101, 102, 103}; !slices.Equal(pids, want) {
-		t.Errorf("clusterPIDs = %v, want %v", pids, want)
+		t.Errorf("cputime.Family = %v, want %v", pids, want)
 	}
 	got := (&pgSched{proc: dir, root: 100}).now()
 	want := schedTimes{run: 320 * time.Millisecond, wait: 508 * time.Millisecond}
@@ -104,8 +106,8 @@ func TestClusterSched(t *testing.T) {
 	if got := schedOf(dir, []int{102, 999}); got != (schedTimes{run: 301 * time.Millisecond, wait: 501 * time.Millisecond}) {
 		t.Errorf("schedOf with a gone process = %+v", got)
 	}
-	if _, err := clusterPIDs(filepath.Join(dir, "nope"), 100); err == nil {
-		t.Error("clusterPIDs of a missing /proc: no error")
+	if _, err := cputime.Family(filepath.Join(dir, "nope"), 100); err == nil {
+		t.Error("cputime.Family of a missing /proc: no error")
 	}
 }
 
@@ -149,27 +151,5 @@ func TestSetRealtimePassesOverEndedProcess(t *testing.T) {
 	}
 	if err := setRealtime([]int{gone}); err != nil {
 		t.Errorf("setRealtime(ended process) = %v, want nil", err)
-	}
-}
-
-func TestStatField(t *testing.T) {
-	line := []byte("42 (a (b) c) S 7 42 42 0 -1\n")
-	for _, tc := range []struct {
-		n    int
-		want string
-		ok   bool
-	}{
-		{3, "S", true},
-		{4, "7", true}, // after a command name with spaces and parentheses
-		{8, "-1", true},
-		{9, "", false}, // past the line's end
-		{2, "", false}, // the command itself is not a field here
-	} {
-		if got, ok := statField(line, tc.n); got != tc.want || ok != tc.ok {
-			t.Errorf("statField(%d) = %q, %v; want %q, %v", tc.n, got, ok, tc.want, tc.ok)
-		}
-	}
-	if _, ok := statField([]byte("no parentheses"), 3); ok {
-		t.Error("statField of a line without a command: ok")
 	}
 }

@@ -31,7 +31,7 @@ type result struct {
 	Max           float64 `json:"max_us"`
 
 	// CPU is the CPU time (user and system) the server under load spent
-	// during the run, measured by the harness (cpuOf); 0 when unknown.
+	// during the run, measured by the harness (cputime.Used); 0 when unknown.
 	CPU time.Duration `json:"-"`
 }
 
