@@ -1,6 +1,8 @@
 // Package cputime reads CPU time for the benchmarks and load tools: the
 // calling thread's (Thread, on Linux) and the process's (Process, on Unix
-// systems); elsewhere both are 0, and a benchmark reports wall time only.
+// systems), elsewhere both 0, and a benchmark reports wall time only; and
+// other processes' from Linux's /proc (Used, FamilyUsed: a PostgreSQL
+// server's on the same machine), elsewhere an error.
 // On a machine whose other load preempts a benchmark, ns/op measures the
 // scheduler as much as the code; the thread's CPU per op does not.
 package cputime
