@@ -232,7 +232,8 @@ func deltaRows(n int) int {
 
 // queueBucketDeltas queues the count changes, in one statement; the
 // buckets that grow past twice bucketSize are appended to *split when the
-// batch runs. The keys of a write's stamp are lastKey (stampKeys).
+// batch runs (split nil: none is split now; the next write that grows one
+// splits it). The keys of a write's stamp are lastKey (stampKeys).
 //
 // One statement, not one per key: a put runs it under the community's
 // lock, and four statements (two orders, a key out and a key in) cost
@@ -281,7 +282,7 @@ func queueBucketDeltas(b *pgx.Batch, community string, ds []bucketDelta, split *
 			if err := rows.Scan(&ord, &ref.lo, &ref.n); err != nil {
 				return err
 			}
-			if ref.n > 2*int64(bucketSize) {
+			if ref.n > 2*int64(bucketSize) && split != nil {
 				ref.ord = int(ord)
 				*split = append(*split, ref)
 			}

@@ -259,3 +259,45 @@ func TestBucketDeltaHelpers(t *testing.T) {
 		}
 	}
 }
+
+// A count change with nowhere to note a bucket grown past its size (a
+// group whose puts name none, queueGroupBuckets) is applied all the same,
+// and the bucket is split by the next write that grows it.
+func TestBucketDeltasWithoutSplitList(t *testing.T) {
+	defer func(n int) { bucketSize = n }(bucketSize)
+	bucketSize = 2
+	ctx := context.Background()
+	s, err := Open(ctx, pgtest.NewDatabase(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.Import(ctx, &datafile.File{Communities: []datafile.Community{syntheticCommunity("ns", 4)}}); err != nil {
+		t.Fatal(err)
+	}
+	count := func() (n int64) {
+		t.Helper()
+		if err := s.pool.QueryRow(ctx, `SELECT n FROM supplier_buckets WHERE community_id = 'ns' AND ord = $1 ORDER BY lo DESC LIMIT 1`,
+			int16(ordModified)).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	before := count()
+	b := &pgx.Batch{}
+	queueBucketDeltas(b, "ns", []bucketDelta{{ordModified, lastKey, 5}}, nil)
+	if err := s.pool.SendBatch(ctx, b).Close(); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(); n != before+5 {
+		t.Errorf("the last bucket counts %d; want %d", n, before+5)
+	}
+	// Undo, so that the counts are exact again for checkBuckets.
+	b = &pgx.Batch{}
+	var split []bucketRef
+	queueBucketDeltas(b, "ns", []bucketDelta{{ordModified, lastKey, -5}}, &split)
+	if err := s.pool.SendBatch(ctx, b).Close(); err != nil {
+		t.Fatal(err)
+	}
+	checkBuckets(t, s, "ns")
+}

@@ -323,13 +323,18 @@ func (s *Store) groupOutcome(n int, raced bool, err error) error {
 // put's keys as for a group's (bench/README.md, session 25). Each put's
 // keys are known when it is planned; the one its guard may change, the
 // stamp's, is lastKey (stampKeys). The buckets that grow past their size
-// are split after the first put (splitLater).
+// are split after the first put that names where to note them
+// (optimistic.split; splitLater).
 func queueGroupBuckets(b *pgx.Batch, community string, puts []*groupedPut) {
 	var ds []bucketDelta
+	var split *[]bucketRef
 	for _, p := range puts {
 		ds = append(ds, p.o.buckets...)
+		if split == nil {
+			split = p.o.split
+		}
 	}
-	queueBucketDeltas(b, community, ds, puts[0].o.split)
+	queueBucketDeltas(b, community, ds, split)
 }
 
 // sendPuts sends BEGIN, the community's lock, each put's guard and
