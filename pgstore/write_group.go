@@ -318,6 +318,19 @@ func (s *Store) groupOutcome(n int, raced bool, err error) error {
 	return err
 }
 
+// queueGroup queues the statements of a group's transaction between its
+// start and its end, for both paths (sendPuts, pipeQueries): the
+// community's lock, each put's guard and writes in turn, and the puts'
+// bucket changes.
+func queueGroup(b *pgx.Batch, community string, puts []*groupedPut) {
+	queueLock(b, community)
+	for _, p := range puts {
+		p.o.queueGuard(b, community)
+		b.QueuedQueries = append(b.QueuedQueries, p.writes.QueuedQueries...)
+	}
+	queueGroupBuckets(b, community, puts)
+}
+
 // queueGroupBuckets queues the bucket changes of the puts, in one
 // statement: a bucket statement costs the database much the same for one
 // put's keys as for a group's (bench/README.md, session 25). Each put's
@@ -342,18 +355,13 @@ func queueGroupBuckets(b *pgx.Batch, community string, puts []*groupedPut) {
 // On an error the transaction is ended, nothing written; raced reports
 // that a guard failed.
 func sendPuts(ctx context.Context, conn *conn, community string, puts []*groupedPut) (raced bool, err error) {
-	n := 3
+	n := 4 // BEGIN, the lock, the bucket changes, COMMIT
 	for _, p := range puts {
 		n += 1 + len(p.writes.QueuedQueries)
 	}
 	b := &pgx.Batch{QueuedQueries: make([]*pgx.QueuedQuery, 0, n)}
 	b.Queue(`BEGIN`)
-	queueLock(b, community)
-	for _, p := range puts {
-		p.o.queueGuard(b, community)
-		b.QueuedQueries = append(b.QueuedQueries, p.writes.QueuedQueries...)
-	}
-	queueGroupBuckets(b, community, puts)
+	queueGroup(b, community, puts)
 	b.Queue(`COMMIT`)
 	if err := conn.SendBatch(ctx, b).Close(); err != nil {
 		conn.endTx(ctx)

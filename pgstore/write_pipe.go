@@ -310,12 +310,7 @@ func pipeQueries(l limit, community string, puts []*groupedPut) []*pgx.QueuedQue
 	if l.ms != "" {
 		b.Queue(setSQL(l.ms))
 	}
-	queueLock(b, community)
-	for _, p := range puts {
-		p.o.queueGuard(b, community)
-		b.QueuedQueries = append(b.QueuedQueries, p.writes.QueuedQueries...)
-	}
-	queueGroupBuckets(b, community, puts)
+	queueGroup(b, community, puts)
 	return b.QueuedQueries
 }
 
