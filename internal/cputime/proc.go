@@ -74,10 +74,10 @@ func Used(proc string, pid int) (time.Duration, error) {
 	return time.Duration(f[0]+f[1]) * time.Second / clockTicks, nil
 }
 
-// Family returns root and the processes whose parent it is: a PostgreSQL
-// server's postmaster and what it forked (backends, WAL writer,
-// checkpointer, autovacuum), which is all of the server's processes. A
-// process that ends while proc is read is left out.
+// Family returns root, first, and the processes whose parent it is: a
+// PostgreSQL server's postmaster and what it forked (backends, WAL
+// writer, checkpointer, autovacuum), which is all of the server's
+// processes. A process that ends while proc is read is left out.
 func Family(proc string, root int) ([]int, error) {
 	ents, err := os.ReadDir(proc)
 	if err != nil {
@@ -104,20 +104,17 @@ func FamilyUsed(proc string, root int) (time.Duration, error) {
 	if err != nil {
 		return 0, err
 	}
-	f, err := statInts(proc, root, 16, 17) // cutime, cstime
+	f, err := statInts(proc, root, 14, 15, 16, 17) // utime, stime, cutime, cstime
 	if err != nil {
 		return 0, err
 	}
-	total := time.Duration(f[0]+f[1]) * time.Second / clockTicks
-	for _, pid := range pids {
+	total := time.Duration(f[0]+f[1]+f[2]+f[3]) * time.Second / clockTicks
+	for _, pid := range pids[1:] { // pids[0] is root
 		t, err := Used(proc, pid)
+		if errors.Is(err, os.ErrNotExist) {
+			continue // ended since the listing
+		}
 		if err != nil {
-			if pid == root {
-				return 0, err
-			}
-			if errors.Is(err, os.ErrNotExist) {
-				continue // ended since the listing
-			}
 			return 0, err
 		}
 		total += t

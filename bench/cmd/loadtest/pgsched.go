@@ -36,6 +36,10 @@ func (a schedTimes) sub(b schedTimes) schedTimes {
 	return schedTimes{run: a.run - b.run, wait: a.wait - b.wait}
 }
 
+func (a schedTimes) add(b schedTimes) schedTimes {
+	return schedTimes{run: a.run + b.run, wait: a.wait + b.wait}
+}
+
 // parseSchedstat reads a /proc/.../schedstat line: the time on a core and
 // the time waiting on a run queue, in nanoseconds, then the count of
 // slices.
@@ -82,8 +86,7 @@ func schedOf(proc string, pids []int) schedTimes {
 				continue
 			}
 			if s, err := parseSchedstat(string(b)); err == nil {
-				t.run += s.run
-				t.wait += s.wait
+				t = t.add(s)
 			}
 		}
 	}
@@ -123,8 +126,7 @@ func pgPhases(phases []phase) []pgPhase {
 	for _, ps := range byTarget(phases) {
 		sum := pgPhase{target: ps[0].target}
 		for _, p := range ps {
-			sum.times.run += p.pg.run
-			sum.times.wait += p.pg.wait
+			sum.times = sum.times.add(p.pg)
 			sum.length += p.to.Sub(p.from)
 		}
 		out = append(out, sum)
