@@ -25,20 +25,12 @@ import (
 // data; and every bucket's count stays exact. Buckets are cut to 3 keys
 // here, so that splits happen and most pages are deep.
 func TestDeepPagesThroughBuckets(t *testing.T) {
-	defer func(n int) { bucketSize = n }(bucketSize)
-	bucketSize = 3
+	withBucketSize(t, 3)
 	ctx := context.Background()
-	s, err := Open(ctx, pgtest.NewDatabase(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
 	c := syntheticCommunity("bk", 40)
 	c.Suppliers[3].Name, c.Suppliers[5].Name = supplier.Text{}, supplier.Text{}
 	c.Suppliers[7].Name, c.Suppliers[8].Name = supplier.NewText("Same"), supplier.NewText("same")
-	if err := s.Import(ctx, &datafile.File{Communities: []datafile.Community{c}}); err != nil {
-		t.Fatal(err)
-	}
+	s := importedStore(t, c)
 	rng := rand.New(rand.NewPCG(1, 2))
 	ids := make([]uuid.UUID, 0, 60)
 	for _, r := range c.Suppliers {
@@ -93,6 +85,34 @@ func TestDeepPagesThroughBuckets(t *testing.T) {
 			}
 		}
 	}
+}
+
+// withBucketSize cuts buckets to n keys until the test ends.
+func withBucketSize(t *testing.T, n int) {
+	old := bucketSize
+	bucketSize = n
+	t.Cleanup(func() { bucketSize = old })
+}
+
+// importedStore opens a store on a fresh database and imports c.
+func importedStore(t *testing.T, c datafile.Community) *Store {
+	t.Helper()
+	s := openWith(t, pgtest.NewDatabase(t))
+	if err := s.Import(context.Background(), &datafile.File{Communities: []datafile.Community{c}}); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// bucketStats returns how many buckets an order of the community has, and
+// the fewest and most keys one holds.
+func bucketStats(t *testing.T, s *Store, community string, ord int) (buckets, smallest, largest int64) {
+	t.Helper()
+	if err := s.pool.QueryRow(context.Background(), `SELECT count(*), min(n), max(n) FROM supplier_buckets WHERE community_id = $1 AND ord = $2`,
+		community, int16(ord)).Scan(&buckets, &smallest, &largest); err != nil {
+		t.Fatal(err)
+	}
+	return buckets, smallest, largest
 }
 
 func isNotFound(err error) bool { return err != nil && errors.Is(err, supplier.ErrNotFound) }
@@ -158,23 +178,10 @@ func checkBuckets(t *testing.T, s *Store, community string) {
 // An import cuts each order's keys into buckets of about bucketSize keys
 // (not one bucket per key).
 func TestImportBucketSizes(t *testing.T) {
-	defer func(n int) { bucketSize = n }(bucketSize)
-	bucketSize = 10
-	ctx := context.Background()
-	s, err := Open(ctx, pgtest.NewDatabase(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	if err := s.Import(ctx, &datafile.File{Communities: []datafile.Community{syntheticCommunity("bs", 200)}}); err != nil {
-		t.Fatal(err)
-	}
+	withBucketSize(t, 10)
+	s := importedStore(t, syntheticCommunity("bs", 200))
 	for ord := range 3 {
-		var buckets, smallest, largest int64
-		if err := s.pool.QueryRow(ctx, `SELECT count(*), min(n), max(n) FROM supplier_buckets WHERE community_id = 'bs' AND ord = $1`,
-			int16(ord)).Scan(&buckets, &smallest, &largest); err != nil {
-			t.Fatal(err)
-		}
+		buckets, smallest, largest := bucketStats(t, s, "bs", ord)
 		// 200 keys (fewer names: some are empty) in runs of 10 or a little
 		// more where keys repeat.
 		if buckets < 15 || buckets > 20 || largest > 2*int64(bucketSize) {
@@ -189,17 +196,9 @@ func TestImportBucketSizes(t *testing.T) {
 // grow: the date orders' too (until session 25 their split failed on
 // the empty key, which is no date, and left the one bucket to grow).
 func TestFirstBucketsSplit(t *testing.T) {
-	defer func(n int) { bucketSize = n }(bucketSize)
-	bucketSize = 3
+	withBucketSize(t, 3)
 	ctx := context.Background()
-	s, err := Open(ctx, pgtest.NewDatabase(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	if err := s.Import(ctx, &datafile.File{Communities: []datafile.Community{syntheticCommunity("fb", 0)}}); err != nil {
-		t.Fatal(err)
-	}
+	s := importedStore(t, syntheticCommunity("fb", 0))
 	for i := range 20 {
 		r := supplier.Record{Detail: supplier.Detail{Summary: supplier.Summary{ID: uuid.New(), ProfileType: supplier.ProfileCompany,
 			Name: supplier.NewText(fmt.Sprint(string(rune('A'+i*7%26)), " grown"))}}}
@@ -208,11 +207,7 @@ func TestFirstBucketsSplit(t *testing.T) {
 		}
 	}
 	for ord := range 3 {
-		var buckets, largest int64
-		if err := s.pool.QueryRow(ctx, `SELECT count(*), max(n) FROM supplier_buckets WHERE community_id = 'fb' AND ord = $1`,
-			int16(ord)).Scan(&buckets, &largest); err != nil {
-			t.Fatal(err)
-		}
+		buckets, _, largest := bucketStats(t, s, "fb", ord)
 		if buckets < 3 || largest > 2*int64(bucketSize) {
 			t.Errorf("ord %d: %d buckets, the largest of %d keys; want 20 keys cut into buckets of at most %d", ord, buckets, largest, 2*bucketSize)
 		}
@@ -264,17 +259,9 @@ func TestBucketDeltaHelpers(t *testing.T) {
 // group whose puts name none, queueGroupBuckets) is applied all the same,
 // and the bucket is split by the next write that grows it.
 func TestBucketDeltasWithoutSplitList(t *testing.T) {
-	defer func(n int) { bucketSize = n }(bucketSize)
-	bucketSize = 2
+	withBucketSize(t, 2)
 	ctx := context.Background()
-	s, err := Open(ctx, pgtest.NewDatabase(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	if err := s.Import(ctx, &datafile.File{Communities: []datafile.Community{syntheticCommunity("ns", 4)}}); err != nil {
-		t.Fatal(err)
-	}
+	s := importedStore(t, syntheticCommunity("ns", 4))
 	count := func() (n int64) {
 		t.Helper()
 		if err := s.pool.QueryRow(ctx, `SELECT n FROM supplier_buckets WHERE community_id = 'ns' AND ord = $1 ORDER BY lo DESC LIMIT 1`,

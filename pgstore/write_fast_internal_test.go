@@ -276,8 +276,7 @@ func TestStampsInDoc(t *testing.T) {
 // and the buckets stay exact, every supplier's stamp is its own, and the
 // community's high-water mark is the largest.
 func TestOptimisticWritesConcurrent(t *testing.T) {
-	defer func(n int) { bucketSize = n }(bucketSize)
-	bucketSize = 4 // splits happen
+	withBucketSize(t, 4) // splits happen
 	ctx := context.Background()
 	dsn := pgtest.NewDatabase(t)
 	var nodes [2]*Store
@@ -422,14 +421,7 @@ func TestOptimisticWritesConcurrent(t *testing.T) {
 // read like the stamp's is counted where it falls.
 func TestBucketDeltaRestamped(t *testing.T) {
 	ctx := context.Background()
-	s, err := Open(ctx, pgtest.NewDatabase(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(s.Close)
-	if err := s.Import(ctx, &datafile.File{Communities: []datafile.Community{syntheticCommunity("bd", 5)}}); err != nil {
-		t.Fatal(err)
-	}
+	s := importedStore(t, syntheticCommunity("bd", 5))
 	planned := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC) // above the file's dates
 	// The guard may make a later stamp than the planned one (another
 	// node's write in between): a second later, say.

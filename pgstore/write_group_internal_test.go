@@ -389,8 +389,7 @@ func checkStored(t *testing.T, a, other *Store, sups []supplier.Record, want []s
 // group then splits (splitLater). Buckets are cut to 3 keys, so that the
 // orders have many. Through the pipe and through a pooler.
 func TestGroupedPutsBuckets(t *testing.T) {
-	defer func(n int) { bucketSize = n }(bucketSize)
-	bucketSize = 3
+	withBucketSize(t, 3)
 	ctx := context.Background()
 	for _, pipe := range []bool{true, false} {
 		t.Run(fmt.Sprintf("pipe=%v", pipe), func(t *testing.T) {
