@@ -349,6 +349,10 @@ type supplierPut struct {
 	// deltas are the put's bucket changes, for its caller to queue
 	// (queueBucketDeltas; a group's, once for the group).
 	deltas []bucketDelta
+	// added is 1 when the put creates the supplier: the community's
+	// count and mark are for its caller to queue (queueMark; a group's,
+	// once for the group).
+	added int
 }
 
 // noop reports whether putting r over old (found: there is one) changes
@@ -370,7 +374,8 @@ func unchangedSupplier(r, old *supplier.Record, found bool) bool {
 }
 
 // plan queues into b the writes that put r, stamped stamp, over old (nil:
-// none), but its bucket changes (p.deltas), and fills p; the caller sets
+// none), but its bucket changes (p.deltas) and the community's mark and
+// count (p.added), and fills p; the caller sets
 // p.own.prev. r is dated in place. It returns the details document it
 // writes (nil: none).
 func (p *supplierPut) plan(b *pgx.Batch, community string, r, old *supplier.Record, stamp time.Time) ([]byte, error) {
@@ -386,13 +391,12 @@ func (p *supplierPut) plan(b *pgx.Batch, community string, r, old *supplier.Reco
 	} else {
 		queueTerms(b, community, r)
 	}
-	added := 1
+	p.added = 1
 	var oldKeys *supplierKeys
 	if old != nil {
-		added = 0
+		p.added = 0
 		oldKeys = keysOf(old.Name.String(), old.CreatedDate, old.ModifiedDate)
 	}
-	b.Queue(`UPDATE communities SET last_modified = `+stampSQL+`, supplier_count = supplier_count + $2 WHERE id = $1`, community, added)
 	p.deltas = stampKeys(keyDeltas(oldKeys, keysOf(r.Name.String(), r.CreatedDate, r.ModifiedDate)), stamp)
 	p.result(r, stamp)
 	return det, nil
@@ -488,7 +492,7 @@ func (s *Store) putSupplierOptimistic(ctx context.Context, community string, r s
 		if !stampsInDoc(det, stamp, stampedInDetails(&r.Detail, stamp)) {
 			return nil, errRaced // a text value is the stamp's JSON: the locked way
 		}
-		o.buckets, o.split = p.deltas, &p.split
+		o.buckets, o.split, o.added = p.deltas, &p.split, p.added
 		return b, nil
 	})
 	if err != nil || p.own.apply == nil {
@@ -544,6 +548,7 @@ func (s *Store) putSupplierLocked(ctx context.Context, community string, r suppl
 		if _, err := p.plan(b, community, &r, oldP, stamp); err != nil {
 			return nil, err
 		}
+		queueMark(b, community, p.added)
 		queueBucketDeltas(b, community, p.deltas, &p.split)
 		p.own.prev = lk.mark()
 		return b, nil
@@ -654,14 +659,25 @@ func deref(s *string) string {
 	return *s
 }
 
+// queueMark queues the community's high-water mark, the write's stamp,
+// and its count of suppliers, up by added. A write under the lock queues
+// its own after its writes; the puts of a group (write_group.go) share
+// one after all of theirs, with the last put's stamp (the group's latest)
+// and the sum of their additions: a put's guard reads the mark of the
+// puts before it in the transaction from the stamp setting instead
+// (guardSQL), so the community's row is written once a group rather
+// than once a put.
+func queueMark(b *pgx.Batch, community string, added int) {
+	b.Queue(`UPDATE communities SET last_modified = `+stampSQL+`, supplier_count = supplier_count + $2 WHERE id = $1`, community, added)
+}
+
 // queueStampSupplier queues the statements that stamp a supplier whose
-// contact or address changed (its keys were old), and the community's
-// high-water mark. It returns the bucket changes, for the caller to queue
-// (queueBucketDeltas).
+// contact or address changed (its keys were old). It returns the bucket
+// changes, for the caller to queue (queueBucketDeltas), as it does the
+// community's high-water mark (queueMark).
 func queueStampSupplier(b *pgx.Batch, community string, id uuid.UUID, old *supplierKeys, stamp time.Time) []bucketDelta {
 	b.Queue(`UPDATE suppliers SET modified_date = `+stampSQL+` WHERE community_id = $1 AND id = $2`, community, id)
 	b.Queue(`UPDATE supplier_terms SET modified_date = `+stampSQL+` WHERE community_id = $1 AND supplier_id = $2`, community, id)
-	b.Queue(`UPDATE communities SET last_modified = `+stampSQL+` WHERE id = $1`, community)
 	nk := *old
 	nk.modified = stamp
 	return stampKeys(keyDeltas(old, &nk), stamp)
@@ -808,7 +824,8 @@ func (p *childPut[T]) noop(t childTable[T], v, old *T, found bool, mark time.Tim
 
 // plan queues into b the writes that put v over old (nil: none) and
 // stamp its supplier, whose keys are keys, but their bucket changes
-// (p.deltas), and fills p but p.own.prev.
+// (p.deltas) and the community's mark (queueMark), and fills p but
+// p.own.prev.
 // v is dated in place. It returns the document it writes.
 func (p *childPut[T]) plan(b *pgx.Batch, t childTable[T], community string, supplierID uuid.UUID, v, old *T, keys *supplierKeys, stamp time.Time) ([]byte, error) {
 	t.stamp(v, old, stamp)
@@ -962,6 +979,7 @@ func (p *childPut[T]) locked(s *Store, ctx context.Context, community string, su
 		if _, err := p.plan(b, t, community, supplierID, &v, oldP, sl.keys, stamp); err != nil {
 			return nil, err
 		}
+		queueMark(b, community, 0)
 		queueBucketDeltas(b, community, p.deltas, &p.split)
 		p.own.prev = sl.mark()
 		return b, nil
@@ -1002,6 +1020,7 @@ func (s *Store) deleteChild(ctx context.Context, table, kind, community string, 
 		b := &pgx.Batch{}
 		queueSetStamp(b, stamp)
 		queueBucketDeltas(b, community, queueStampSupplier(b, community, supplierID, sl.keys, stamp), &split)
+		queueMark(b, community, 0)
 		own = ownWrite{prev: sl.mark(), stamp: stamp, apply: func(ix *supplierindex.Index) {
 			cur, ok := ix.Record(supplierID)
 			if !ok {

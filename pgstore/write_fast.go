@@ -147,9 +147,18 @@ func stampsInDoc(doc []byte, stamp time.Time, n int) bool {
 // planned stamp, $6 its JSON, $7 supplier.LastStamp; $8 is true for a
 // plan from the node's cache, whose stamp is the database's
 // clock_timestamp() (or the mark + 1 µs) instead of the planned one.
-var guardSQL = `WITH c AS (SELECT last_modified, supplier_generation,
+//
+// The mark is the community's, or the stamp of the put before in the
+// same transaction when there is one (its setting, local to the
+// transaction: empty or unset in the first guard): the puts of a group
+// write the community's mark once, after all of them (queueMark), so a
+// guard's stamp follows the previous put's and the mark it reports is
+// the state that put left, as when each put wrote the mark itself.
+var guardSQL = `WITH m AS (SELECT greatest(last_modified, nullif(current_setting('procure.stamp', true), '')::timestamptz) AS last_modified, supplier_generation
+		FROM communities WHERE id = $1),
+	c AS (SELECT last_modified, supplier_generation,
 		greatest(CASE WHEN $8::bool THEN clock_timestamp() ELSE $3::timestamptz END, last_modified + interval '1 microsecond') AS stamp
-		FROM communities WHERE id = $1)
+		FROM m)
 	SELECT (SELECT last_modified FROM c), (SELECT stamp FROM c),
 		set_config('procure.stamp', (SELECT stamp FROM c)::text, true),
 		set_config('procure.planned', $3::timestamptz::text, true),
@@ -187,6 +196,9 @@ type optimistic struct {
 	// *split.
 	buckets []bucketDelta
 	split   *[]bucketRef
+	// added is 1 for a put that creates its supplier: the community's
+	// count, queued with its mark after the group's writes (queueMark).
+	added int
 }
 
 // cacheBase is what the node's cache holds for a put (writeBase).

@@ -320,14 +320,18 @@ func (s *Store) groupOutcome(n int, raced bool, err error) error {
 
 // queueGroup queues the statements of a group's transaction between its
 // start and its end, for both paths (sendPuts, pipeQueries): the
-// community's lock, each put's guard and writes in turn, and the puts'
-// bucket changes.
+// community's lock, each put's guard and writes in turn, the community's
+// mark and count for all of them (queueMark), and the puts' bucket
+// changes.
 func queueGroup(b *pgx.Batch, community string, puts []*groupedPut) {
 	queueLock(b, community)
+	added := 0
 	for _, p := range puts {
 		p.o.queueGuard(b, community)
 		b.QueuedQueries = append(b.QueuedQueries, p.writes.QueuedQueries...)
+		added += p.o.added
 	}
+	queueMark(b, community, added)
 	queueGroupBuckets(b, community, puts)
 }
 
@@ -355,7 +359,7 @@ func queueGroupBuckets(b *pgx.Batch, community string, puts []*groupedPut) {
 // On an error the transaction is ended, nothing written; raced reports
 // that a guard failed.
 func sendPuts(ctx context.Context, conn *conn, community string, puts []*groupedPut) (raced bool, err error) {
-	n := 4 // BEGIN, the lock, the bucket changes, COMMIT
+	n := 5 // BEGIN, the lock, the mark, the bucket changes, COMMIT
 	for _, p := range puts {
 		n += 1 + len(p.writes.QueuedQueries)
 	}

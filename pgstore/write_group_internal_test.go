@@ -12,6 +12,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/procurekit/procure/paging"
 	"github.com/procurekit/procure/supplier"
 )
 
@@ -447,8 +448,8 @@ func groupedPutsRound(t *testing.T, a, other *Store, pipe bool, sups []supplier.
 			return err
 		})
 	}
-	grouped, raced := a.writesGrouped.Load(), a.writesRaced.Load()
-	tx, _ := holdLock(t, other)
+	grouped, raced, syncs := a.writesGrouped.Load(), a.writesRaced.Load(), a.cache.readSyncs.Load()
+	tx, mark0 := holdLock(t, other)
 	q := a.groups.of("c1")
 	first := 1
 	if !pipe {
@@ -479,5 +480,29 @@ func groupedPutsRound(t *testing.T, a, other *Store, pipe bool, sups []supplier.
 	}
 	if g, r := a.writesGrouped.Load()-grouped, a.writesRaced.Load()-raced; g < int64(len(puts)-first) || r != 0 {
 		t.Errorf("round %d: %d puts committed in groups, %d redone; want at least %d, 0", round, g, r, len(puts)-first)
+	}
+	// A group writes the community's mark and count once, after its puts
+	// (queueMark): the mark is the newest stamp, the count takes the six
+	// new suppliers of each round, and each put's guard reported the
+	// previous put's stamp as the state it changed, so that node a
+	// applied the group's puts to its cache in a row and reads them
+	// without a sync.
+	page, err := a.ListSuppliers(ctx, "c1", supplier.ListQuery{Page: paging.Request{Size: 1, Sort: paging.Sort{Field: "modifiedDate", Desc: true}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := a.cache.readSyncs.Load() - syncs; n != 0 {
+		t.Errorf("round %d: node a synced %d times to read its own puts; want none", round, n)
+	}
+	var mark time.Time
+	var count int
+	if err := other.pool.QueryRow(ctx, `SELECT last_modified, supplier_count FROM communities WHERE id = 'c1'`).Scan(&mark, &count); err != nil {
+		t.Fatal(err)
+	}
+	if want := len(sups) + 6*(round+1); count != want || page.Page.TotalElements != want {
+		t.Errorf("round %d: the community counts %d suppliers, node a lists %d; want %d", round, count, page.Page.TotalElements, want)
+	}
+	if len(page.Content) != 1 || !mark.After(mark0) || !page.Content[0].ModifiedDate.Equal(mark) {
+		t.Errorf("round %d: the community's mark %v (before the round %v); want the newest stamp, node a's newest %v", round, mark, mark0, page.Content)
 	}
 }
