@@ -28,12 +28,13 @@ import (
 // a put sends its own, as before; otherwise it waits in the queue, and
 // when a transaction ends, the first put waiting leads the next one: it
 // takes the queue (up to maxGroupPuts, at most one put a supplier) and
-// sends BEGIN, the lock, each put's guard and writes in turn, the puts'
-// bucket changes in one statement, and COMMIT in one batch. Each put's
-// guard runs after the writes before it, so it sees their mark and makes
-// the next stamp, and checks what its own plan rests on, exactly as in a
-// transaction of its own; the puts of a group
-// commit at once, in the order of their stamps. The other transactions in
+// sends BEGIN, the lock, each put's guard and writes in turn, the
+// community's mark and count and the puts' bucket changes in one
+// statement each, and COMMIT in one batch. Each put's guard runs after
+// the writes before it, so it sees the stamp of the put before (the
+// transaction's stamp setting; guardSQL) and makes the next, and checks
+// what its own plan rests on, exactly as in a transaction of its own;
+// the puts of a group commit at once, in the order of their stamps. The other transactions in
 // flight keep the lock's queue in the database busy while the queue in
 // the node forms the next group, so the node's own scheduling delays stay
 // off the lock's cycle. (Session 12 tried one group in flight, and the
