@@ -256,7 +256,7 @@ func TestBucketDeltaHelpers(t *testing.T) {
 }
 
 // A count change with nowhere to note a bucket grown past its size (a
-// group whose puts name none, queueGroupBuckets) is applied all the same,
+// group whose puts name none, queueGroup) is applied all the same,
 // and the bucket is split by the next write that grows it.
 func TestBucketDeltasWithoutSplitList(t *testing.T) {
 	withBucketSize(t, 2)

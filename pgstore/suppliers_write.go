@@ -346,13 +346,10 @@ type supplierPut struct {
 	out   supplier.Detail
 	own   ownWrite
 	split []bucketRef
-	// deltas are the put's bucket changes, for its caller to queue
-	// (queueBucketDeltas; a group's, once for the group).
+	// deltas are the put's bucket changes, for its caller to queue with
+	// the community's mark and count (queueCounts; a group's, once for
+	// the group).
 	deltas []bucketDelta
-	// added is 1 when the put creates the supplier: the community's
-	// count and mark are for its caller to queue (queueMark; a group's,
-	// once for the group).
-	added int
 }
 
 // noop reports whether putting r over old (found: there is one) changes
@@ -374,10 +371,9 @@ func unchangedSupplier(r, old *supplier.Record, found bool) bool {
 }
 
 // plan queues into b the writes that put r, stamped stamp, over old (nil:
-// none), but its bucket changes (p.deltas) and the community's mark and
-// count (p.added), and fills p; the caller sets
-// p.own.prev. r is dated in place. It returns the details document it
-// writes (nil: none).
+// none), but the counts they change (queueCounts: the community's mark and
+// count, and p.deltas), and fills p; the caller sets p.own.prev. r is
+// dated in place. It returns the details document it writes (nil: none).
 func (p *supplierPut) plan(b *pgx.Batch, community string, r, old *supplier.Record, stamp time.Time) ([]byte, error) {
 	r.StampWrite(detailOf(old), stamp)
 	det, err := detailsJSON(&r.Detail)
@@ -391,10 +387,8 @@ func (p *supplierPut) plan(b *pgx.Batch, community string, r, old *supplier.Reco
 	} else {
 		queueTerms(b, community, r)
 	}
-	p.added = 1
 	var oldKeys *supplierKeys
 	if old != nil {
-		p.added = 0
 		oldKeys = keysOf(old.Name.String(), old.CreatedDate, old.ModifiedDate)
 	}
 	p.deltas = stampKeys(keyDeltas(oldKeys, keysOf(r.Name.String(), r.CreatedDate, r.ModifiedDate)), stamp)
@@ -492,7 +486,7 @@ func (s *Store) putSupplierOptimistic(ctx context.Context, community string, r s
 		if !stampsInDoc(det, stamp, stampedInDetails(&r.Detail, stamp)) {
 			return nil, errRaced // a text value is the stamp's JSON: the locked way
 		}
-		o.buckets, o.split, o.added = p.deltas, &p.split, p.added
+		o.buckets, o.split = p.deltas, &p.split
 		return b, nil
 	})
 	if err != nil || p.own.apply == nil {
@@ -548,8 +542,11 @@ func (s *Store) putSupplierLocked(ctx context.Context, community string, r suppl
 		if _, err := p.plan(b, community, &r, oldP, stamp); err != nil {
 			return nil, err
 		}
-		queueMark(b, community, p.added)
-		queueBucketDeltas(b, community, p.deltas, &p.split)
+		added := 0
+		if oldP == nil {
+			added = 1
+		}
+		queueCounts(b, community, added, p.deltas, &p.split)
 		p.own.prev = lk.mark()
 		return b, nil
 	})
@@ -659,22 +656,25 @@ func deref(s *string) string {
 	return *s
 }
 
-// queueMark queues the community's high-water mark, the write's stamp,
-// and its count of suppliers, up by added. A write under the lock queues
-// its own after its writes; the puts of a group (write_group.go) share
-// one after all of theirs, with the last put's stamp (the group's latest)
-// and the sum of their additions: a put's guard reads the mark of the
+// queueCounts queues, after a write's statements, the counts it changes:
+// the community's high-water mark (the write's stamp) and its count of
+// suppliers, up by added, and the bucket counts (queueBucketDeltas: ds,
+// and split for the buckets to split). A write under the lock queues its
+// own; the puts of a group (write_group.go) share one after all of
+// theirs, with the last put's stamp (the group's latest), the sum of
+// their additions and all their keys: a put's guard reads the mark of the
 // puts before it in the transaction from the stamp setting instead
 // (guardSQL), so the community's row is written once a group rather
 // than once a put.
-func queueMark(b *pgx.Batch, community string, added int) {
+func queueCounts(b *pgx.Batch, community string, added int, ds []bucketDelta, split *[]bucketRef) {
 	b.Queue(`UPDATE communities SET last_modified = `+stampSQL+`, supplier_count = supplier_count + $2 WHERE id = $1`, community, added)
+	queueBucketDeltas(b, community, ds, split)
 }
 
 // queueStampSupplier queues the statements that stamp a supplier whose
 // contact or address changed (its keys were old). It returns the bucket
-// changes, for the caller to queue (queueBucketDeltas), as it does the
-// community's high-water mark (queueMark).
+// changes, for the caller to queue with the community's mark
+// (queueCounts).
 func queueStampSupplier(b *pgx.Batch, community string, id uuid.UUID, old *supplierKeys, stamp time.Time) []bucketDelta {
 	b.Queue(`UPDATE suppliers SET modified_date = `+stampSQL+` WHERE community_id = $1 AND id = $2`, community, id)
 	b.Queue(`UPDATE supplier_terms SET modified_date = `+stampSQL+` WHERE community_id = $1 AND supplier_id = $2`, community, id)
@@ -823,8 +823,8 @@ func (p *childPut[T]) noop(t childTable[T], v, old *T, found bool, mark time.Tim
 }
 
 // plan queues into b the writes that put v over old (nil: none) and
-// stamp its supplier, whose keys are keys, but their bucket changes
-// (p.deltas) and the community's mark (queueMark), and fills p but
+// stamp its supplier, whose keys are keys, but the counts they change
+// (queueCounts: the community's mark, and p.deltas), and fills p but
 // p.own.prev.
 // v is dated in place. It returns the document it writes.
 func (p *childPut[T]) plan(b *pgx.Batch, t childTable[T], community string, supplierID uuid.UUID, v, old *T, keys *supplierKeys, stamp time.Time) ([]byte, error) {
@@ -979,8 +979,7 @@ func (p *childPut[T]) locked(s *Store, ctx context.Context, community string, su
 		if _, err := p.plan(b, t, community, supplierID, &v, oldP, sl.keys, stamp); err != nil {
 			return nil, err
 		}
-		queueMark(b, community, 0)
-		queueBucketDeltas(b, community, p.deltas, &p.split)
+		queueCounts(b, community, 0, p.deltas, &p.split)
 		p.own.prev = sl.mark()
 		return b, nil
 	})
@@ -1019,8 +1018,7 @@ func (s *Store) deleteChild(ctx context.Context, table, kind, community string, 
 		}
 		b := &pgx.Batch{}
 		queueSetStamp(b, stamp)
-		queueBucketDeltas(b, community, queueStampSupplier(b, community, supplierID, sl.keys, stamp), &split)
-		queueMark(b, community, 0)
+		queueCounts(b, community, 0, queueStampSupplier(b, community, supplierID, sl.keys, stamp), &split)
 		own = ownWrite{prev: sl.mark(), stamp: stamp, apply: func(ix *supplierindex.Index) {
 			cur, ok := ix.Record(supplierID)
 			if !ok {

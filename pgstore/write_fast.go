@@ -151,7 +151,7 @@ func stampsInDoc(doc []byte, stamp time.Time, n int) bool {
 // The mark is the community's, or the stamp of the put before in the
 // same transaction when there is one (its setting, local to the
 // transaction: empty or unset in the first guard): the puts of a group
-// write the community's mark once, after all of them (queueMark), so a
+// write the community's mark once, after all of them (queueCounts), so a
 // guard's stamp follows the previous put's and the mark it reports is
 // the state that put left, as when each put wrote the mark itself.
 var guardSQL = `WITH m AS (SELECT greatest(last_modified, nullif(current_setting('procure.stamp', true), '')::timestamptz) AS last_modified, supplier_generation
@@ -192,14 +192,16 @@ type optimistic struct {
 	fromCache bool
 	// buckets are the write's bucket changes, queued after its
 	// transaction's writes, in one statement for a group's puts
-	// (queueGroupBuckets); the buckets that grow past their size go to
-	// *split.
+	// (queueGroup, queueCounts); the buckets that grow past their size go
+	// to *split.
 	buckets []bucketDelta
 	split   *[]bucketRef
-	// added is 1 for a put that creates its supplier: the community's
-	// count, queued with its mark after the group's writes (queueMark).
-	added int
 }
+
+// creates reports whether the write creates its supplier: it was planned
+// over none (modified nil; a contact's or address's put reads its
+// supplier's), which the guard checks is still so.
+func (o *optimistic) creates() bool { return o.modified == nil }
 
 // cacheBase is what the node's cache holds for a put (writeBase).
 type cacheBase struct {

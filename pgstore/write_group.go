@@ -34,8 +34,8 @@ import (
 // the writes before it, so it sees the stamp of the put before (the
 // transaction's stamp setting; guardSQL) and makes the next, and checks
 // what its own plan rests on, exactly as in a transaction of its own;
-// the puts of a group commit at once, in the order of their stamps. The other transactions in
-// flight keep the lock's queue in the database busy while the queue in
+// the puts of a group commit at once, in the order of their stamps. The
+// other transactions in flight keep the lock's queue in the database busy while the queue in
 // the node forms the next group, so the node's own scheduling delays stay
 // off the lock's cycle. (Session 12 tried one group in flight, and the
 // group's round trip and the goroutines' hand-offs became the cycle.)
@@ -321,42 +321,35 @@ func (s *Store) groupOutcome(n int, raced bool, err error) error {
 
 // queueGroup queues the statements of a group's transaction between its
 // start and its end, for both paths (sendPuts, pipeQueries): the
-// community's lock, each put's guard and writes in turn, the community's
-// mark and count for all of them (queueMark), and the puts' bucket
-// changes.
+// community's lock, each put's guard and writes in turn, then the counts
+// of all of them (queueCounts): the community's mark and count, and the
+// puts' bucket changes in one statement - a bucket statement costs the
+// database much the same for one put's keys as for a group's
+// (bench/README.md, session 25). Each put's keys are known when it is
+// planned; the one its guard may change, the stamp's, is lastKey
+// (stampKeys). The buckets that grow past their size are split after the
+// first put that names where to note them (optimistic.split; splitLater).
 func queueGroup(b *pgx.Batch, community string, puts []*groupedPut) {
 	queueLock(b, community)
 	added := 0
-	for _, p := range puts {
-		p.o.queueGuard(b, community)
-		b.QueuedQueries = append(b.QueuedQueries, p.writes.QueuedQueries...)
-		added += p.o.added
-	}
-	queueMark(b, community, added)
-	queueGroupBuckets(b, community, puts)
-}
-
-// queueGroupBuckets queues the bucket changes of the puts, in one
-// statement: a bucket statement costs the database much the same for one
-// put's keys as for a group's (bench/README.md, session 25). Each put's
-// keys are known when it is planned; the one its guard may change, the
-// stamp's, is lastKey (stampKeys). The buckets that grow past their size
-// are split after the first put that names where to note them
-// (optimistic.split; splitLater).
-func queueGroupBuckets(b *pgx.Batch, community string, puts []*groupedPut) {
 	var ds []bucketDelta
 	var split *[]bucketRef
 	for _, p := range puts {
+		p.o.queueGuard(b, community)
+		b.QueuedQueries = append(b.QueuedQueries, p.writes.QueuedQueries...)
+		if p.o.creates() {
+			added++
+		}
 		ds = append(ds, p.o.buckets...)
 		if split == nil {
 			split = p.o.split
 		}
 	}
-	queueBucketDeltas(b, community, ds, split)
+	queueCounts(b, community, added, ds, split)
 }
 
 // sendPuts sends BEGIN, the community's lock, each put's guard and
-// writes in turn, their bucket changes, and COMMIT in one batch on conn.
+// writes in turn, their counts, and COMMIT in one batch on conn.
 // On an error the transaction is ended, nothing written; raced reports
 // that a guard failed.
 func sendPuts(ctx context.Context, conn *conn, community string, puts []*groupedPut) (raced bool, err error) {

@@ -380,7 +380,7 @@ func checkStored(t *testing.T, a, other *Store, sups []supplier.Record, want []s
 	checkBuckets(t, a, "c1")
 }
 
-// A group's puts change the buckets in one statement (queueGroupBuckets):
+// A group's puts change the buckets in one statement (queueGroup):
 // renames (a name key and a modifiedDate key out, the stamp's in), new
 // suppliers (three keys of the stamp in) and contact puts (a modifiedDate
 // key moved) of one group leave every bucket exact, the stamps' keys
@@ -482,7 +482,7 @@ func groupedPutsRound(t *testing.T, a, other *Store, pipe bool, sups []supplier.
 		t.Errorf("round %d: %d puts committed in groups, %d redone; want at least %d, 0", round, g, r, len(puts)-first)
 	}
 	// A group writes the community's mark and count once, after its puts
-	// (queueMark): the mark is the newest stamp, the count takes the six
+	// (queueCounts): the mark is the newest stamp, the count takes the six
 	// new suppliers of each round, and each put's guard reported the
 	// previous put's stamp as the state it changed, so that node a
 	// applied the group's puts to its cache in a row and reads them

@@ -304,8 +304,7 @@ func isPgError(err error) bool {
 
 // pipeQueries are the statements of a group's implicit transaction: the
 // statement timeout (when the store sets one), the community's lock,
-// each put's guard and writes in turn, the community's mark and the
-// puts' bucket changes (queueGroup).
+// each put's guard and writes in turn, and their counts (queueGroup).
 func pipeQueries(l limit, community string, puts []*groupedPut) []*pgx.QueuedQuery {
 	b := &pgx.Batch{}
 	if l.ms != "" {
