@@ -125,7 +125,11 @@
 //     a poll keeps short;
 //   - the prefix query is a range scan of one table of search terms (the
 //     match keys of the name, legal business name, supplierId and keywords)
-//     that carry their supplier's sort keys: its cost grows with the
-//     number of matches (a one-letter query matches a fifth of the
-//     suppliers), and the store's statement timeout bounds it.
+//     joined to their suppliers' rows for the sort keys and modifiedDate,
+//     or, for a first page of a query that matches many suppliers, a walk
+//     of the order's index that checks each supplier's terms until the
+//     page is full; a deep page's cost grows with the number of matches (a
+//     one-letter query matches a fifth of the suppliers), and the store's
+//     statement timeout bounds it. A put writes only the terms it adds or
+//     drops (migration 0012).
 package pgstore

@@ -306,7 +306,7 @@ func (im *importer) flush() error {
 		r := &rs[k]
 		ts, lcps = terms(r, ts, lcps)
 		for j, t := range ts {
-			termRows = append(termRows, []any{stageKey(im.ci), t, r.ID, lcps[j], nullKey(r.Name.String()), r.CreatedDate, r.ModifiedDate})
+			termRows = append(termRows, []any{stageKey(im.ci), t, r.ID, lcps[j]})
 		}
 		for _, ct := range r.Contacts {
 			doc, err := json.Marshal(ct)
@@ -328,7 +328,7 @@ func (im *importer) flush() error {
 		cols  []string
 		rows  [][]any
 	}{
-		{"import_terms", []string{"community_id", "term", "supplier_id", "lcp_prev", "name_key", "created_date", "modified_date"}, termRows},
+		{"import_terms", []string{"community_id", "term", "supplier_id", "lcp_prev"}, termRows},
 		{"import_contacts", []string{"community_id", "supplier_id", "id", "name_key", "doc"}, contactRows},
 		{"import_addresses", []string{"community_id", "supplier_id", "id", "company_name_key", "modified_date", "doc"}, addressRows},
 	}
@@ -451,8 +451,8 @@ func (im *importer) apply(ci int, c *datafile.Community) error {
 	})
 	// The search terms of the suppliers that changed are rewritten.
 	b.Queue(`DELETE FROM supplier_terms t USING import_changed c WHERE t.community_id = $1 AND t.supplier_id = c.id`, c.ID)
-	b.Queue(`INSERT INTO supplier_terms (community_id, term, supplier_id, lcp_prev, name_key, created_date, modified_date)
-		SELECT $1, t.term, t.supplier_id, t.lcp_prev, t.name_key, t.created_date, t.modified_date
+	b.Queue(`INSERT INTO supplier_terms (community_id, term, supplier_id, lcp_prev)
+		SELECT $1, t.term, t.supplier_id, t.lcp_prev
 		FROM import_terms t JOIN import_changed c ON c.id = t.supplier_id WHERE t.community_id = $2`, c.ID, key)
 	b.Queue(counted(importContactsSQL), c.ID, key).QueryRow(countChildren(datafile.KindContacts))
 	b.Queue(counted(importAddressesSQL), c.ID, key).QueryRow(countChildren(datafile.KindRemittanceAddresses))

@@ -304,7 +304,7 @@ func listQueries(community string, q supplier.ListQuery) (count, page query, err
 		return count, page, nil
 	}
 
-	inner, err := orderBy(q.Page.Sort, "t", "supplier_id")
+	inner, err := orderBy(q.Page.Sort, "i", "id")
 	if err != nil {
 		return query{}, query{}, err
 	}
@@ -326,15 +326,33 @@ func listQueries(community string, q supplier.ListQuery) (count, page query, err
 	// lcp_prev below the prefix's length (see migration 0001).
 	args = append(args, int32(min(len(lo), math.MaxInt32)))
 	termRange += ` AND t.lcp_prev < $` + itoa(len(args))
+	// The terms hold no sort keys and no modifiedDate (migration 0012):
+	// the matches are joined to their suppliers' rows for them. A shallow
+	// page is planned freely: for a query that matches many suppliers,
+	// PostgreSQL walks the order's index and checks each supplier's terms
+	// until the page is full, faster than the terms with their keys did
+	// (bench/README.md, session 27). A deep page needs every match sorted,
+	// and for a query that matches many suppliers a free plan reads the
+	// suppliers of every community in a sequential scan for a hash join;
+	// there the lateral subquery's OFFSET 0 keeps the join a lookup by
+	// primary key a match.
+	matches := `supplier_terms t JOIN suppliers i ON i.community_id = $1 AND i.id = t.supplier_id
+			WHERE t.community_id = $1 AND ` + termRange
+	if off >= int64(bucketSize) {
+		matches = `supplier_terms t CROSS JOIN LATERAL (SELECT i.id, i.name_key, i.created_date, i.modified_date FROM suppliers i
+			WHERE i.community_id = $1 AND i.id = t.supplier_id OFFSET 0) i
+			WHERE t.community_id = $1 AND ` + termRange
+	}
 	if since {
 		args = append(args, ms)
-		termRange += ` AND t.modified_date >= $` + itoa(len(args))
+		matches += ` AND i.modified_date >= $` + itoa(len(args))
+		count = query{`SELECT count(*) FROM ` + matches, args}
+	} else {
+		count = query{`SELECT count(*) FROM supplier_terms t WHERE t.community_id = $1 AND ` + termRange, args}
 	}
-	count = query{`SELECT count(*) FROM supplier_terms t WHERE t.community_id = $1 AND ` + termRange, args}
-	page = query{`SELECT ` + summaryColumns + ` FROM (SELECT t.supplier_id FROM supplier_terms t
-			WHERE t.community_id = $1 AND ` + termRange + `
+	page = query{`SELECT ` + summaryColumns + ` FROM (SELECT i.id FROM ` + matches + `
 			ORDER BY ` + inner + limitOffset(size, off) + `) m
-		JOIN suppliers s ON s.community_id = $1 AND s.id = m.supplier_id
+		JOIN suppliers s ON s.community_id = $1 AND s.id = m.id
 		ORDER BY ` + outer, args}
 	return count, page, nil
 }

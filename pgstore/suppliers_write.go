@@ -281,27 +281,79 @@ func (s *Store) splitLater(ctx context.Context, community string, refs []bucketR
 	})
 }
 
-// queueTerms queues the statements that rewrite the search terms of
-// supplier r (with its new sort keys).
-func queueTerms(b *pgx.Batch, community string, r *supplier.Record) {
-	ts, lcps := terms(r, nil, nil)
-	b.Queue(`DELETE FROM supplier_terms WHERE community_id = $1 AND supplier_id = $2`, community, r.ID)
-	if len(ts) > 0 {
-		b.Queue(`INSERT INTO supplier_terms (community_id, term, supplier_id, lcp_prev, name_key, created_date, modified_date)
-			SELECT $1, u.t, $2, u.l, $3, `+restampSQL("$4::timestamptz")+`, `+stampSQL+` FROM unnest($5::text[], $6::int4[]) AS u(t, l)`,
-			community, r.ID, nullKey(r.Name.String()), r.CreatedDate, ts, lcps)
-	}
+// termChanges is what a put changes of its supplier's search terms
+// (records.go: terms): the terms it drops and the ones it adds, with
+// their lcp_prev. A term whose lcp_prev changes is in both. The rows hold
+// no sort keys (migration 0012), so a put that keeps the terms changes
+// none.
+type termChanges struct {
+	id      uuid.UUID
+	dropped []string
+	added   []string
+	lcps    []int32 // of added
 }
 
-// sameTerms reports whether two versions of a supplier have the same
-// search terms with the same name and createdDate keys.
-func sameTerms(a, b *supplier.Record) bool {
-	if a.Name.String() != b.Name.String() || !a.CreatedDate.Equal(b.CreatedDate) {
-		return false
+// changedTerms returns what putting r over old (nil: none) changes of
+// the supplier's search terms.
+func changedTerms(old, r *supplier.Record) termChanges {
+	c := termChanges{id: r.ID}
+	nts, nls := terms(r, nil, nil)
+	var ots []string
+	var ols []int32
+	if old != nil {
+		ots, ols = terms(old, nil, nil)
 	}
-	ta, _ := terms(a, nil, nil)
-	tb, _ := terms(b, nil, nil)
-	return slices.Equal(ta, tb)
+	// Both lists are sorted: one merge.
+	i, j := 0, 0
+	for i < len(ots) || j < len(nts) {
+		switch {
+		case j == len(nts) || i < len(ots) && ots[i] < nts[j]:
+			c.dropped = append(c.dropped, ots[i])
+			i++
+		case i == len(ots) || nts[j] < ots[i]:
+			c.added, c.lcps = append(c.added, nts[j]), append(c.lcps, nls[j])
+			j++
+		default: // the same term
+			if ols[i] != nls[j] {
+				c.dropped = append(c.dropped, ots[i])
+				c.added, c.lcps = append(c.added, nts[j]), append(c.lcps, nls[j])
+			}
+			i++
+			j++
+		}
+	}
+	return c
+}
+
+// queueTermChanges queues the statements that make the search term
+// changes of cs, a write's or a group's (one statement each for all
+// their terms dropped and all their terms added), after the puts'
+// writes: nothing when none of them changes a term.
+//
+// A term added that is stored already (none should be: the terms
+// dropped are those of the supplier's stored record) takes the new
+// lcp_prev rather than failing the put.
+func queueTermChanges(b *pgx.Batch, community string, cs []termChanges) {
+	var dropIDs, addIDs []uuid.UUID
+	var dropped, added []string
+	var lcps []int32
+	for _, c := range cs {
+		for _, t := range c.dropped {
+			dropIDs, dropped = append(dropIDs, c.id), append(dropped, t)
+		}
+		for k, t := range c.added {
+			addIDs, added, lcps = append(addIDs, c.id), append(added, t), append(lcps, c.lcps[k])
+		}
+	}
+	if len(dropped) > 0 {
+		b.Queue(`DELETE FROM supplier_terms t USING unnest($2::uuid[], $3::text[]) AS d(id, term)
+			WHERE t.community_id = $1 AND t.term = d.term AND t.supplier_id = d.id`, community, dropIDs, dropped)
+	}
+	if len(added) > 0 {
+		b.Queue(`INSERT INTO supplier_terms (community_id, term, supplier_id, lcp_prev)
+			SELECT $1, a.term, a.id, a.lcp FROM unnest($2::uuid[], $3::text[], $4::int4[]) AS a(id, term, lcp)
+			ON CONFLICT (community_id, term, supplier_id) DO UPDATE SET lcp_prev = excluded.lcp_prev`, community, addIDs, added, lcps)
+	}
 }
 
 // PutSupplier creates or replaces a supplier's detail and keywords
@@ -350,6 +402,10 @@ type supplierPut struct {
 	// the community's mark and count (queueCounts; a group's, once for
 	// the group).
 	deltas []bucketDelta
+	// terms is what the put changes of the search terms, for its caller
+	// to queue after its writes (queueTermChanges; a group's, once for
+	// the group).
+	terms termChanges
 }
 
 // noop reports whether putting r over old (found: there is one) changes
@@ -381,12 +437,7 @@ func (p *supplierPut) plan(b *pgx.Batch, community string, r, old *supplier.Reco
 		return nil, err
 	}
 	b.Queue(upsertSupplierSQL, rowWithDetails(community, r, det)...)
-	if old != nil && sameTerms(old, r) {
-		// Only the stamp of the terms changes.
-		b.Queue(`UPDATE supplier_terms SET modified_date = `+stampSQL+` WHERE community_id = $1 AND supplier_id = $2`, community, r.ID)
-	} else {
-		queueTerms(b, community, r)
-	}
+	p.terms = changedTerms(old, r)
 	var oldKeys *supplierKeys
 	if old != nil {
 		oldKeys = keysOf(old.Name.String(), old.CreatedDate, old.ModifiedDate)
@@ -487,6 +538,7 @@ func (s *Store) putSupplierOptimistic(ctx context.Context, community string, r s
 			return nil, errRaced // a text value is the stamp's JSON: the locked way
 		}
 		o.buckets, o.split = p.deltas, &p.split
+		o.terms = p.terms
 		return b, nil
 	})
 	if err != nil || p.own.apply == nil {
@@ -546,6 +598,7 @@ func (s *Store) putSupplierLocked(ctx context.Context, community string, r suppl
 		if oldP == nil {
 			added = 1
 		}
+		queueTermChanges(b, community, []termChanges{p.terms})
 		queueCounts(b, community, added, p.deltas, &p.split)
 		p.own.prev = lk.mark()
 		return b, nil
@@ -677,7 +730,6 @@ func queueCounts(b *pgx.Batch, community string, added int, ds []bucketDelta, sp
 // (queueCounts).
 func queueStampSupplier(b *pgx.Batch, community string, id uuid.UUID, old *supplierKeys, stamp time.Time) []bucketDelta {
 	b.Queue(`UPDATE suppliers SET modified_date = `+stampSQL+` WHERE community_id = $1 AND id = $2`, community, id)
-	b.Queue(`UPDATE supplier_terms SET modified_date = `+stampSQL+` WHERE community_id = $1 AND supplier_id = $2`, community, id)
 	nk := *old
 	nk.modified = stamp
 	return stampKeys(keyDeltas(old, &nk), stamp)

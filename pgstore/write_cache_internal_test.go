@@ -269,6 +269,7 @@ func TestPutPlannedFromCache(t *testing.T) {
 				tc.check(t, fromDB, contacts.Content, addrs.Content)
 			}
 			checkBuckets(t, other, "c1")
+			checkTerms(t, other, "c1")
 
 			release()
 			fromCache, err := a.Supplier(ctx, "c1", id)

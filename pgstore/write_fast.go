@@ -196,6 +196,9 @@ type optimistic struct {
 	// to *split.
 	buckets []bucketDelta
 	split   *[]bucketRef
+	// terms is what the write changes of the search terms, queued with
+	// the buckets (a put of a supplier; queueTermChanges).
+	terms termChanges
 }
 
 // creates reports whether the write creates its supplier: it was planned

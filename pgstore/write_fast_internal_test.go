@@ -163,6 +163,7 @@ func TestOptimisticWriteRaced(t *testing.T) {
 					t.Errorf("supplier_count %d; the community has %d", count, real)
 				}
 				checkBuckets(t, other, "c1")
+				checkTerms(t, other, "c1")
 
 				// The database, read by a node without a cache, and the
 				// writing node's cache agree, and hold the put.
@@ -339,6 +340,7 @@ func TestOptimisticWritesConcurrent(t *testing.T) {
 	}
 
 	checkBuckets(t, nodes[0], "cw")
+	checkTerms(t, nodes[0], "cw")
 	var count, real, distinct int64
 	var mark, newest time.Time
 	if err := nodes[0].pool.QueryRow(ctx, `SELECT c.supplier_count, c.last_modified,

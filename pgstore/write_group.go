@@ -29,8 +29,9 @@ import (
 // when a transaction ends, the first put waiting leads the next one: it
 // takes the queue (up to maxGroupPuts, at most one put a supplier) and
 // sends BEGIN, the lock, each put's guard and writes in turn, the
-// community's mark and count and the puts' bucket changes in one
-// statement each, and COMMIT in one batch. Each put's guard runs after
+// search terms the puts drop and add, the community's mark and count and
+// the puts' bucket changes in one statement each, and COMMIT in one
+// batch. Each put's guard runs after
 // the writes before it, so it sees the stamp of the put before (the
 // transaction's stamp setting; guardSQL) and makes the next, and checks
 // what its own plan rests on, exactly as in a transaction of its own;
@@ -321,8 +322,9 @@ func (s *Store) groupOutcome(n int, raced bool, err error) error {
 
 // queueGroup queues the statements of a group's transaction between its
 // start and its end, for both paths (sendPuts, pipeQueries): the
-// community's lock, each put's guard and writes in turn, then the counts
-// of all of them (queueCounts): the community's mark and count, and the
+// community's lock, each put's guard and writes in turn, then the search
+// terms all of them add and drop (queueTermChanges, a statement each),
+// and the counts of all of them (queueCounts): the community's mark and count, and the
 // puts' bucket changes in one statement - a bucket statement costs the
 // database much the same for one put's keys as for a group's
 // (bench/README.md, session 25). Each put's keys are known when it is
@@ -334,6 +336,7 @@ func queueGroup(b *pgx.Batch, community string, puts []*groupedPut) {
 	added := 0
 	var ds []bucketDelta
 	var split *[]bucketRef
+	ts := make([]termChanges, 0, len(puts))
 	for _, p := range puts {
 		p.o.queueGuard(b, community)
 		b.QueuedQueries = append(b.QueuedQueries, p.writes.QueuedQueries...)
@@ -341,19 +344,21 @@ func queueGroup(b *pgx.Batch, community string, puts []*groupedPut) {
 			added++
 		}
 		ds = append(ds, p.o.buckets...)
+		ts = append(ts, p.o.terms)
 		if split == nil {
 			split = p.o.split
 		}
 	}
+	queueTermChanges(b, community, ts)
 	queueCounts(b, community, added, ds, split)
 }
 
 // sendPuts sends BEGIN, the community's lock, each put's guard and
-// writes in turn, their counts, and COMMIT in one batch on conn.
+// writes in turn, their search terms and counts, and COMMIT in one batch on conn.
 // On an error the transaction is ended, nothing written; raced reports
 // that a guard failed.
 func sendPuts(ctx context.Context, conn *conn, community string, puts []*groupedPut) (raced bool, err error) {
-	n := 5 // BEGIN, the lock, the mark, the bucket changes, COMMIT
+	n := 7 // BEGIN, the lock, the terms dropped and added, the mark, the bucket changes, COMMIT
 	for _, p := range puts {
 		n += 1 + len(p.writes.QueuedQueries)
 	}

@@ -417,6 +417,7 @@ func TestGroupedPutsBuckets(t *testing.T) {
 				before := modifiedBuckets()
 				groupedPutsRound(t, a, other, pipe, sups, round)
 				checkBuckets(t, a, "c1")
+				checkTerms(t, a, "c1")
 				if after := modifiedBuckets(); after <= before {
 					t.Errorf("round %d: the modifiedDate order has %d buckets after the puts, %d before; want its last one split", round, after, before)
 				}
