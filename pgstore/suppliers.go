@@ -172,6 +172,13 @@ func (s *Store) ListSuppliers(ctx context.Context, community string, q supplier.
 	var items []supplier.Summary
 	b := &pgx.Batch{}
 	b.Queue(`BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY`)
+	if q.Query != "" && !q.ModifiedSince.IsZero() {
+		// A search from a watermark: planned for the watermark each time.
+		// A generic plan cannot know how few suppliers a poll's watermark
+		// keeps, and reads every match's supplier (bench/README.md,
+		// session 27: 29 ms where the watermark's plan takes 4.6).
+		b.Queue(`SET LOCAL plan_cache_mode = force_custom_plan`)
+	}
 	b.Queue(count.sql, count.args...).QueryRow(func(row pgx.Row) error { return row.Scan(&total) })
 	b.Queue(page.sql, page.args...).Query(func(rows pgx.Rows) error {
 		var err error
