@@ -2,10 +2,7 @@ package pgstore
 
 import (
 	"context"
-	"os"
 	"slices"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -124,13 +121,7 @@ func TestMigrate12FromVersion11WithTerms(t *testing.T) {
 //
 //	PGSTORE_MIGRATE12_SUPPLIERS=1000000 go test -run TestMigrate12Duration -v ./pgstore
 func TestMigrate12Duration(t *testing.T) {
-	n, err := strconv.Atoi(os.Getenv("PGSTORE_MIGRATE12_SUPPLIERS"))
-	if err != nil {
-		t.Skip("set PGSTORE_MIGRATE12_SUPPLIERS to a number of suppliers to measure migration 0012")
-	}
-	ctx := context.Background()
-	dsn, pool, _ := databaseBefore(t, 12)
-	for _, sql := range []string{
+	timeMigration(t, 12, "PGSTORE_MIGRATE12_SUPPLIERS", []string{
 		`INSERT INTO communities (id, name, region, supplier_count) VALUES ('m', 'M', 'NZ', $1)`,
 		`INSERT INTO suppliers (community_id, id, name, name_key, legal_business_name, supplier_id, profile_type, modified_date, created_date, keywords)
 			SELECT 'm', gen_random_uuid(), 'Supplier ' || md5(i::text), convert_to('supplier ' || md5(i::text), 'UTF8'), 'Legal ' || i, 'SUP-' || i, 'COMPANY',
@@ -138,22 +129,5 @@ func TestMigrate12Duration(t *testing.T) {
 		`INSERT INTO supplier_terms (community_id, term, supplier_id, lcp_prev, name_key, created_date, modified_date)
 			SELECT s.community_id, t.term, s.id, 0, s.name_key, s.created_date, s.modified_date
 			FROM suppliers s, unnest(array[lower(s.name), lower(s.legal_business_name), lower(s.supplier_id)] || s.keywords) AS t(term)`,
-		`CHECKPOINT`,
-	} {
-		args := []any{n}
-		if !strings.Contains(sql, "$1") {
-			args = nil
-		}
-		if _, err := pool.Exec(ctx, sql, args...); err != nil {
-			t.Fatalf("%.70s: %v", sql, err)
-		}
-	}
-	start := time.Now()
-	s, err := Open(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	t.Logf("migration 0012 of %d suppliers (%d search terms): %v", n,
-		count(t, s, `SELECT count(*) FROM supplier_terms`), time.Since(start).Round(time.Millisecond))
+	}, "supplier_terms")
 }

@@ -3,12 +3,8 @@ package pgstore
 import (
 	"bytes"
 	"context"
-	"os"
 	"slices"
-	"strconv"
-	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/uuid"
@@ -191,13 +187,7 @@ func count(t *testing.T, s *Store, sql string) int64 {
 //
 //	PGSTORE_MIGRATE9_SUPPLIERS=100000 go test -run TestMigrate9Duration -v ./pgstore
 func TestMigrate9Duration(t *testing.T) {
-	n, err := strconv.Atoi(os.Getenv("PGSTORE_MIGRATE9_SUPPLIERS"))
-	if err != nil {
-		t.Skip("set PGSTORE_MIGRATE9_SUPPLIERS to a number of suppliers to measure migration 0009")
-	}
-	ctx := context.Background()
-	dsn, pool, _ := databaseBefore(t, 9)
-	for _, sql := range []string{
+	timeMigration(t, 9, "PGSTORE_MIGRATE9_SUPPLIERS", []string{
 		`INSERT INTO communities (id, name, region, supplier_count) VALUES ('m', 'M', 'NZ', $1)`,
 		`INSERT INTO suppliers (community_id, id, name, name_key, legal_business_name, supplier_id, profile_type, modified_date, created_date, keywords)
 			SELECT 'm', gen_random_uuid(), 'Supplier ' || md5(i::text), 'supplier ' || md5(i::text), 'Legal ' || i, 'SUP-' || i, 'COMPANY',
@@ -211,22 +201,5 @@ func TestMigrate9Duration(t *testing.T) {
 		`INSERT INTO remittance_addresses (community_id, supplier_id, id, company_name_key, modified_date, doc)
 			SELECT 'm', s.id, gen_random_uuid(), s.name_key, now(), json_build_object('companyName', s.name)
 			FROM suppliers s`,
-		`CHECKPOINT`,
-	} {
-		args := []any{n}
-		if !strings.Contains(sql, "$1") {
-			args = nil
-		}
-		if _, err := pool.Exec(ctx, sql, args...); err != nil {
-			t.Fatalf("%.70s: %v", sql, err)
-		}
-	}
-	start := time.Now()
-	s, err := Open(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	t.Logf("migration 0009 of %d suppliers (%d search terms, a contact and an address each): %v", n,
-		count(t, s, `SELECT count(*) FROM supplier_terms`), time.Since(start).Round(time.Millisecond))
+	}, "supplier_terms")
 }

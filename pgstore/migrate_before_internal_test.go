@@ -2,7 +2,11 @@ package pgstore
 
 import (
 	"context"
+	"os"
+	"strconv"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -38,4 +42,36 @@ func databaseBefore(t *testing.T, version int) (string, *pgxpool.Pool, []pgmigra
 		t.Fatal(err)
 	}
 	return dsn, pool, ms
+}
+
+// timeMigration measures migration version on a database of the schema
+// before it, seeded by seed (statements run in turn; $1, where one names
+// it, is the number of suppliers), and logs how long Open took to apply
+// it and what counted says of the result. The number of suppliers comes
+// from the environment variable env; without it the test is skipped.
+func timeMigration(t *testing.T, version int, env string, seed []string, counted string) {
+	t.Helper()
+	n, err := strconv.Atoi(os.Getenv(env))
+	if err != nil {
+		t.Skipf("set %s to a number of suppliers to measure migration %04d", env, version)
+	}
+	ctx := context.Background()
+	dsn, pool, _ := databaseBefore(t, version)
+	for _, sql := range append(seed, `CHECKPOINT`) {
+		args := []any{n}
+		if !strings.Contains(sql, "$1") {
+			args = nil
+		}
+		if _, err := pool.Exec(ctx, sql, args...); err != nil {
+			t.Fatalf("%.70s: %v", sql, err)
+		}
+	}
+	start := time.Now()
+	s, err := Open(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	took := time.Since(start).Round(time.Millisecond)
+	t.Logf("migration %04d of %d suppliers (%d %s): %v", version, n, count(t, s, `SELECT count(*) FROM `+counted), counted, took)
 }
