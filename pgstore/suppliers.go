@@ -343,13 +343,13 @@ func listQueries(community string, q supplier.ListQuery) (count, page query, err
 	// suppliers of every community in a sequential scan for a hash join;
 	// there the lateral subquery's OFFSET 0 keeps the join a lookup by
 	// primary key a match.
-	matches := `supplier_terms t JOIN suppliers i ON i.community_id = $1 AND i.id = t.supplier_id
-			WHERE t.community_id = $1 AND ` + termRange
+	join := `JOIN suppliers i ON i.community_id = $1 AND i.id = t.supplier_id`
 	if off >= int64(bucketSize) {
-		matches = `supplier_terms t CROSS JOIN LATERAL (SELECT i.id, i.name_key, i.created_date, i.modified_date FROM suppliers i
-			WHERE i.community_id = $1 AND i.id = t.supplier_id OFFSET 0) i
-			WHERE t.community_id = $1 AND ` + termRange
+		join = `CROSS JOIN LATERAL (SELECT i.id, i.name_key, i.created_date, i.modified_date FROM suppliers i
+			WHERE i.community_id = $1 AND i.id = t.supplier_id OFFSET 0) i`
 	}
+	matches := `supplier_terms t ` + join + `
+			WHERE t.community_id = $1 AND ` + termRange
 	if since {
 		args = append(args, ms)
 		matches += ` AND i.modified_date >= $` + itoa(len(args))
