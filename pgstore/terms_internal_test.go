@@ -116,24 +116,74 @@ func TestChangedTerms(t *testing.T) {
 	}
 }
 
+// termPlaces returns where each search term row of community is stored
+// (its ctid, which an UPDATE or a DELETE and INSERT changes) and its
+// lcp_prev, by term and supplier.
+func termPlaces(t *testing.T, s *Store, community string) map[[2]string][2]string {
+	t.Helper()
+	rows, err := s.pool.Query(context.Background(), `SELECT term, supplier_id::text, ctid::text, lcp_prev::text FROM supplier_terms WHERE community_id = $1`, community)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	places := map[[2]string][2]string{}
+	for rows.Next() {
+		var term, id, ctid, lcp string
+		if err := rows.Scan(&term, &id, &ctid, &lcp); err != nil {
+			t.Fatal(err)
+		}
+		places[[2]string{term, id}] = [2]string{ctid, lcp}
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return places
+}
+
+// checkTermsKept checks that every term row in both before and after
+// with the same lcp_prev is where it was: no write rewrote a term it
+// kept. It returns how many rows it compared.
+func checkTermsKept(t *testing.T, step string, before, after map[[2]string][2]string) int {
+	t.Helper()
+	n := 0
+	for k, b := range before {
+		if a, ok := after[k]; ok && a[1] == b[1] {
+			n++
+			if a[0] != b[0] {
+				t.Errorf("%s: term %q of supplier %s moved from %s to %s: it was written again", step, k[0], k[1], b[0], a[0])
+			}
+		}
+	}
+	return n
+}
+
 // The search terms follow the puts of suppliers, planned from a node's
 // cache (a) or read from the database (other; a group's terms in one
 // statement for all its puts, queueTermChanges), and of contacts, which
-// change no term.
+// change no term; a term a write keeps is not written again.
 func TestPutTerms(t *testing.T) {
 	ctx := context.Background()
 	sups := numbered(3)
 	a, other := cachedPair(t, sups...)
 	checkTerms(t, a, "c1")
+	places := termPlaces(t, a, "c1")
+	kept := func(step string) int {
+		t.Helper()
+		now := termPlaces(t, a, "c1")
+		n := checkTermsKept(t, step, places, now)
+		places = now
+		return n
+	}
 	puts := []struct {
 		name     string
 		keywords []string
+		kept     int // term rows of the two suppliers kept in place
 	}{
-		{"Kestrel Paper", []string{"stationery", "paper"}},
-		{"Kestrel Paper", []string{"stationery", "paper"}},  // the same terms
-		{"Osprey Print", []string{"print"}},                 // kestrel, stationery and paper go
-		{"Osprey Print", []string{"kiwi", "print", "kilo"}}, // lcp_prev changes
-		{"", nil}, // no term at all
+		{"Kestrel Paper", []string{"stationery", "paper"}, 0},
+		{"Kestrel Paper", []string{"stationery", "paper"}, 6}, // the same terms
+		{"Osprey Print", []string{"print"}, 0},                // kestrel, stationery and paper go
+		{"Osprey Print", []string{"prawn", "print"}, 2},       // print's lcp_prev changes (after prawn), osprey print stays
+		{"", nil, 0}, // no term at all
 	}
 	for i, p := range puts {
 		for j, s := range []*Store{a, other} {
@@ -145,11 +195,18 @@ func TestPutTerms(t *testing.T) {
 			}
 		}
 		checkTerms(t, a, "c1")
+		// The third supplier's term ("s2") is never touched.
+		if n := kept(fmt.Sprint("put ", i)); n != p.kept+1 {
+			t.Errorf("put %d: %d term rows kept in place; want %d", i, n, p.kept+1)
+		}
 	}
 	if _, err := a.PutContact(ctx, "c1", sups[2].ID, supplier.Contact{ID: uuid.New(), Name: "contact"}); err != nil {
 		t.Fatal(err)
 	}
 	checkTerms(t, a, "c1")
+	if n := kept("a contact's put"); n != 1 {
+		t.Errorf("a contact's put: %d term rows kept in place; want 1 (s2's)", n)
+	}
 	if err := other.DeleteSupplier(ctx, "c1", sups[0].ID); err != nil {
 		t.Fatal(err)
 	}
